@@ -1,0 +1,560 @@
+/* tkrt public device API: argument checks, backend selection, then one dispatch through the
+ * device vtable. Nothing here knows about a particular backend. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal/hal.h"
+#include "hal/hal_objects.h"
+#include "hal/registry.h"
+
+#define TKRT_CHECK_ARG(cond, ...) \
+  do {                            \
+    if (!(cond)) return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, __VA_ARGS__); \
+  } while (0)
+
+/* ---------------------------------------------------------------- backends */
+
+static void tkrt_copy_text(char* dst, size_t capacity, const char* src) {
+  snprintf(dst, capacity, "%s", src ? src : "");
+}
+
+tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity,
+                                size_t* out_count) {
+  TKRT_CHECK_ARG(out_count, "tkrt_backend_list: out_count is NULL");
+  TKRT_CHECK_ARG(infos || capacity == 0, "tkrt_backend_list: infos is NULL");
+  size_t count;
+  const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
+  for (size_t i = 0; i < count && i < capacity; ++i) {
+    tkrt_backend_info_t* info = &infos[i];
+    memset(info, 0, sizeof(*info));
+    tkrt_copy_text(info->name, sizeof(info->name), backends[i]->name);
+    int device_count = 0;
+    tkrt_status_t status = backends[i]->probe(&device_count);
+    if (status) {
+      tkrt_copy_text(info->reason, sizeof(info->reason), tkrt_status_message(status));
+      tkrt_status_free(status);
+    } else {
+      info->available = true;
+      info->device_count = device_count;
+      snprintf(info->reason, sizeof(info->reason), "%d device%s", device_count,
+               device_count == 1 ? "" : "s");
+    }
+  }
+  *out_count = count;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+void tkrt_device_options_init(tkrt_device_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+void tkrt_hal_device_initialize(tkrt_device_t* device, const tkrt_hal_backend_t* backend,
+                                const tkrt_hal_device_vtable_t* vtable, int ordinal) {
+  device->resource.vtable = vtable;
+  atomic_init(&device->resource.ref_count, 1);
+  device->backend = backend;
+  memset(&device->info, 0, sizeof(device->info));
+  device->info.struct_size = sizeof(device->info);
+  device->info.ordinal = ordinal;
+  tkrt_copy_text(device->info.backend, sizeof(device->info.backend), backend->name);
+}
+
+/* Appends "; name: reason" to the list of attempts, truncating quietly when it is full. */
+static void tkrt_append_attempt(char* tried, size_t capacity, const char* name,
+                                const char* reason) {
+  size_t used = strlen(tried);
+  if (used + 1 >= capacity) return;
+  snprintf(tried + used, capacity - used, "%s%s: %s", used ? "; " : "", name, reason);
+}
+
+tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
+                               tkrt_device_t** out_device) {
+  TKRT_CHECK_ARG(out_device, "tkrt_device_open: out_device is NULL");
+  tkrt_device_options_t defaults;
+  if (!options) {
+    tkrt_device_options_init(&defaults);
+    options = &defaults;
+  }
+  TKRT_CHECK_ARG(options->ordinal >= 0, "tkrt_device_open: negative device ordinal %d",
+                 options->ordinal);
+
+  const char* spec = options->backend;
+  const char* origin = "the backend option";
+  if (!spec || !*spec) {
+    spec = getenv("TKRT_BACKEND");
+    origin = "TKRT_BACKEND";
+  }
+  char order[256];
+  if (!spec || !*spec) {
+    size_t count;
+    const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
+    order[0] = '\0';
+    for (size_t i = 0; i < count; ++i) {
+      size_t used = strlen(order);
+      snprintf(order + used, sizeof(order) - used, "%s%s", i ? "," : "", backends[i]->name);
+    }
+    origin = "the default order";
+  } else {
+    TKRT_CHECK_ARG(strlen(spec) < sizeof(order), "%s is too long: '%s'", origin, spec);
+    snprintf(order, sizeof(order), "%s", spec);
+  }
+
+  /* Check every name first, so a typo is reported even when an earlier backend would open. */
+  char names[8][TKRT_BACKEND_NAME_MAX];
+  size_t name_count = 0;
+  for (char* cursor = order; *cursor;) {
+    while (*cursor == ',' || isspace((unsigned char)*cursor)) ++cursor;
+    if (!*cursor) break;
+    char* end = cursor;
+    while (*end && *end != ',') ++end;
+    char* last = end;
+    while (last > cursor && isspace((unsigned char)last[-1])) --last;
+    size_t length = (size_t)(last - cursor);
+    char name[TKRT_BACKEND_NAME_MAX];
+    snprintf(name, sizeof(name), "%.*s", (int)length, cursor);
+    if (length >= sizeof(name) || !tkrt_hal_registry_is_known_name(name)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "unknown backend '%.*s' in %s ('%s'); known backends: cuda, hip, host",
+                              (int)length, cursor, origin, spec ? spec : order);
+    }
+    if (name_count == sizeof(names) / sizeof(names[0])) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "too many backends listed in %s",
+                              origin);
+    }
+    memcpy(names[name_count++], name, sizeof(name));
+    cursor = *end ? end + 1 : end;
+  }
+  if (name_count == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "no backend is compiled into this build of tkrt");
+  }
+
+  char tried[2048];
+  tried[0] = '\0';
+  tkrt_status_t only_status = NULL;
+  for (size_t i = 0; i < name_count; ++i) {
+    const tkrt_hal_backend_t* backend = tkrt_hal_registry_find(names[i]);
+    if (!backend) {
+      tkrt_append_attempt(tried, sizeof(tried), names[i],
+                          "not compiled into this build (CMake option TKRT_BACKEND_* is OFF)");
+      continue;
+    }
+    tkrt_device_t* device = NULL;
+    tkrt_status_t status = backend->device_create(options->ordinal, &device);
+    if (!status) {
+      tkrt_status_free(only_status);
+      *out_device = device;
+      return NULL;
+    }
+    tkrt_append_attempt(tried, sizeof(tried), names[i], tkrt_status_message(status));
+    if (name_count == 1) {
+      only_status = status;
+    } else {
+      tkrt_status_free(status);
+    }
+  }
+  if (only_status) {
+    /* One backend was asked for: keep its own code (UNAVAILABLE, OUT_OF_RANGE, ...). */
+    return tkrt_status_annotate(only_status, "opening %s device %d", names[0], options->ordinal);
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                          "no backend could open device %d (order from %s): %s",
+                          options->ordinal, origin, tried);
+}
+
+void tkrt_device_retain(tkrt_device_t* device) {
+  if (device) atomic_fetch_add_explicit(&device->resource.ref_count, 1, memory_order_relaxed);
+}
+
+void tkrt_device_release(tkrt_device_t* device) {
+  if (!device) return;
+  if (atomic_fetch_sub_explicit(&device->resource.ref_count, 1, memory_order_acq_rel) == 1) {
+    TKRT_HAL_VTABLE(device)->destroy(device);
+  }
+}
+
+const tkrt_device_info_t* tkrt_device_info(const tkrt_device_t* device) {
+  return device ? &device->info : NULL;
+}
+
+const char* tkrt_device_backend_name(const tkrt_device_t* device) {
+  return device ? device->backend->name : "";
+}
+
+/* ---------------------------------------------------------------- images and modules */
+
+const char* tkrt_image_kind_name(tkrt_image_kind_t kind) {
+  switch (kind) {
+    case TKRT_IMAGE_AUTO: return "auto";
+    case TKRT_IMAGE_PTX: return "ptx";
+    case TKRT_IMAGE_CUBIN: return "cubin";
+    case TKRT_IMAGE_FATBIN: return "fatbin";
+    case TKRT_IMAGE_HSACO: return "hsaco";
+    case TKRT_IMAGE_HOST: return "host";
+  }
+  return "unknown";
+}
+
+tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size) {
+  const unsigned char* bytes = data;
+  if (!bytes || size < 4) return TKRT_IMAGE_AUTO;
+  if (size >= 20 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F') {
+    unsigned machine = bytes[5] == 2 ? (unsigned)bytes[18] << 8 | bytes[19]  /* big endian */
+                                     : (unsigned)bytes[19] << 8 | bytes[18];
+    if (machine == 190) return TKRT_IMAGE_CUBIN;  /* EM_CUDA */
+    if (machine == 224) return TKRT_IMAGE_HSACO;  /* EM_AMDGPU */
+    return TKRT_IMAGE_HOST;
+  }
+  uint32_t magic = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+                   (uint32_t)bytes[3] << 24;
+  if (magic == 0xBA55ED50u || magic == 0x466243B1u) return TKRT_IMAGE_FATBIN;
+  /* PTX: text with a .version directive near the start. */
+  size_t scan = size < 65536 ? size : 65536;
+  for (size_t i = 0; i < scan; ++i) {
+    if (bytes[i] == 0 && i + 1 != size) return TKRT_IMAGE_AUTO;
+    if (bytes[i] == '.' && i + 8 <= size && memcmp(bytes + i, ".version", 8) == 0) {
+      return TKRT_IMAGE_PTX;
+    }
+  }
+  return TKRT_IMAGE_AUTO;
+}
+
+tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+                               tkrt_module_t** out_module) {
+  TKRT_CHECK_ARG(device, "tkrt_module_load: device is NULL");
+  TKRT_CHECK_ARG(image, "tkrt_module_load: image is NULL");
+  TKRT_CHECK_ARG(out_module, "tkrt_module_load: out_module is NULL");
+  TKRT_CHECK_ARG(image->data && image->size, "tkrt_module_load: the image is empty");
+  tkrt_image_t resolved = *image;
+  if (resolved.kind == TKRT_IMAGE_AUTO) {
+    resolved.kind = tkrt_hal_image_detect(image->data, image->size);
+    if (resolved.kind == TKRT_IMAGE_AUTO) {
+      const unsigned char* b = image->data;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "unrecognised module image of %zu bytes (starts %02x %02x %02x %02x); "
+                              "expected PTX, cubin, fatbin, HSACO or a host ELF",
+                              image->size, b[0], image->size > 1 ? b[1] : 0,
+                              image->size > 2 ? b[2] : 0, image->size > 3 ? b[3] : 0);
+    }
+  }
+  tkrt_module_t* module = calloc(1, sizeof(*module));
+  if (!module) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tkrt_status_t status = TKRT_HAL_VTABLE(device)->module_load(device, &resolved, &module->handle);
+  if (status) {
+    free(module);
+    return tkrt_status_annotate(status, "loading a %s image (%zu bytes) on %s",
+                                tkrt_image_kind_name(resolved.kind), image->size,
+                                device->backend->name);
+  }
+  pthread_mutex_init(&module->lock, NULL);
+  module->kind = resolved.kind;
+  module->device = device;
+  tkrt_device_retain(device);
+  *out_module = module;
+  return NULL;
+}
+
+void tkrt_module_unload(tkrt_module_t* module) {
+  if (!module) return;
+  tkrt_device_t* device = module->device;
+  for (struct tkrt_function_s* f = module->functions; f;) {
+    struct tkrt_function_s* next = f->next;
+    free(f);
+    f = next;
+  }
+  TKRT_HAL_VTABLE(device)->module_unload(device, module->handle);
+  pthread_mutex_destroy(&module->lock);
+  free(module);
+  tkrt_device_release(device);
+}
+
+tkrt_status_t tkrt_module_get_function(tkrt_module_t* module, const char* name,
+                                       tkrt_function_t** out_function) {
+  TKRT_CHECK_ARG(module, "tkrt_module_get_function: module is NULL");
+  TKRT_CHECK_ARG(name && *name, "tkrt_module_get_function: the kernel name is empty");
+  TKRT_CHECK_ARG(out_function, "tkrt_module_get_function: out_function is NULL");
+  tkrt_status_t status = NULL;
+  pthread_mutex_lock(&module->lock);
+  struct tkrt_function_s* found = module->functions;
+  while (found && strcmp(found->name, name) != 0) found = found->next;
+  if (!found) {
+    size_t length = strlen(name);
+    found = calloc(1, sizeof(*found) + length + 1);
+    if (!found) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    } else {
+      tkrt_device_t* device = module->device;
+      status = TKRT_HAL_VTABLE(device)->function_get(device, module->handle, name, &found->handle);
+      if (status) {
+        free(found);
+        found = NULL;
+      } else {
+        memcpy(found->name, name, length + 1);
+        found->module = module;
+        found->next = module->functions;
+        module->functions = found;
+      }
+    }
+  }
+  pthread_mutex_unlock(&module->lock);
+  if (status) return status;
+  *out_function = found;
+  return NULL;
+}
+
+tkrt_status_t tkrt_function_get_attrs(tkrt_function_t* function,
+                                      tkrt_function_attrs_t* out_attrs) {
+  TKRT_CHECK_ARG(function && out_attrs, "tkrt_function_get_attrs: NULL argument");
+  tkrt_device_t* device = function->module->device;
+  return TKRT_HAL_VTABLE(device)->function_attrs(device, function->handle, out_attrs);
+}
+
+tkrt_status_t tkrt_function_set_max_dynamic_shared(tkrt_function_t* function, uint32_t bytes) {
+  TKRT_CHECK_ARG(function, "tkrt_function_set_max_dynamic_shared: function is NULL");
+  tkrt_device_t* device = function->module->device;
+  return tkrt_status_annotate(
+      TKRT_HAL_VTABLE(device)->function_set_max_dynamic_shared(device, function->handle, bytes),
+      "kernel '%s'", function->name);
+}
+
+const char* tkrt_function_name(const tkrt_function_t* function) {
+  return function ? function->name : "";
+}
+
+tkrt_device_t* tkrt_function_device(const tkrt_function_t* function) {
+  return function ? function->module->device : NULL;
+}
+
+/* ---------------------------------------------------------------- launches */
+
+tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
+                                       const tkrt_launch_params_t* p) {
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int i = 0; i < 3; ++i) {
+    if (p->grid[i] == 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "grid dimension %c is 0 (grid %ux%ux%u): nothing to launch", axis[i],
+                              p->grid[0], p->grid[1], p->grid[2]);
+    }
+    if (p->grid[i] > info->max_grid_dim[i]) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "grid dimension %c is %u, over the %s device limit of %u "
+                              "(grid %ux%ux%u)",
+                              axis[i], p->grid[i], info->backend, info->max_grid_dim[i],
+                              p->grid[0], p->grid[1], p->grid[2]);
+    }
+    if (p->block[i] == 0 || p->block[i] > info->max_block_dim[i]) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "block dimension %c is %u; the device allows 1 to %u", axis[i],
+                              p->block[i], info->max_block_dim[i]);
+    }
+  }
+  uint64_t threads = (uint64_t)p->block[0] * p->block[1] * p->block[2];
+  if (threads > info->max_threads_per_block) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "block of %ux%ux%u = %llu threads, over the device limit of %u",
+                            p->block[0], p->block[1], p->block[2], (unsigned long long)threads,
+                            info->max_threads_per_block);
+  }
+  int has_cluster = p->cluster[0] || p->cluster[1] || p->cluster[2];
+  if (has_cluster) {
+    uint64_t cluster_size = (uint64_t)p->cluster[0] * p->cluster[1] * p->cluster[2];
+    if (cluster_size == 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "cluster dims %ux%ux%u have a zero dimension (use 0x0x0 or 1x1x1 "
+                              "for no cluster)",
+                              p->cluster[0], p->cluster[1], p->cluster[2]);
+    }
+    if (cluster_size > 1 && info->max_cluster_size == 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "the %s backend (%s) has no thread-block cluster launches; cluster "
+                              "%ux%ux%u asked for",
+                              info->backend, info->arch, p->cluster[0], p->cluster[1],
+                              p->cluster[2]);
+    }
+    if (cluster_size > info->max_cluster_size && cluster_size > 1) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "cluster %ux%ux%u has %llu blocks, over the device limit of %u",
+                              p->cluster[0], p->cluster[1], p->cluster[2],
+                              (unsigned long long)cluster_size, info->max_cluster_size);
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (p->grid[i] % p->cluster[i] != 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "grid dimension %c (%u) is not a multiple of the cluster "
+                                "dimension (%u)",
+                                axis[i], p->grid[i], p->cluster[i]);
+      }
+    }
+  }
+  if (p->shared_mem_bytes > info->max_shared_per_block_optin) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "dynamic shared memory of %u bytes is over the device limit of %u "
+                            "bytes",
+                            p->shared_mem_bytes, info->max_shared_per_block_optin);
+  }
+  if (p->param_count && !p->params) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%u parameters but no parameter array",
+                            p->param_count);
+  }
+  return NULL;
+}
+
+tkrt_status_t tkrt_launch(tkrt_function_t* function, const tkrt_launch_params_t* params,
+                          tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(function && params, "tkrt_launch: NULL function or params");
+  tkrt_device_t* device = function->module->device;
+  tkrt_status_t status = tkrt_hal_validate_launch(&device->info, params);
+  if (!status) status = tkrt_hal_device_launch(device, function->handle, params, stream);
+  return tkrt_status_annotate(status, "launching kernel '%s'", function->name);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+tkrt_status_t tkrt_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr) {
+  TKRT_CHECK_ARG(device && out_ptr, "tkrt_memory_alloc: NULL argument");
+  TKRT_CHECK_ARG(size > 0, "tkrt_memory_alloc: size is 0");
+  return TKRT_HAL_VTABLE(device)->memory_alloc(device, size, out_ptr);
+}
+
+tkrt_status_t tkrt_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr) {
+  TKRT_CHECK_ARG(device, "tkrt_memory_free: device is NULL");
+  if (!ptr) return NULL;
+  return TKRT_HAL_VTABLE(device)->memory_free(device, ptr);
+}
+
+tkrt_status_t tkrt_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr) {
+  TKRT_CHECK_ARG(device && out_ptr, "tkrt_host_alloc: NULL argument");
+  TKRT_CHECK_ARG(size > 0, "tkrt_host_alloc: size is 0");
+  return TKRT_HAL_VTABLE(device)->host_alloc(device, size, out_ptr);
+}
+
+tkrt_status_t tkrt_host_free(tkrt_device_t* device, void* ptr) {
+  TKRT_CHECK_ARG(device, "tkrt_host_free: device is NULL");
+  if (!ptr) return NULL;
+  return TKRT_HAL_VTABLE(device)->host_free(device, ptr);
+}
+
+tkrt_status_t tkrt_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total) {
+  TKRT_CHECK_ARG(device && out_free && out_total, "tkrt_memory_info: NULL argument");
+  return TKRT_HAL_VTABLE(device)->memory_info(device, out_free, out_total);
+}
+
+tkrt_status_t tkrt_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
+                                size_t size, tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device, "tkrt_memset_async: device is NULL");
+  if (size == 0) return NULL;
+  TKRT_CHECK_ARG(dst, "tkrt_memset_async: destination is NULL");
+  return TKRT_HAL_VTABLE(device)->memset_async(device, dst, value, size, stream);
+}
+
+static tkrt_status_t tkrt_memcpy_dispatch(tkrt_device_t* device, uint64_t dst, uint64_t src,
+                                          size_t size, tkrt_hal_memcpy_kind_t kind,
+                                          tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device, "memcpy: device is NULL");
+  if (size == 0) return NULL;
+  TKRT_CHECK_ARG(dst && src, "memcpy: NULL %s", dst ? "source" : "destination");
+  return TKRT_HAL_VTABLE(device)->memcpy_async(device, dst, src, size, kind, stream);
+}
+
+tkrt_status_t tkrt_memcpy_htod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+                                     const void* src, size_t size, tkrt_stream_t stream) {
+  return tkrt_memcpy_dispatch(device, dst, (uint64_t)(uintptr_t)src, size, TKRT_HAL_MEMCPY_HTOD,
+                              stream);
+}
+
+tkrt_status_t tkrt_memcpy_dtoh_async(tkrt_device_t* device, void* dst, tkrt_deviceptr_t src,
+                                     size_t size, tkrt_stream_t stream) {
+  return tkrt_memcpy_dispatch(device, (uint64_t)(uintptr_t)dst, src, size, TKRT_HAL_MEMCPY_DTOH,
+                              stream);
+}
+
+tkrt_status_t tkrt_memcpy_dtod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+                                     tkrt_deviceptr_t src, size_t size, tkrt_stream_t stream) {
+  return tkrt_memcpy_dispatch(device, dst, src, size, TKRT_HAL_MEMCPY_DTOD, stream);
+}
+
+/* ---------------------------------------------------------------- streams, graphs, events */
+
+tkrt_status_t tkrt_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream) {
+  TKRT_CHECK_ARG(device && out_stream, "tkrt_stream_create: NULL argument");
+  return TKRT_HAL_VTABLE(device)->stream_create(device, out_stream);
+}
+
+tkrt_status_t tkrt_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device, "tkrt_stream_destroy: device is NULL");
+  TKRT_CHECK_ARG(stream, "tkrt_stream_destroy: the default stream cannot be destroyed");
+  return TKRT_HAL_VTABLE(device)->stream_destroy(device, stream);
+}
+
+tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device, "tkrt_stream_synchronize: device is NULL");
+  return TKRT_HAL_VTABLE(device)->stream_synchronize(device, stream);
+}
+
+tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
+                                       bool* out_capturing) {
+  TKRT_CHECK_ARG(device && out_capturing, "tkrt_stream_is_capturing: NULL argument");
+  return TKRT_HAL_VTABLE(device)->stream_is_capturing(device, stream, out_capturing);
+}
+
+tkrt_status_t tkrt_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device, "tkrt_stream_begin_capture: device is NULL");
+  TKRT_CHECK_ARG(stream, "tkrt_stream_begin_capture: the default stream cannot be captured");
+  return TKRT_HAL_VTABLE(device)->stream_begin_capture(device, stream);
+}
+
+tkrt_status_t tkrt_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
+                                      tkrt_graph_t** out_graph) {
+  TKRT_CHECK_ARG(device && out_graph, "tkrt_stream_end_capture: NULL argument");
+  TKRT_CHECK_ARG(stream, "tkrt_stream_end_capture: the default stream cannot be captured");
+  void* graph = NULL;
+  TKRT_RETURN_IF_ERROR(TKRT_HAL_VTABLE(device)->stream_end_capture(device, stream, &graph));
+  *out_graph = (tkrt_graph_t*)graph;
+  return NULL;
+}
+
+tkrt_status_t tkrt_graph_launch(tkrt_device_t* device, tkrt_graph_t* graph,
+                                tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device && graph, "tkrt_graph_launch: NULL argument");
+  return TKRT_HAL_VTABLE(device)->graph_launch(device, graph, stream);
+}
+
+tkrt_status_t tkrt_graph_destroy(tkrt_device_t* device, tkrt_graph_t* graph) {
+  TKRT_CHECK_ARG(device, "tkrt_graph_destroy: device is NULL");
+  if (!graph) return NULL;
+  return TKRT_HAL_VTABLE(device)->graph_destroy(device, graph);
+}
+
+tkrt_status_t tkrt_event_create(tkrt_device_t* device, tkrt_event_t* out_event) {
+  TKRT_CHECK_ARG(device && out_event, "tkrt_event_create: NULL argument");
+  return TKRT_HAL_VTABLE(device)->event_create(device, out_event);
+}
+
+tkrt_status_t tkrt_event_destroy(tkrt_device_t* device, tkrt_event_t event) {
+  TKRT_CHECK_ARG(device, "tkrt_event_destroy: device is NULL");
+  if (!event) return NULL;
+  return TKRT_HAL_VTABLE(device)->event_destroy(device, event);
+}
+
+tkrt_status_t tkrt_event_record(tkrt_device_t* device, tkrt_event_t event,
+                                tkrt_stream_t stream) {
+  TKRT_CHECK_ARG(device && event, "tkrt_event_record: NULL argument");
+  return TKRT_HAL_VTABLE(device)->event_record(device, event, stream);
+}
+
+tkrt_status_t tkrt_event_synchronize(tkrt_device_t* device, tkrt_event_t event) {
+  TKRT_CHECK_ARG(device && event, "tkrt_event_synchronize: NULL argument");
+  return TKRT_HAL_VTABLE(device)->event_synchronize(device, event);
+}
+
+tkrt_status_t tkrt_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t end,
+                                    float* out_ms) {
+  TKRT_CHECK_ARG(device && start && end && out_ms, "tkrt_event_elapsed_ms: NULL argument");
+  return TKRT_HAL_VTABLE(device)->event_elapsed_ms(device, start, end, out_ms);
+}

@@ -1,0 +1,221 @@
+/* tkrt: backends, devices, modules, functions, memory, streams, events and launches.
+ * A thin, checked layer over the device HAL; every backend (cuda, hip, host) offers the same API. */
+#ifndef TKRT_DEVICE_H_
+#define TKRT_DEVICE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A device address. CUDA: a CUdeviceptr; HIP: a device pointer; host: a host pointer. */
+typedef uint64_t tkrt_deviceptr_t;
+
+typedef struct tkrt_device_s tkrt_device_t;
+typedef struct tkrt_module_s tkrt_module_t;
+typedef struct tkrt_function_s tkrt_function_t;
+typedef struct tkrt_graph_s tkrt_graph_t;
+/* Streams and events are the backend's native handles (CUstream / hipStream_t / a host stream),
+ * so a stream handed over by a framework (XLA) is used as is. NULL is the default stream. */
+typedef struct tkrt_stream_s* tkrt_stream_t;
+typedef struct tkrt_event_s* tkrt_event_t;
+
+/* ---------------------------------------------------------------- backends */
+
+#define TKRT_BACKEND_NAME_MAX 16
+#define TKRT_REASON_MAX 768
+
+typedef struct tkrt_backend_info {
+  char name[TKRT_BACKEND_NAME_MAX]; /* "cuda", "hip", "host" */
+  bool available;                    /* probed: vendor library and at least one device present */
+  int device_count;                  /* 0 when unavailable */
+  char reason[TKRT_REASON_MAX];      /* why unavailable, or a one-line summary when available */
+} tkrt_backend_info_t;
+
+/* Lists every compiled-in backend in default selection order (cuda, hip, host), probing each.
+ * Writes min(count, capacity) entries and the total into *out_count. */
+TKRT_API tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity,
+                                         size_t* out_count);
+
+/* ---------------------------------------------------------------- devices */
+
+enum {
+  TKRT_DEVICE_FEATURE_CLUSTER = 1u << 0,     /* thread-block clusters (num_ctas > 1) */
+  TKRT_DEVICE_FEATURE_COOPERATIVE = 1u << 1, /* cooperative launches */
+  TKRT_DEVICE_FEATURE_PDL = 1u << 2,         /* programmatic dependent launch */
+  TKRT_DEVICE_FEATURE_TMA = 1u << 3,         /* tensor-map (TMA) descriptor encoding */
+  TKRT_DEVICE_FEATURE_GRAPHS = 1u << 4,      /* stream capture into graphs */
+};
+
+typedef struct tkrt_device_info {
+  size_t struct_size;
+  char backend[TKRT_BACKEND_NAME_MAX];
+  char name[256];         /* marketing name, e.g. "NVIDIA H100 80GB HBM3" */
+  char arch[64];          /* "sm_90", "gfx942", "x86_64" */
+  int ordinal;
+  int cc_major, cc_minor; /* compute capability (CUDA); gfx major/minor (HIP); 0 on host */
+  uint32_t warp_size;
+  uint32_t sm_count;      /* multiprocessors / compute units / host worker threads */
+  uint32_t max_threads_per_block;
+  uint32_t max_block_dim[3];
+  uint32_t max_grid_dim[3];
+  uint32_t max_shared_per_block;       /* default dynamic + static shared memory limit */
+  uint32_t max_shared_per_block_optin; /* limit after opting in (>= max_shared_per_block) */
+  uint32_t max_cluster_size;           /* 0 when clusters are unsupported */
+  uint64_t total_memory;
+  int driver_version;                  /* CUDA: cuDriverGetVersion; HIP: hipDriverGetVersion */
+  uint32_t features;                   /* TKRT_DEVICE_FEATURE_* */
+} tkrt_device_info_t;
+
+typedef struct tkrt_device_options {
+  size_t struct_size;
+  /* A backend name ("cuda", "hip", "host"), a comma list tried in order, or NULL/"" to use the
+   * TKRT_BACKEND environment variable, or when that is unset the default order cuda,hip,host. */
+  const char* backend;
+  int ordinal; /* device index within the backend */
+} tkrt_device_options_t;
+
+TKRT_API void tkrt_device_options_init(tkrt_device_options_t* options);
+
+/* Opens a device. When no listed backend can open the device: UNAVAILABLE, with every backend
+ * tried and why it failed. An unknown backend name is INVALID_ARGUMENT. */
+TKRT_API tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
+                                        tkrt_device_t** out_device);
+TKRT_API void tkrt_device_retain(tkrt_device_t* device);
+/* Drops a reference; the last one destroys the device. Modules hold a reference. */
+TKRT_API void tkrt_device_release(tkrt_device_t* device);
+/* Lent; valid for the device's lifetime. */
+TKRT_API const tkrt_device_info_t* tkrt_device_info(const tkrt_device_t* device);
+TKRT_API const char* tkrt_device_backend_name(const tkrt_device_t* device);
+
+/* ---------------------------------------------------------------- modules and functions */
+
+typedef enum tkrt_image_kind {
+  TKRT_IMAGE_AUTO = 0, /* detect from the bytes */
+  TKRT_IMAGE_PTX = 1,
+  TKRT_IMAGE_CUBIN = 2,
+  TKRT_IMAGE_FATBIN = 3,
+  TKRT_IMAGE_HSACO = 4,
+  TKRT_IMAGE_HOST = 5, /* a native shared object holding tkrt host kernels */
+} tkrt_image_kind_t;
+
+typedef struct tkrt_image {
+  tkrt_image_kind_t kind;
+  const void* data; /* PTX need not be NUL-terminated */
+  size_t size;
+} tkrt_image_t;
+
+TKRT_API const char* tkrt_image_kind_name(tkrt_image_kind_t kind);
+
+/* Loads a module image onto the device. The bytes are copied or consumed before returning.
+ * Not allowed while any stream of the device captures on GPU backends (the driver forbids it). */
+TKRT_API tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+                                        tkrt_module_t** out_module);
+/* Unloads the module; its functions become invalid. */
+TKRT_API void tkrt_module_unload(tkrt_module_t* module);
+
+/* Looks a kernel up by its entry name. The function is lent: valid until the module is unloaded.
+ * Unknown names are NOT_FOUND. */
+TKRT_API tkrt_status_t tkrt_module_get_function(tkrt_module_t* module, const char* name,
+                                                tkrt_function_t** out_function);
+
+typedef struct tkrt_function_attrs {
+  uint32_t static_shared_bytes;
+  uint32_t max_threads_per_block;
+  uint32_t num_regs;
+  uint32_t max_dynamic_shared_bytes; /* the current dynamic shared memory limit */
+} tkrt_function_attrs_t;
+
+TKRT_API tkrt_status_t tkrt_function_get_attrs(tkrt_function_t* function,
+                                               tkrt_function_attrs_t* out_attrs);
+/* Raises (or lowers) the function's dynamic shared memory limit. More than the device opt-in
+ * limit minus the function's static shared memory is OUT_OF_RANGE naming both numbers. */
+TKRT_API tkrt_status_t tkrt_function_set_max_dynamic_shared(tkrt_function_t* function,
+                                                            uint32_t bytes);
+TKRT_API const char* tkrt_function_name(const tkrt_function_t* function);
+TKRT_API tkrt_device_t* tkrt_function_device(const tkrt_function_t* function);
+
+/* ---------------------------------------------------------------- launches */
+
+enum {
+  TKRT_LAUNCH_COOPERATIVE = 1u << 0,
+  TKRT_LAUNCH_PDL = 1u << 1,            /* programmatic stream serialization */
+  TKRT_LAUNCH_CLUSTER_SPREAD = 1u << 2, /* spread clusters over the device (jaxlib's choice) */
+};
+
+typedef struct tkrt_launch_params {
+  uint32_t grid[3];    /* in blocks (already multiplied by the cluster size) */
+  uint32_t block[3];   /* threads */
+  uint32_t cluster[3]; /* {0,0,0} or {1,1,1}: no cluster */
+  uint32_t shared_mem_bytes; /* dynamic shared memory */
+  uint32_t flags;            /* TKRT_LAUNCH_* */
+  /* Kernel parameters, CUDA style: params[i] points at the value of parameter i. Values are
+   * copied at launch; extra trailing parameters beyond what the kernel declares are ignored. */
+  void** params;
+  uint32_t param_count;
+} tkrt_launch_params_t;
+
+/* Enqueues a launch. A zero grid dimension is INVALID_ARGUMENT (callers skip empty grids);
+ * grid, block, cluster and shared memory are checked against the device limits. */
+TKRT_API tkrt_status_t tkrt_launch(tkrt_function_t* function, const tkrt_launch_params_t* params,
+                                   tkrt_stream_t stream);
+
+/* ---------------------------------------------------------------- memory */
+
+TKRT_API tkrt_status_t tkrt_memory_alloc(tkrt_device_t* device, size_t size,
+                                         tkrt_deviceptr_t* out_ptr);
+TKRT_API tkrt_status_t tkrt_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
+/* Page-locked host memory, usable for asynchronous copies. */
+TKRT_API tkrt_status_t tkrt_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
+TKRT_API tkrt_status_t tkrt_host_free(tkrt_device_t* device, void* ptr);
+
+TKRT_API tkrt_status_t tkrt_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+                                         uint8_t value, size_t size, tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_memcpy_htod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+                                              const void* src, size_t size, tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_memcpy_dtoh_async(tkrt_device_t* device, void* dst,
+                                              tkrt_deviceptr_t src, size_t size,
+                                              tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_memcpy_dtod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+                                              tkrt_deviceptr_t src, size_t size,
+                                              tkrt_stream_t stream);
+/* Free and total device memory in bytes. */
+TKRT_API tkrt_status_t tkrt_memory_info(tkrt_device_t* device, size_t* out_free,
+                                        size_t* out_total);
+
+/* ---------------------------------------------------------------- streams, graphs, events */
+
+TKRT_API tkrt_status_t tkrt_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
+TKRT_API tkrt_status_t tkrt_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
+                                                bool* out_capturing);
+/* Stream capture into a graph (CUDA graphs, HIP graphs, host graphs). Work enqueued on a capturing
+ * stream is recorded, not run; tkrt_graph_launch replays it. */
+TKRT_API tkrt_status_t tkrt_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
+                                               tkrt_graph_t** out_graph);
+TKRT_API tkrt_status_t tkrt_graph_launch(tkrt_device_t* device, tkrt_graph_t* graph,
+                                         tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_graph_destroy(tkrt_device_t* device, tkrt_graph_t* graph);
+
+TKRT_API tkrt_status_t tkrt_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
+TKRT_API tkrt_status_t tkrt_event_destroy(tkrt_device_t* device, tkrt_event_t event);
+TKRT_API tkrt_status_t tkrt_event_record(tkrt_device_t* device, tkrt_event_t event,
+                                         tkrt_stream_t stream);
+TKRT_API tkrt_status_t tkrt_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
+/* Milliseconds between two recorded, completed events. */
+TKRT_API tkrt_status_t tkrt_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
+                                             tkrt_event_t end, float* out_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_DEVICE_H_ */
