@@ -1,0 +1,176 @@
+/* tkrt: kernel descriptions and kernel calls, the objects the wire codec produces and C users
+ * build directly. Both are immutable after creation and reference counted. */
+#ifndef TKRT_CALL_H_
+#define TKRT_CALL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/device.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tkrt_kernel_s tkrt_kernel_t;
+typedef struct tkrt_call_s tkrt_call_t;
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Where an image came from in a serialized call, so that re-encoding reproduces the input. */
+typedef enum tkrt_image_origin {
+  TKRT_IMAGE_ORIGIN_API = 0,          /* built by a C user */
+  TKRT_IMAGE_ORIGIN_PTX_FIELD = 1,    /* TritonKernel.ptx (field 4) held the PTX text */
+  TKRT_IMAGE_ORIGIN_HSACO_PATH = 2,   /* TritonKernel.ptx held an HSACO path (ROCm); bytes read once */
+  TKRT_IMAGE_ORIGIN_MODULE_IMAGE = 3, /* TritonKernel.module_image (field 11) */
+  TKRT_IMAGE_ORIGIN_TKRT_FIELD = 4,   /* tkrt's own image-bytes field */
+} tkrt_image_origin_t;
+
+typedef struct tkrt_kernel_image {
+  const char* backend;   /* "cuda", "hip", "host"; NULL: derived from the kind */
+  const char* arch;      /* e.g. "sm_90a", "gfx942"; NULL or "": any arch of the backend */
+  tkrt_image_kind_t kind;
+  const void* data;
+  size_t size;
+  const char* entry_name;    /* NULL: the kernel's name */
+  uint32_t shared_mem_bytes; /* 0: the kernel's; module_image carries its own value */
+  tkrt_image_origin_t origin;
+  const char* source_path;   /* the file the bytes were read from (HSACO_PATH), else NULL */
+} tkrt_kernel_image_t;
+
+/* Optional fields of the wire format that are present even when zero. */
+enum {
+  TKRT_KERNEL_HAS_NUM_CTAS = 1u << 0,
+  TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE = 1u << 1,
+  TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN = 1u << 2,
+};
+
+typedef struct tkrt_kernel_desc {
+  size_t struct_size;
+  const char* name;              /* entry symbol */
+  uint32_t num_warps;            /* block = num_warps x warp size (1-D) */
+  uint32_t num_ctas;             /* cluster size along x; 0 or 1: no cluster */
+  uint32_t cluster_dims[3];      /* legacy explicit cluster dims (wire fields 7-9); honoured
+                                    only when num_ctas is absent; {0,0,0}: none */
+  uint32_t shared_mem_bytes;     /* dynamic shared memory at launch */
+  uint32_t compute_capability;   /* major*10+minor the image was built for; informational */
+  uint32_t global_scratch_size;  /* per-CTA global scratch bytes; 0: none */
+  uint32_t global_scratch_align; /* its alignment; 0: default (256) */
+  uint32_t launch_flags;         /* TKRT_LAUNCH_COOPERATIVE, TKRT_LAUNCH_PDL */
+  uint32_t present;              /* TKRT_KERNEL_HAS_* */
+  const char* ttir;              /* informational, kept for round trips; may be NULL */
+  const tkrt_kernel_image_t* images;
+  size_t image_count;
+} tkrt_kernel_desc_t;
+
+TKRT_API void tkrt_kernel_desc_init(tkrt_kernel_desc_t* desc);
+/* Deep-copies the description (strings and image bytes). At least one image; a name; num_warps
+ * >= 1. Errors name the offending field. */
+TKRT_API tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* desc,
+                                          tkrt_kernel_t** out_kernel);
+TKRT_API void tkrt_kernel_retain(tkrt_kernel_t* kernel);
+TKRT_API void tkrt_kernel_release(tkrt_kernel_t* kernel);
+/* Lent view of the kernel's own copy; valid while the kernel lives. */
+TKRT_API const tkrt_kernel_desc_t* tkrt_kernel_get_desc(const tkrt_kernel_t* kernel);
+/* The backend a kernel image is for: image->backend, or derived from its kind. */
+TKRT_API const char* tkrt_kernel_image_backend(const tkrt_kernel_image_t* image);
+
+/* ---------------------------------------------------------------- parameters */
+
+typedef enum tkrt_param_kind {
+  TKRT_PARAM_ARRAY = 1, /* consumes the next buffer */
+  TKRT_PARAM_BOOL = 2,
+  TKRT_PARAM_I32 = 3,
+  TKRT_PARAM_U32 = 4,
+  TKRT_PARAM_I64 = 5,
+  TKRT_PARAM_U64 = 6,
+  TKRT_PARAM_F32 = 7,
+  TKRT_PARAM_F64 = 8,
+  TKRT_PARAM_TMA = 9, /* a host-side TMA descriptor built at launch (backends with TMA only) */
+} tkrt_param_kind_t;
+
+#define TKRT_TMA_MAX_RANK 5
+
+typedef struct tkrt_tma_desc {
+  uint32_t elem_type;
+  uint32_t swizzle;
+  uint32_t oob_fill;
+  uint32_t rank; /* number of entries used in the arrays below */
+  uint64_t shape[TKRT_TMA_MAX_RANK];
+  uint64_t strides[TKRT_TMA_MAX_RANK];
+  uint32_t block_shape[TKRT_TMA_MAX_RANK];
+} tkrt_tma_desc_t;
+
+typedef struct tkrt_param {
+  tkrt_param_kind_t kind;
+  union {
+    struct {
+      uint64_t bytes_to_zero;    /* zeroed at the buffer start before every launch */
+      uint64_t ptr_divisibility; /* 0: none; else the address must be divisible by it */
+    } array;
+    bool b;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    tkrt_tma_desc_t tma;
+  } value;
+} tkrt_param_t;
+
+TKRT_API const char* tkrt_param_kind_name(tkrt_param_kind_t kind);
+
+/* ---------------------------------------------------------------- calls */
+
+typedef struct tkrt_config_desc {
+  tkrt_kernel_t* kernel; /* retained by the call */
+  uint32_t grid[3];      /* in CTAs, before cluster scaling */
+  const tkrt_param_t* params;
+  size_t param_count;
+  const char* description; /* autotune config label; may be NULL */
+} tkrt_config_desc_t;
+
+/* jaxlib's alias record. Indices as written by the frontend: jax-triton writes the output's
+ * ordinal where jaxlib expects a buffer index, so tkrt treats records as hints and decides which
+ * inputs alias outputs from the buffer addresses at run time. */
+typedef struct tkrt_alias {
+  uint64_t input_index;
+  uint64_t output_index;
+  uint64_t size_bytes;
+} tkrt_alias_t;
+
+typedef struct tkrt_call_desc {
+  size_t struct_size;
+  const char* name;      /* TritonAnyKernelCall.name; may be NULL */
+  const void* metadata;  /* opaque frontend bytes; may be NULL */
+  size_t metadata_size;
+  bool autotuned;        /* an autotuned call (several configs), even with one config */
+  const char* autotune_name; /* TritonAutotunedKernelCall.name; may be NULL */
+  const tkrt_config_desc_t* configs;
+  size_t config_count;   /* >= 1; exactly 1 unless autotuned */
+  const tkrt_alias_t* aliases;
+  size_t alias_count;
+} tkrt_call_desc_t;
+
+TKRT_API void tkrt_call_desc_init(tkrt_call_desc_t* desc);
+/* Deep-copies the description and retains its kernels. */
+TKRT_API tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* desc, tkrt_call_t** out_call);
+TKRT_API void tkrt_call_retain(tkrt_call_t* call);
+TKRT_API void tkrt_call_release(tkrt_call_t* call);
+/* Lent view of the call's own copy. */
+TKRT_API const tkrt_call_desc_t* tkrt_call_get_desc(const tkrt_call_t* call);
+
+#define TKRT_DIGEST_SIZE 32
+/* SHA-256 over a canonical, wire-independent encoding of everything that affects execution
+ * (configs, kernels, images, params, aliases; not names or metadata). Keys tuning decisions. */
+TKRT_API const uint8_t* tkrt_call_digest(const tkrt_call_t* call);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_CALL_H_ */
