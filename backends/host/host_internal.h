@@ -1,0 +1,111 @@
+/* tkrt host backend: shared declarations for the device, module, stream and pool files.
+ * The host backend runs tkrt host kernels (native shared objects) on the CPU like a GPU would. */
+#ifndef TKRT_BACKENDS_HOST_HOST_INTERNAL_H_
+#define TKRT_BACKENDS_HOST_HOST_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "hal/hal.h"
+#include "tkrt/host_kernel.h"
+
+/* Documented device limits (docs/host-backend.md), chosen to match an H100 so that a call that
+ * validates here validates on a GPU too. */
+#define TKRT_HOST_WARP_SIZE 32u
+#define TKRT_HOST_MAX_THREADS_PER_BLOCK 1024u
+#define TKRT_HOST_MAX_GRID_X 2147483647u
+#define TKRT_HOST_MAX_GRID_YZ 65535u
+#define TKRT_HOST_SHARED_DEFAULT (48u * 1024u)
+#define TKRT_HOST_SHARED_OPTIN 232448u /* 227 KiB */
+#define TKRT_HOST_MAX_CLUSTER 8u
+#define TKRT_HOST_MAX_PARAMS 256u
+#define TKRT_HOST_MAX_WORKERS 256u
+
+/* ---------------------------------------------------------------- worker pool */
+
+typedef struct tkrt_host_pool tkrt_host_pool_t;
+/* Runs body(context, index, participant) for every index in [0, count): on the pool's workers
+ * and on the calling thread. participant is in [0, tkrt_host_pool_participants(pool)). */
+typedef void (*tkrt_host_pool_body_t)(void* context, uint64_t index, uint32_t participant);
+
+tkrt_status_t tkrt_host_pool_create(uint32_t workers, tkrt_host_pool_t** out_pool);
+void tkrt_host_pool_destroy(tkrt_host_pool_t* pool);
+uint32_t tkrt_host_pool_participants(const tkrt_host_pool_t* pool);
+void tkrt_host_pool_run(tkrt_host_pool_t* pool, uint64_t count, tkrt_host_pool_body_t body,
+                        void* context);
+
+/* ---------------------------------------------------------------- device */
+
+typedef struct tkrt_host_stream tkrt_host_stream_t;
+
+typedef struct tkrt_host_device {
+  tkrt_device_t base;
+  tkrt_host_pool_t* pool;
+  tkrt_host_stream_t* default_stream;
+  atomic_int capturing_streams; /* like CUDA's global capture mode: no allocation meanwhile */
+  pthread_mutex_t streams_lock; /* guards `streams`, every stream of the device */
+  tkrt_host_stream_t* streams;
+} tkrt_host_device_t;
+
+tkrt_host_device_t* tkrt_host_device_cast(tkrt_device_t* device);
+
+/* ---------------------------------------------------------------- modules and functions */
+
+typedef struct tkrt_host_function {
+  const tkrt_host_kernel_desc_t* desc;
+  uint32_t param_count;
+  uint32_t param_size[TKRT_HOST_MAX_PARAMS];
+  uint32_t param_offset[TKRT_HOST_MAX_PARAMS];
+  uint32_t param_bytes;            /* size of the packed parameter block */
+  atomic_uint max_dynamic_shared;  /* the function's current dynamic shared memory limit */
+  struct tkrt_host_function* next;
+} tkrt_host_function_t;
+
+tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+                                    void** out_module);
+void tkrt_host_module_unload(tkrt_device_t* device, void* module);
+tkrt_status_t tkrt_host_function_get(tkrt_device_t* device, void* module, const char* name,
+                                     void** out_function);
+tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* function,
+                                       tkrt_function_attrs_t* out_attrs);
+tkrt_status_t tkrt_host_function_set_max_dynamic_shared(tkrt_device_t* device, void* function,
+                                                        uint32_t bytes);
+/* Parses a Triton-style signature ("*fp32,i32") into parameter sizes and offsets. */
+tkrt_status_t tkrt_host_parse_signature(const char* kernel, const char* signature,
+                                        tkrt_host_function_t* function);
+
+/* ---------------------------------------------------------------- streams, graphs, events */
+
+tkrt_status_t tkrt_host_stream_new(tkrt_host_device_t* device, tkrt_host_stream_t** out_stream);
+/* Drains the stream, stops its thread and frees it (and a graph it was capturing). */
+void tkrt_host_stream_delete(tkrt_host_stream_t* stream);
+/* Waits for every stream of the device (module unload, device destroy). */
+void tkrt_host_device_drain(tkrt_host_device_t* device);
+
+tkrt_status_t tkrt_host_launch(tkrt_device_t* device, void* function,
+                               const tkrt_launch_params_t* params, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
+                                     size_t size, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src,
+                                     size_t size, tkrt_hal_memcpy_kind_t kind,
+                                     tkrt_stream_t stream);
+tkrt_status_t tkrt_host_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
+tkrt_status_t tkrt_host_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
+                                            bool* out_capturing);
+tkrt_status_t tkrt_host_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
+                                           void** out_graph);
+tkrt_status_t tkrt_host_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
+tkrt_status_t tkrt_host_graph_destroy(tkrt_device_t* device, void* graph);
+tkrt_status_t tkrt_host_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
+tkrt_status_t tkrt_host_event_destroy(tkrt_device_t* device, tkrt_event_t event);
+tkrt_status_t tkrt_host_event_record(tkrt_device_t* device, tkrt_event_t event,
+                                     tkrt_stream_t stream);
+tkrt_status_t tkrt_host_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
+tkrt_status_t tkrt_host_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
+                                         tkrt_event_t end, float* out_ms);
+
+#endif /* TKRT_BACKENDS_HOST_HOST_INTERNAL_H_ */

@@ -1,0 +1,10 @@
+/* tkrt: the umbrella header. Portable runtime for compiled Triton kernels. */
+#ifndef TKRT_TKRT_H_
+#define TKRT_TKRT_H_
+
+#include "tkrt/api.h"
+#include "tkrt/call.h"
+#include "tkrt/device.h"
+#include "tkrt/status.h"
+
+#endif /* TKRT_TKRT_H_ */

@@ -1,0 +1,91 @@
+/* tkrt: the jaxlib wire format. Decodes the opaque blob of jaxlib's Triton custom calls (a zlib-
+ * compressed TritonAnyKernelCall protobuf) into a tkrt_call_t, and encodes a tkrt_call_t back.
+ *
+ * Decoding follows libprotobuf's rules (any field order, unknown fields skipped, last oneof member
+ * wins, singular messages merge) and checks every length: any malformed input is INVALID_ARGUMENT
+ * with a message that names the field and the byte offset in the decompressed message.
+ * Compatibility facts and tkrt's own image field: docs/wire.md. */
+#ifndef TKRT_WIRE_H_
+#define TKRT_WIRE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/call.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Field number, in TritonKernel, of tkrt's own repeated image message (jaxlib does not use it, so
+ * its decoders skip it). Layout in docs/wire.md. */
+#define TKRT_WIRE_IMAGE_FIELD 1000
+
+/* Default and hard upper bound of the decompressed message size (1 GiB), so that a small
+ * compressed blob cannot make the decoder allocate without bound. */
+#define TKRT_WIRE_MAX_MESSAGE_SIZE ((size_t)1 << 30)
+
+typedef enum tkrt_wire_format {
+  TKRT_WIRE_FORMAT_AUTO = 0, /* zlib when the first two bytes are a valid RFC 1950 header, else raw */
+  TKRT_WIRE_FORMAT_ZLIB = 1, /* always inflate (what jaxlib accepts) */
+  TKRT_WIRE_FORMAT_RAW = 2,  /* a serialized TritonAnyKernelCall, never inflated */
+} tkrt_wire_format_t;
+
+typedef struct tkrt_wire_decode_options {
+  size_t struct_size;
+  tkrt_wire_format_t format; /* default AUTO */
+  /* ROCm blobs put the PATH of an .hsaco file in TritonKernel.ptx. When true (default) the file is
+   * read once, at decode, and its bytes kept in the call; it is never deleted (jaxlib deletes it).
+   * When false, such a blob decodes only if tkrt's image field carries the bytes for that path,
+   * else FAILED_PRECONDITION: use false for blobs from untrusted sources. */
+  bool read_hsaco_files;
+  /* Relative HSACO paths are resolved against this directory; NULL: the working directory. */
+  const char* base_dir;
+  /* Largest accepted decompressed message (and HSACO file); 0: TKRT_WIRE_MAX_MESSAGE_SIZE. Larger
+   * values are clamped to TKRT_WIRE_MAX_MESSAGE_SIZE. */
+  size_t max_message_size;
+} tkrt_wire_decode_options_t;
+
+/* Fills the defaults above and struct_size. */
+TKRT_API void tkrt_wire_decode_options_init(tkrt_wire_decode_options_t* options);
+
+/* Decodes a jaxlib blob (zlib or raw, see options->format; NULL options: defaults) into a new call.
+ * Errors: INVALID_ARGUMENT for every malformed input ("empty blob", "zlib inflate failed: ...",
+ * "unknown kernel call type", "unknown scalar parameter type", truncations, bad lengths, ...),
+ * NOT_FOUND for an HSACO path that does not exist. *out_call is written only on success; the caller
+ * releases it with tkrt_call_release. */
+TKRT_API tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
+                                        const tkrt_wire_decode_options_t* options,
+                                        tkrt_call_t** out_call);
+
+typedef struct tkrt_wire_encode_options {
+  size_t struct_size;
+  bool compress;  /* default true: zlib (RFC 1950), as the custom call's opaque attribute */
+  int zlib_level; /* default -1 (zlib's default, what jaxlib uses); 0-9 otherwise */
+  /* Default true: images that the jaxlib fields cannot carry (host ELF, cubin and HSACO bytes
+   * built by a C user, every image after the first PTX and module_image, the bytes behind an HSACO
+   * path) are written to tkrt's image field, so that the blob replays anywhere. When false only
+   * the jaxlib fields are written and such images are dropped. */
+  bool include_tkrt_images;
+} tkrt_wire_encode_options_t;
+
+TKRT_API void tkrt_wire_encode_options_init(tkrt_wire_encode_options_t* options);
+
+/* Serializes a call as a TritonAnyKernelCall, fields in field-number order as jaxlib writes them.
+ * On success *out_bytes (free with tkrt_wire_free) and *out_size are written. A call decoded from
+ * a jaxlib blob encodes back to the same bytes. */
+TKRT_API tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call,
+                                        const tkrt_wire_encode_options_t* options,
+                                        void** out_bytes, size_t* out_size);
+
+/* Frees a buffer returned by tkrt_wire_encode. NULL is fine. */
+TKRT_API void tkrt_wire_free(void* bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_WIRE_H_ */
