@@ -1,0 +1,377 @@
+/* tkrt CUDA backend: the device (primary context, attributes), its vtable, memory and launches.
+ * Modules live in cuda_module.c, streams, graphs and events in cuda_stream.c. */
+#include "backends/cuda/cuda_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void tkrt_cuda_device_destroy(tkrt_device_t* base);
+static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function,
+                                      const tkrt_launch_params_t* params, tkrt_stream_t stream);
+static tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
+                                            tkrt_deviceptr_t* out_ptr);
+static tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t ptr);
+static tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void** out_ptr);
+static tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr);
+static tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free,
+                                           size_t* out_total);
+static tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_t dst,
+                                            uint8_t value, size_t size, tkrt_stream_t stream);
+static tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t src,
+                                            size_t size, tkrt_hal_memcpy_kind_t kind,
+                                            tkrt_stream_t stream);
+
+static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable = {
+    .destroy = tkrt_cuda_device_destroy,
+    .module_load = tkrt_cuda_module_load,
+    .module_unload = tkrt_cuda_module_unload,
+    .function_get = tkrt_cuda_function_get,
+    .function_attrs = tkrt_cuda_function_attrs,
+    .function_set_max_dynamic_shared = tkrt_cuda_function_set_max_dynamic_shared,
+    .launch = tkrt_cuda_launch,
+    .memory_alloc = tkrt_cuda_memory_alloc,
+    .memory_free = tkrt_cuda_memory_free,
+    .host_alloc = tkrt_cuda_host_alloc,
+    .host_free = tkrt_cuda_host_free,
+    .memory_info = tkrt_cuda_memory_info,
+    .memset_async = tkrt_cuda_memset_async,
+    .memcpy_async = tkrt_cuda_memcpy_async,
+    .stream_create = tkrt_cuda_stream_create,
+    .stream_destroy = tkrt_cuda_stream_destroy,
+    .stream_synchronize = tkrt_cuda_stream_synchronize,
+    .stream_is_capturing = tkrt_cuda_stream_is_capturing,
+    .stream_begin_capture = tkrt_cuda_stream_begin_capture,
+    .stream_end_capture = tkrt_cuda_stream_end_capture,
+    .graph_launch = tkrt_cuda_graph_launch,
+    .graph_destroy = tkrt_cuda_graph_destroy,
+    .event_create = tkrt_cuda_event_create,
+    .event_destroy = tkrt_cuda_event_destroy,
+    .event_record = tkrt_cuda_event_record,
+    .event_synchronize = tkrt_cuda_event_synchronize,
+    .event_elapsed_ms = tkrt_cuda_event_elapsed_ms,
+};
+
+tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device) {
+  assert(device && device->resource.vtable == &tkrt_cuda_device_vtable);
+  return (tkrt_cuda_device_t*)device;
+}
+
+/* ---------------------------------------------------------------- creation */
+
+static tkrt_status_t tkrt_cuda_attribute(const tkrt_cuda_device_t* device,
+                                         CUdevice_attribute attribute, const char* what,
+                                         int* out_value) {
+  int value = 0;
+  CUresult result = device->driver->cuDeviceGetAttribute(&value, attribute, device->device);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "cuDeviceGetAttribute(%s)", what);
+  }
+  *out_value = value;
+  return NULL;
+}
+
+static uint32_t tkrt_cuda_clamp_u32(int value) { return value < 0 ? 0u : (uint32_t)value; }
+
+static tkrt_status_t tkrt_cuda_device_query_info(tkrt_cuda_device_t* device) {
+  tkrt_device_info_t* info = &device->base.info;
+  const tkrt_cuda_driver_t* driver = device->driver;
+  CUresult result = driver->cuDeviceGetName(info->name, (int)sizeof(info->name), device->device);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuDeviceGetName");
+  info->name[sizeof(info->name) - 1] = '\0';
+
+  static const struct {
+    CUdevice_attribute attribute;
+    const char* name;
+  } queries[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR"},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR"},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, "WARP_SIZE"},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT"},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "MAX_GRID_DIM_X"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "MAX_GRID_DIM_Y"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "MAX_GRID_DIM_Z"},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+       "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
+      {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH"},
+      {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH"},
+  };
+  enum { kCount = sizeof(queries) / sizeof(queries[0]) };
+  int values[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    TKRT_RETURN_IF_ERROR(tkrt_cuda_attribute(device, queries[i].attribute, queries[i].name,
+                                             &values[i]));
+  }
+  info->cc_major = values[0];
+  info->cc_minor = values[1];
+  info->warp_size = tkrt_cuda_clamp_u32(values[2]);
+  info->sm_count = tkrt_cuda_clamp_u32(values[3]);
+  info->max_threads_per_block = tkrt_cuda_clamp_u32(values[4]);
+  for (int i = 0; i < 3; ++i) {
+    info->max_block_dim[i] = tkrt_cuda_clamp_u32(values[5 + i]);
+    info->max_grid_dim[i] = tkrt_cuda_clamp_u32(values[8 + i]);
+  }
+  info->max_shared_per_block = tkrt_cuda_clamp_u32(values[11]);
+  info->max_shared_per_block_optin = tkrt_cuda_clamp_u32(values[12]);
+  if (info->max_shared_per_block_optin < info->max_shared_per_block) {
+    info->max_shared_per_block_optin = info->max_shared_per_block;
+  }
+  info->features = tkrt_cuda_features(driver, info->cc_major, values[14], values[13]);
+  /* 8 is the portable cluster size; larger ones need a per-kernel opt-in tkrt does not make. */
+  info->max_cluster_size = (info->features & TKRT_DEVICE_FEATURE_CLUSTER) ? 8u : 0u;
+
+  size_t total = 0;
+  result = driver->cuDeviceTotalMem(&total, device->device);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuDeviceTotalMem");
+  info->total_memory = total;
+  info->driver_version = driver->driver_version;
+  snprintf(info->arch, sizeof(info->arch), "sm_%d%d", info->cc_major, info->cc_minor);
+  /* From Hopper on, Triton (and jaxlib) compile for the arch-specific target (sm_90a: wgmma,
+   * setmaxnreg, TMA multicast); that code runs only on exactly this compute capability. */
+  snprintf(device->ptx_target, sizeof(device->ptx_target), "sm_%d%d%s", info->cc_major,
+           info->cc_minor, info->cc_major >= 9 ? "a" : "");
+  return NULL;
+}
+
+tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
+                                      const tkrt_cuda_driver_t* driver, int ordinal,
+                                      tkrt_device_t** out_device) {
+  tkrt_status_t status = NULL;
+  tkrt_cuda_device_t* device = calloc(1, sizeof(*device));
+  if (!device) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tkrt_hal_device_initialize(&device->base, backend, &tkrt_cuda_device_vtable, ordinal);
+  device->driver = driver;
+
+  CUresult result = driver->cuDeviceGet(&device->device, ordinal);
+  if (result != CUDA_SUCCESS) {
+    status = TKRT_CUDA_STATUS(result, "cuDeviceGet(%d)", ordinal);
+    goto cleanup;
+  }
+  /* The primary context is the one the CUDA runtime, XLA and PyTorch use: sharing it lets their
+   * streams, events and allocations work with ours. */
+  CUcontext context = NULL;
+  result = driver->cuDevicePrimaryCtxRetain(&context, device->device);
+  if (result != CUDA_SUCCESS) {
+    status = TKRT_CUDA_STATUS(result, "cuDevicePrimaryCtxRetain(device %d)", ordinal);
+    goto cleanup;
+  }
+  device->context = context;
+  status = tkrt_cuda_device_query_info(device);
+  if (status) goto cleanup;
+  tkrt_cuda_log("device %d: %s, %s (PTX compiled for %s), %u SMs, driver %d, features 0x%x",
+                ordinal, device->base.info.name, device->base.info.arch, device->ptx_target,
+                device->base.info.sm_count, driver->driver_version, device->base.info.features);
+  *out_device = &device->base;
+  return NULL;
+
+cleanup:
+  tkrt_cuda_device_destroy(&device->base);
+  return tkrt_status_annotate(status, "creating CUDA device %d", ordinal);
+}
+
+/* Tolerates a half-built device: the one cleanup path of creation. */
+static void tkrt_cuda_device_destroy(tkrt_device_t* base) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  if (device->context) {
+    CUresult result = device->driver->cuDevicePrimaryCtxRelease(device->device);
+    /* At process exit the driver may already be torn down (DEINITIALIZED); nothing to do then. */
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED) {
+      tkrt_cuda_log("cuDevicePrimaryCtxRelease(device %d) failed: CUresult %d",
+                    base->info.ordinal, (int)result);
+    }
+  }
+  free(device);
+}
+
+/* ---------------------------------------------------------------- launches */
+
+static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function_handle,
+                                      const tkrt_launch_params_t* params, tkrt_stream_t stream) {
+  tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base; /* hot path: no checked downcast */
+  tkrt_cuda_function_t* function = function_handle;
+  const tkrt_cuda_driver_t* driver = device->driver;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  if (params->shared_mem_bytes >
+      atomic_load_explicit(&function->dynamic_shared_limit, memory_order_relaxed)) {
+    TKRT_RETURN_IF_ERROR(
+        tkrt_cuda_function_ensure_dynamic_shared(device, function, params->shared_mem_bytes));
+  }
+  CUstream cu_stream = (CUstream)stream;
+  uint32_t cluster_size = params->cluster[0] * params->cluster[1] * params->cluster[2];
+  const uint32_t extended_flags = TKRT_LAUNCH_COOPERATIVE | TKRT_LAUNCH_PDL;
+  if (cluster_size <= 1 && !(params->flags & extended_flags)) {
+    CUresult result = driver->cuLaunchKernel(
+        function->function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
+        params->block[1], params->block[2], params->shared_mem_bytes, cu_stream, params->params,
+        NULL);
+    if (result != CUDA_SUCCESS) {
+      return TKRT_CUDA_STATUS(result, "cuLaunchKernel(grid %ux%ux%u, block %ux%ux%u, %u B shared)",
+                              params->grid[0], params->grid[1], params->grid[2], params->block[0],
+                              params->block[1], params->block[2], params->shared_mem_bytes);
+    }
+    return NULL;
+  }
+
+  if (!driver->cuLaunchKernelEx) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "the CUDA driver (version %d) has no cuLaunchKernelEx, needed for %s "
+                            "launches",
+                            driver->driver_version,
+                            cluster_size > 1                           ? "cluster"
+                            : params->flags & TKRT_LAUNCH_COOPERATIVE ? "cooperative"
+                                                                       : "programmatic dependent");
+  }
+  CUlaunchAttribute attributes[4];
+  memset(attributes, 0, sizeof(attributes));
+  unsigned count = 0;
+  if (cluster_size > 1) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = params->cluster[0];
+    attributes[count].value.clusterDim.y = params->cluster[1];
+    attributes[count].value.clusterDim.z = params->cluster[2];
+    ++count;
+    if (params->flags & TKRT_LAUNCH_CLUSTER_SPREAD) {
+      attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+      attributes[count].value.clusterSchedulingPolicyPreference =
+          CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+      ++count;
+    }
+  }
+  if (params->flags & TKRT_LAUNCH_COOPERATIVE) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  if (params->flags & TKRT_LAUNCH_PDL) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count].value.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof(config));
+  config.gridDimX = params->grid[0];
+  config.gridDimY = params->grid[1];
+  config.gridDimZ = params->grid[2];
+  config.blockDimX = params->block[0];
+  config.blockDimY = params->block[1];
+  config.blockDimZ = params->block[2];
+  config.sharedMemBytes = params->shared_mem_bytes;
+  config.hStream = cu_stream;
+  config.attrs = attributes;
+  config.numAttrs = count;
+  CUresult result = driver->cuLaunchKernelEx(&config, function->function, params->params, NULL);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result,
+                            "cuLaunchKernelEx(grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u, "
+                            "%u B shared, flags 0x%x)",
+                            params->grid[0], params->grid[1], params->grid[2], params->block[0],
+                            params->block[1], params->block[2], params->cluster[0],
+                            params->cluster[1], params->cluster[2], params->shared_mem_bytes,
+                            params->flags);
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
+                                            tkrt_deviceptr_t* out_ptr) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUdeviceptr ptr = 0;
+  CUresult result = device->driver->cuMemAlloc(&ptr, size);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuMemAlloc(%zu bytes)", size);
+  *out_ptr = (tkrt_deviceptr_t)ptr;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t ptr) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUresult result = device->driver->cuMemFree((CUdeviceptr)ptr);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "cuMemFree(0x%llx)", (unsigned long long)ptr);
+  }
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void** out_ptr) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  void* ptr = NULL;
+  /* PORTABLE: pinned for every context, so buffers may feed copies on any device. */
+  CUresult result = device->driver->cuMemHostAlloc(&ptr, size, CU_MEMHOSTALLOC_PORTABLE);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuMemHostAlloc(%zu bytes)", size);
+  *out_ptr = ptr;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUresult result = device->driver->cuMemFreeHost(ptr);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuMemFreeHost(%p)", ptr);
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free,
+                                           size_t* out_total) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  size_t free_bytes = 0, total_bytes = 0;
+  CUresult result = device->driver->cuMemGetInfo(&free_bytes, &total_bytes);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuMemGetInfo");
+  *out_free = free_bytes;
+  *out_total = total_bytes;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_t dst,
+                                            uint8_t value, size_t size, tkrt_stream_t stream) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUresult result =
+      device->driver->cuMemsetD8Async((CUdeviceptr)dst, value, size, (CUstream)stream);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "cuMemsetD8Async(0x%llx, %u, %zu bytes)",
+                            (unsigned long long)dst, value, size);
+  }
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t src,
+                                            size_t size, tkrt_hal_memcpy_kind_t kind,
+                                            tkrt_stream_t stream) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  const tkrt_cuda_driver_t* driver = device->driver;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUstream cu_stream = (CUstream)stream;
+  CUresult result = CUDA_ERROR_INVALID_VALUE;
+  const char* operation = "memcpy";
+  switch (kind) {
+    case TKRT_HAL_MEMCPY_HTOD:
+      operation = "cuMemcpyHtoDAsync";
+      result = driver->cuMemcpyHtoDAsync((CUdeviceptr)dst, (const void*)(uintptr_t)src, size,
+                                         cu_stream);
+      break;
+    case TKRT_HAL_MEMCPY_DTOH:
+      operation = "cuMemcpyDtoHAsync";
+      result = driver->cuMemcpyDtoHAsync((void*)(uintptr_t)dst, (CUdeviceptr)src, size,
+                                         cu_stream);
+      break;
+    case TKRT_HAL_MEMCPY_DTOD:
+      operation = "cuMemcpyDtoDAsync";
+      result = driver->cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, size, cu_stream);
+      break;
+  }
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "%s(dst 0x%llx, src 0x%llx, %zu bytes)", operation,
+                            (unsigned long long)dst, (unsigned long long)src, size);
+  }
+  return NULL;
+}

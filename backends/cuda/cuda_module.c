@@ -1,0 +1,413 @@
+/* tkrt CUDA backend: loading module images (cubin, fatbin, PTX through the driver's JIT linker
+ * and the on-disk cubin cache) and the function records launches use. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cuda/cuda_cache.h"
+#include "backends/cuda/cuda_device.h"
+
+typedef struct tkrt_cuda_module {
+  CUmodule module;
+  pthread_mutex_t lock; /* guards `functions`; lookups only, never launches */
+  tkrt_cuda_function_t* functions;
+} tkrt_cuda_module_t;
+
+/* ---------------------------------------------------------------- statistics and warnings */
+
+static struct {
+  atomic_ullong jit_compiles;
+  atomic_ullong cache_hits;
+  atomic_ullong cache_misses;
+  atomic_ullong cache_corrupt;
+  atomic_ullong cache_write_failures;
+} tkrt_cuda_stats;
+
+void tkrt_cuda_module_stats(tkrt_cuda_module_stats_t* out_stats) {
+  out_stats->jit_compiles = atomic_load(&tkrt_cuda_stats.jit_compiles);
+  out_stats->cache_hits = atomic_load(&tkrt_cuda_stats.cache_hits);
+  out_stats->cache_misses = atomic_load(&tkrt_cuda_stats.cache_misses);
+  out_stats->cache_corrupt = atomic_load(&tkrt_cuda_stats.cache_corrupt);
+  out_stats->cache_write_failures = atomic_load(&tkrt_cuda_stats.cache_write_failures);
+}
+
+/* A damaged cache is worth one line on stderr even without TKRT_LOG (it costs a JIT per load and
+ * may point at a failing disk), but not one per load. */
+static atomic_int tkrt_cuda_corrupt_warned;
+
+static void tkrt_cuda_warn_corrupt(const char* path, const char* why) {
+  if (tkrt_cuda_log_enabled()) {
+    tkrt_cuda_log("PTX cache entry %s is corrupt (%s); removed, recompiling", path, why);
+  } else if (!atomic_exchange(&tkrt_cuda_corrupt_warned, 1)) {
+    fprintf(stderr,
+            "tkrt: cuda: warning: PTX cache entry %s is corrupt (%s); removed and rebuilt "
+            "(further reports need TKRT_LOG=1)\n",
+            path, why);
+  }
+}
+
+static double tkrt_cuda_now_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+}
+
+/* ---------------------------------------------------------------- PTX */
+
+enum { TKRT_CUDA_JIT_LOG_SIZE = 16384 };
+
+/* Compiles NUL-terminated PTX with the driver's JIT linker. On success *out_state owns the cubin
+ * (*out_cubin, *out_size) until cuLinkDestroy. The target comes from the current context. */
+static tkrt_status_t tkrt_cuda_jit(tkrt_cuda_device_t* device, const char* ptx, size_t size,
+                                   CUlinkState* out_state, void** out_cubin, size_t* out_size) {
+  const tkrt_cuda_driver_t* driver = device->driver;
+  tkrt_status_t status = NULL;
+  CUlinkState state = NULL;
+  char* error_log = calloc(1, TKRT_CUDA_JIT_LOG_SIZE);
+  char* info_log = calloc(1, TKRT_CUDA_JIT_LOG_SIZE);
+  if (!error_log || !info_log) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    goto cleanup;
+  }
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE};
+  void* values[] = {error_log, (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE, info_log,
+                    (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE,
+                    (void*)(uintptr_t)(tkrt_cuda_log_enabled() ? 1 : 0)};
+  _Static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]),
+                 "one value per JIT option");
+  CUresult result =
+      driver->cuLinkCreate(sizeof(options) / sizeof(options[0]), options, values, &state);
+  if (result != CUDA_SUCCESS) {
+    state = NULL;
+    status = TKRT_CUDA_STATUS(result, "cuLinkCreate");
+    goto cleanup;
+  }
+  const char* operation = "cuLinkAddData(PTX)";
+  result = driver->cuLinkAddData(state, CU_JIT_INPUT_PTX, (void*)ptx, size + 1, "tkrt.ptx", 0,
+                                 NULL, NULL);
+  void* cubin = NULL;
+  size_t cubin_size = 0;
+  if (result == CUDA_SUCCESS) {
+    operation = "cuLinkComplete";
+    result = driver->cuLinkComplete(state, &cubin, &cubin_size);
+  }
+  if (result != CUDA_SUCCESS) {
+    status = TKRT_CUDA_STATUS(result, "PTX JIT compilation for %s (%s)", device->ptx_target,
+                              operation);
+    /* A compile error is the caller's PTX, whatever code the driver chose for it. */
+    if (tkrt_status_code(status) == TKRT_STATUS_INTERNAL) {
+      tkrt_status_t wrapped = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s",
+                                               tkrt_status_message(status));
+      tkrt_status_free(status);
+      status = wrapped;
+    }
+    if (error_log[0]) {
+      error_log[TKRT_CUDA_JIT_LOG_SIZE - 1] = '\0';
+      tkrt_status_t logged = TKRT_STATUS_MAKE(tkrt_status_code(status), "%s; JIT log: %s",
+                                              tkrt_status_message(status), error_log);
+      tkrt_status_free(status);
+      status = logged;
+    }
+    goto cleanup;
+  }
+  if (info_log[0]) {
+    info_log[TKRT_CUDA_JIT_LOG_SIZE - 1] = '\0';
+    tkrt_cuda_log("JIT info log: %s", info_log);
+  }
+  atomic_fetch_add(&tkrt_cuda_stats.jit_compiles, 1);
+  *out_state = state;
+  *out_cubin = cubin;
+  *out_size = cubin_size;
+  state = NULL;
+
+cleanup:
+  if (state) driver->cuLinkDestroy(state);
+  free(error_log);
+  free(info_log);
+  return status;
+}
+
+static tkrt_status_t tkrt_cuda_load_data(tkrt_cuda_device_t* device, const void* data,
+                                         const char* what, CUmodule* out_module) {
+  CUmodule module = NULL;
+  CUresult result = device->driver->cuModuleLoadData(&module, data);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "cuModuleLoadData(%s for %s)", what,
+                            device->base.info.arch);
+  }
+  *out_module = module;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_image_t* image,
+                                        CUmodule* out_module) {
+  tkrt_status_t status = NULL;
+  CUlinkState link = NULL;
+  void* cached = NULL;
+  /* The driver wants NUL-terminated PTX; the API allows unterminated text. */
+  char* ptx = malloc(image->size + 1);
+  if (!ptx) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  memcpy(ptx, image->data, image->size);
+  ptx[image->size] = '\0';
+  size_t ptx_size = strlen(ptx); /* a trailing NUL in the image is not part of the text */
+
+  char dir[4096];
+  const int cache_on = tkrt_cuda_cache_dir(dir, sizeof(dir));
+  tkrt_cuda_cache_key_t key;
+  tkrt_cuda_cache_key(ptx, ptx_size, device->ptx_target, device->driver->driver_version, &key);
+  char path[4096 + 80];
+  if (!cache_on || tkrt_cuda_cache_entry_path(dir, &key, path, sizeof(path)) != 0) {
+    snprintf(path, sizeof(path), "(cache off)");
+  }
+  const double started = tkrt_cuda_now_ms();
+
+  if (cache_on) {
+    size_t cached_size = 0;
+    char why[256];
+    tkrt_cuda_cache_result_t lookup =
+        tkrt_cuda_cache_read(dir, &key, &cached, &cached_size, why, sizeof(why));
+    if (lookup == TKRT_CUDA_CACHE_HIT) {
+      CUmodule module = NULL;
+      CUresult result = device->driver->cuModuleLoadData(&module, cached);
+      if (result == CUDA_SUCCESS) {
+        atomic_fetch_add(&tkrt_cuda_stats.cache_hits, 1);
+        tkrt_cuda_log("PTX cache hit %s (%zu-byte cubin from %s, loaded in %.3f ms)", key.hex,
+                      cached_size, path, tkrt_cuda_now_ms() - started);
+        *out_module = module;
+        goto cleanup;
+      }
+      /* Intact but refused (say, a driver downgrade with an unchanged version number): rebuild. */
+      atomic_fetch_add(&tkrt_cuda_stats.cache_corrupt, 1);
+      tkrt_cuda_cache_remove(dir, &key);
+      tkrt_cuda_warn_corrupt(path, "the driver refused the cached cubin");
+    } else if (lookup == TKRT_CUDA_CACHE_CORRUPT) {
+      atomic_fetch_add(&tkrt_cuda_stats.cache_corrupt, 1);
+      tkrt_cuda_warn_corrupt(path, why);
+    } else {
+      atomic_fetch_add(&tkrt_cuda_stats.cache_misses, 1);
+      tkrt_cuda_log("PTX cache miss %s (%s; %s)", key.hex, path, why);
+    }
+  }
+
+  void* cubin = NULL;
+  size_t cubin_size = 0;
+  status = tkrt_cuda_jit(device, ptx, ptx_size, &link, &cubin, &cubin_size);
+  if (status) goto cleanup;
+  const double compiled = tkrt_cuda_now_ms();
+  status = tkrt_cuda_load_data(device, cubin, "JIT-compiled cubin", out_module);
+  if (status) goto cleanup;
+  tkrt_cuda_log("PTX JIT %s: %zu bytes of PTX -> %zu-byte cubin for %s in %.3f ms", key.hex,
+                ptx_size, cubin_size, device->ptx_target, compiled - started);
+  if (cache_on) {
+    char why[512];
+    if (tkrt_cuda_cache_write(dir, &key, cubin, cubin_size, why, sizeof(why)) != 0) {
+      /* The module is loaded; a cache that cannot be written only costs the next process a JIT. */
+      atomic_fetch_add(&tkrt_cuda_stats.cache_write_failures, 1);
+      tkrt_cuda_log("PTX cache write %s failed: %s", key.hex, why);
+    } else {
+      tkrt_cuda_log("PTX cache store %s (%s)", key.hex, path);
+    }
+  }
+
+cleanup:
+  if (link) device->driver->cuLinkDestroy(link);
+  free(cached);
+  free(ptx);
+  return status;
+}
+
+/* ---------------------------------------------------------------- vtable methods */
+
+tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* base, const tkrt_image_t* image,
+                                    void** out_module) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  tkrt_status_t status = NULL;
+  void* aligned = NULL;
+  tkrt_cuda_module_t* module = calloc(1, sizeof(*module));
+  if (!module) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  status = tkrt_cuda_device_activate(device);
+  if (status) goto cleanup;
+  switch (image->kind) {
+    case TKRT_IMAGE_PTX:
+      status = tkrt_cuda_load_ptx(device, image, &module->module);
+      break;
+    case TKRT_IMAGE_CUBIN:
+    case TKRT_IMAGE_FATBIN: {
+      /* ELF and fatbin headers are read in place as 8-byte fields; callers' buffers (a slice of
+       * a protobuf, say) need not be aligned. */
+      const void* data = image->data;
+      if ((uintptr_t)data % 8 != 0) {
+        aligned = malloc(image->size);
+        if (!aligned) {
+          status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+          break;
+        }
+        memcpy(aligned, image->data, image->size);
+        data = aligned;
+      }
+      status = tkrt_cuda_load_data(device, data, tkrt_image_kind_name(image->kind),
+                                   &module->module);
+      break;
+    }
+    case TKRT_IMAGE_AUTO:
+    case TKRT_IMAGE_HSACO:
+    case TKRT_IMAGE_HOST:
+    default:
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "the cuda backend loads PTX, cubin and fatbin images, not %s",
+                                tkrt_image_kind_name(image->kind));
+      break;
+  }
+  if (status) goto cleanup;
+  pthread_mutex_init(&module->lock, NULL);
+  *out_module = module;
+  module = NULL;
+
+cleanup:
+  free(aligned);
+  free(module);
+  return status;
+}
+
+void tkrt_cuda_module_unload(tkrt_device_t* base, void* module_handle) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  tkrt_cuda_module_t* module = module_handle;
+  if (!module) return;
+  tkrt_status_t status = tkrt_cuda_device_activate(device);
+  if (!status) {
+    CUresult result = device->driver->cuModuleUnload(module->module);
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED) {
+      status = TKRT_CUDA_STATUS(result, "cuModuleUnload");
+    }
+  }
+  if (status) {
+    /* Unloading cannot report failure; leaking the module is all that happens. */
+    tkrt_cuda_log("unloading a module: %s", tkrt_status_message(status));
+    tkrt_status_free(status);
+  }
+  for (tkrt_cuda_function_t* function = module->functions; function;) {
+    tkrt_cuda_function_t* next = function->next;
+    free(function);
+    function = next;
+  }
+  pthread_mutex_destroy(&module->lock);
+  free(module);
+}
+
+static tkrt_status_t tkrt_cuda_function_attribute(const tkrt_cuda_device_t* device,
+                                                  CUfunction function,
+                                                  CUfunction_attribute attribute,
+                                                  const char* what, int* out_value) {
+  int value = 0;
+  CUresult result = device->driver->cuFuncGetAttribute(&value, attribute, function);
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuFuncGetAttribute(%s)", what);
+  *out_value = value;
+  return NULL;
+}
+
+tkrt_status_t tkrt_cuda_function_get(tkrt_device_t* base, void* module_handle, const char* name,
+                                     void** out_function) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  tkrt_cuda_module_t* module = module_handle;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUfunction handle = NULL;
+  CUresult result = device->driver->cuModuleGetFunction(&handle, module->module, name);
+  if (result != CUDA_SUCCESS) {
+    tkrt_status_t status = TKRT_CUDA_STATUS(result, "cuModuleGetFunction");
+    return tkrt_status_annotate(status, "kernel '%s' is not in the module", name);
+  }
+  int static_shared = 0, dynamic_limit = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(
+      device, handle, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES", &static_shared));
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(
+      device, handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      "MAX_DYNAMIC_SHARED_SIZE_BYTES", &dynamic_limit));
+  tkrt_cuda_function_t* function = calloc(1, sizeof(*function));
+  if (!function) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  function->function = handle;
+  function->static_shared_bytes = static_shared < 0 ? 0u : (uint32_t)static_shared;
+  uint32_t optin = device->base.info.max_shared_per_block_optin;
+  function->max_dynamic_shared_bytes =
+      optin > function->static_shared_bytes ? optin - function->static_shared_bytes : 0u;
+  atomic_init(&function->dynamic_shared_limit, dynamic_limit < 0 ? 0u : (uint32_t)dynamic_limit);
+  pthread_mutex_lock(&module->lock);
+  function->next = module->functions;
+  module->functions = function;
+  pthread_mutex_unlock(&module->lock);
+  *out_function = function;
+  return NULL;
+}
+
+tkrt_status_t tkrt_cuda_function_attrs(tkrt_device_t* base, void* function_handle,
+                                       tkrt_function_attrs_t* out_attrs) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  tkrt_cuda_function_t* function = function_handle;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  static const struct {
+    CUfunction_attribute attribute;
+    const char* name;
+  } queries[] = {
+      {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"},
+      {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
+      {CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS"},
+      {CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "MAX_DYNAMIC_SHARED_SIZE_BYTES"},
+  };
+  int values[4];
+  for (int i = 0; i < 4; ++i) {
+    TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(device, function->function,
+                                                      queries[i].attribute, queries[i].name,
+                                                      &values[i]));
+  }
+  out_attrs->static_shared_bytes = values[0] < 0 ? 0u : (uint32_t)values[0];
+  out_attrs->max_threads_per_block = values[1] < 0 ? 0u : (uint32_t)values[1];
+  out_attrs->num_regs = values[2] < 0 ? 0u : (uint32_t)values[2];
+  out_attrs->max_dynamic_shared_bytes = values[3] < 0 ? 0u : (uint32_t)values[3];
+  return NULL;
+}
+
+static tkrt_status_t tkrt_cuda_function_set_limit(tkrt_cuda_device_t* device,
+                                                  tkrt_cuda_function_t* function,
+                                                  uint32_t bytes) {
+  if (bytes > function->max_dynamic_shared_bytes) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "%u bytes of dynamic shared memory asked for; the function may have "
+                            "at most %u (the device's opt-in limit of %u bytes minus %u bytes of "
+                            "static shared memory)",
+                            bytes, function->max_dynamic_shared_bytes,
+                            device->base.info.max_shared_per_block_optin,
+                            function->static_shared_bytes);
+  }
+  CUresult result = device->driver->cuFuncSetAttribute(
+      function->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+  if (result != CUDA_SUCCESS) {
+    return TKRT_CUDA_STATUS(result, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
+                            bytes);
+  }
+  atomic_store_explicit(&function->dynamic_shared_limit, bytes, memory_order_relaxed);
+  return NULL;
+}
+
+tkrt_status_t tkrt_cuda_function_set_max_dynamic_shared(tkrt_device_t* base,
+                                                        void* function_handle, uint32_t bytes) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  return tkrt_cuda_function_set_limit(device, function_handle, bytes);
+}
+
+tkrt_status_t tkrt_cuda_function_ensure_dynamic_shared(tkrt_cuda_device_t* device,
+                                                       tkrt_cuda_function_t* function,
+                                                       uint32_t bytes) {
+  if (bytes > function->max_dynamic_shared_bytes) {
+    return tkrt_cuda_function_set_limit(device, function, bytes); /* the OUT_OF_RANGE message */
+  }
+  /* Straight to the most the function may use, as Triton's and jaxlib's launchers do: the limit
+   * does not reserve memory (each launch's own size does), and later launches of any size then
+   * skip this. Two threads racing here set the same value twice, which is harmless. */
+  return tkrt_cuda_function_set_limit(device, function, function->max_dynamic_shared_bytes);
+}
