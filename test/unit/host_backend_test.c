@@ -1,0 +1,337 @@
+/* The host backend's own behaviour beyond the conformance suite: loading from memory, kernel
+ * signatures, parameter packing, the worker pool, capture rules, handle checks and limits. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "test/harness.h"
+#include "tkrt/tkrt.h"
+
+static const char* g_image_path;
+
+static tkrt_device_t* open_host(void) {
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  options.backend = "host";
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_device_open(&options, &device);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_device_open", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+  }
+  return device;
+}
+
+static tkrt_module_t* load_test_kernels(tkrt_device_t* device) {
+  size_t size = 0;
+  void* bytes = tkrt_test_read_file(g_image_path, &size);
+  if (!bytes) return NULL;
+  tkrt_image_t image = {TKRT_IMAGE_HOST, bytes, size};
+  tkrt_module_t* module = NULL;
+  tkrt_status_t status = tkrt_module_load(device, &image, &module);
+  free(bytes);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_module_load", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+  }
+  return module;
+}
+
+static size_t count_entries(const char* path) {
+  DIR* dir = opendir(path);
+  if (!dir) return 0;
+  size_t count = 0;
+  while (readdir(dir)) ++count;
+  closedir(dir);
+  return count;
+}
+
+static void test_load_from_memory_leaves_no_file(void) {
+  const char* tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  size_t tmp_before = count_entries(tmp), shm_before = count_entries("/dev/shm");
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  EXPECT_TRUE(module != NULL);
+  EXPECT_EQ_U64(count_entries(tmp), tmp_before);
+  EXPECT_EQ_U64(count_entries("/dev/shm"), shm_before);
+  /* The image is mapped from an anonymous memfd. */
+  size_t maps_size = 0;
+  char* maps = tkrt_test_read_file("/proc/self/maps", &maps_size);
+  (void)maps; /* /proc files report size 0; read them by stream instead */
+  free(maps);
+  FILE* file = fopen("/proc/self/maps", "r");
+  char line[512];
+  int found = 0;
+  while (file && fgets(line, sizeof(line), file)) found |= strstr(line, "memfd:tkrt-host-image") != NULL;
+  if (file) fclose(file);
+  EXPECT_TRUE(found);
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
+static void test_wrong_image_kinds(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = NULL;
+  const char ptx[] = ".version 8.7\n.target sm_90a\n.address_size 64\n";
+  tkrt_image_t image = {TKRT_IMAGE_AUTO, ptx, sizeof(ptx) - 1};
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT, "not ptx");
+  unsigned char elf[128];
+  memset(elf, 0, sizeof(elf));
+  memcpy(elf, "\x7f" "ELF", 4);
+  elf[4] = 2;
+  elf[5] = 1;
+  elf[16] = 2;   /* ET_EXEC */
+  elf[18] = 190; /* EM_CUDA: detected as a cubin */
+  image = (tkrt_image_t){TKRT_IMAGE_AUTO, elf, sizeof(elf)};
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT, "not cubin");
+  image.kind = TKRT_IMAGE_HOST; /* forced: the machine check catches it */
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT,
+                "machine 190 (NVIDIA CUDA)");
+#if defined(__x86_64__)
+  elf[18] = 62;
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT, "ET_DYN");
+  elf[16] = 3; /* ET_DYN, but no program headers */
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT,
+                "truncated or corrupt");
+#endif
+  EXPECT_TRUE(module == NULL);
+  tkrt_device_release(device);
+}
+
+static void test_signatures_and_packing(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  ASSERT_TRUE(module != NULL);
+  tkrt_function_t* fn = NULL;
+  EXPECT_STATUS(tkrt_module_get_function(module, "bad_signature", &fn),
+                TKRT_STATUS_INVALID_ARGUMENT, "unknown type 'complex64' at parameter 1");
+  ASSERT_OK(tkrt_module_get_function(module, "mixed_sizes", &fn));
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 3 * 8, &out));
+  uint8_t flag = 1;
+  uint16_t half = 0x3C00;
+  int8_t small = -5;
+  void* params[] = {&flag, &half, &out, &small};
+  tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                            .param_count = 3};
+  EXPECT_STATUS(tkrt_launch(fn, &p, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "declares 4 parameters (i1,fp16,*u64,i8) but 3 were given");
+  p.param_count = 4;
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  uint64_t values[3] = {0};
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, values, out, sizeof(values), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  EXPECT_EQ_U64(values[0], 1);
+  EXPECT_EQ_U64(values[1], 0x3C00);
+  EXPECT_EQ_U64(values[2], (uint64_t)(int64_t)-5);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
+static void test_static_shared_memory(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  ASSERT_TRUE(module != NULL);
+  tkrt_function_t* fn = NULL;
+  ASSERT_OK(tkrt_module_get_function(module, "static_shared", &fn));
+  tkrt_function_attrs_t attrs;
+  ASSERT_OK(tkrt_function_get_attrs(fn, &attrs));
+  EXPECT_EQ_U64(attrs.static_shared_bytes, 4096);
+  EXPECT_EQ_U64(attrs.max_dynamic_shared_bytes, 48 * 1024 - 4096);
+  const tkrt_device_info_t* info = tkrt_device_info(device);
+  EXPECT_STATUS(tkrt_function_set_max_dynamic_shared(fn, info->max_shared_per_block_optin - 4095),
+                TKRT_STATUS_OUT_OF_RANGE, "minus 4096 bytes of static shared memory");
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4 * 4, &out));
+  void* params[] = {&out};
+  tkrt_launch_params_t p = {.grid = {4, 1, 1}, .block = {32, 1, 1}, .shared_mem_bytes = 100000,
+                            .params = params, .param_count = 1};
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  uint32_t values[4];
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, values, out, sizeof(values), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ_U64(values[i], 4096 + 100000);
+  /* Static plus dynamic past the opt-in limit is refused before running. */
+  p.shared_mem_bytes = info->max_shared_per_block_optin - 100;
+  EXPECT_STATUS(tkrt_launch(fn, &p, NULL), TKRT_STATUS_OUT_OF_RANGE, NULL);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
+static void run_squares(tkrt_device_t* device, tkrt_function_t* fn, uint64_t* host, int64_t n) {
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, (size_t)n * 8, &out));
+  EXPECT_OK(tkrt_memset_async(device, out, 0, (size_t)n * 8, NULL));
+  void* params[] = {&out, &n};
+  tkrt_launch_params_t p = {.grid = {1000, (uint32_t)((n + 999) / 1000), 1}, .block = {32, 1, 1},
+                            .params = params, .param_count = 2};
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, host, out, (size_t)n * 8, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  EXPECT_OK(tkrt_memory_free(device, out));
+}
+
+static void test_many_programs_deterministic(void) {
+  const int64_t n = 300000;
+  uint64_t* first = calloc((size_t)n, 8);
+  uint64_t* second = calloc((size_t)n, 8);
+  ASSERT_TRUE(first && second);
+  for (int threads = 0; threads < 2; ++threads) {
+    if (threads) setenv("TKRT_HOST_THREADS", "1", 1);
+    tkrt_device_t* device = open_host();
+    if (!device) break;
+    if (threads) EXPECT_EQ_U64(tkrt_device_info(device)->sm_count, 1);
+    tkrt_module_t* module = load_test_kernels(device);
+    tkrt_function_t* fn = NULL;
+    if (module) EXPECT_OK(tkrt_module_get_function(module, "squares", &fn));
+    if (fn) run_squares(device, fn, threads ? second : first, n);
+    tkrt_module_unload(module);
+    tkrt_device_release(device);
+  }
+  unsetenv("TKRT_HOST_THREADS");
+  size_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += first[i] != (uint64_t)(i * i) || second[i] != first[i];
+  EXPECT_EQ_U64(wrong, 0);
+  free(first);
+  free(second);
+}
+
+static void test_events_time_real_work(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  tkrt_function_t* fn = NULL;
+  if (module) EXPECT_OK(tkrt_module_get_function(module, "spin", &fn));
+  tkrt_event_t start = NULL, end = NULL;
+  EXPECT_OK(tkrt_event_create(device, &start));
+  EXPECT_OK(tkrt_event_create(device, &end));
+  if (fn && start && end) {
+    uint32_t micros = 20000;
+    void* params[] = {&micros};
+    tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                              .param_count = 1};
+    EXPECT_OK(tkrt_event_record(device, start, NULL));
+    EXPECT_OK(tkrt_launch(fn, &p, NULL));
+    EXPECT_OK(tkrt_event_record(device, end, NULL));
+    EXPECT_OK(tkrt_event_synchronize(device, end));
+    float ms = 0;
+    EXPECT_OK(tkrt_event_elapsed_ms(device, start, end, &ms));
+    EXPECT_TRUE(ms >= 19.0f && ms < 10000.0f);
+    fprintf(stderr, "  20 ms of spinning measured as %.3f ms\n", ms);
+  }
+  EXPECT_OK(tkrt_event_destroy(device, start));
+  EXPECT_OK(tkrt_event_destroy(device, end));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
+static void test_capture_rules(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(device, &stream));
+  tkrt_graph_t* graph = NULL;
+  EXPECT_STATUS(tkrt_stream_end_capture(device, stream, &graph), TKRT_STATUS_FAILED_PRECONDITION,
+                "not capturing");
+  EXPECT_STATUS(tkrt_stream_begin_capture(device, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "default stream");
+  ASSERT_OK(tkrt_stream_begin_capture(device, stream));
+  EXPECT_STATUS(tkrt_stream_begin_capture(device, stream), TKRT_STATUS_FAILED_PRECONDITION,
+                "already capturing");
+  tkrt_deviceptr_t ptr = 0;
+  EXPECT_STATUS(tkrt_memory_alloc(device, 64, &ptr), TKRT_STATUS_FAILED_PRECONDITION, "capturing");
+  void* pinned = NULL;
+  EXPECT_STATUS(tkrt_host_alloc(device, 64, &pinned), TKRT_STATUS_FAILED_PRECONDITION, "capturing");
+  size_t size = 0;
+  void* bytes = tkrt_test_read_file(g_image_path, &size);
+  tkrt_image_t image = {TKRT_IMAGE_HOST, bytes, size};
+  tkrt_module_t* module = NULL;
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_FAILED_PRECONDITION,
+                "capturing");
+  EXPECT_STATUS(tkrt_stream_synchronize(device, stream), TKRT_STATUS_FAILED_PRECONDITION,
+                "capturing");
+  EXPECT_OK(tkrt_stream_end_capture(device, stream, &graph));
+  EXPECT_OK(tkrt_graph_destroy(device, graph));
+  /* After capture everything is allowed again. */
+  EXPECT_OK(tkrt_memory_alloc(device, 64, &ptr));
+  EXPECT_OK(tkrt_memory_free(device, ptr));
+  /* A stream destroyed mid-capture releases its graph and the device's capture state. */
+  ASSERT_OK(tkrt_stream_begin_capture(device, stream));
+  EXPECT_OK(tkrt_memset_async(device, 0x1000, 0, 16, stream)); /* recorded, never run */
+  EXPECT_OK(tkrt_stream_destroy(device, stream));
+  EXPECT_OK(tkrt_module_load(device, &image, &module));
+  tkrt_module_unload(module);
+  free(bytes);
+  tkrt_device_release(device);
+}
+
+static void test_handles_and_frees_are_checked(void) {
+  tkrt_device_t* a = open_host();
+  tkrt_device_t* b = open_host();
+  ASSERT_TRUE(a && b);
+  tkrt_stream_t stream = NULL;
+  tkrt_event_t event = NULL;
+  EXPECT_OK(tkrt_stream_create(a, &stream));
+  EXPECT_OK(tkrt_event_create(a, &event));
+  EXPECT_STATUS(tkrt_stream_synchronize(b, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream of this host device");
+  EXPECT_STATUS(tkrt_event_record(b, event, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live event of this host device");
+  tkrt_deviceptr_t ptr = 0;
+  ASSERT_OK(tkrt_memory_alloc(a, 4096, &ptr));
+  EXPECT_TRUE(ptr % 256 == 0);
+  EXPECT_STATUS(tkrt_memory_free(a, ptr + 8), TKRT_STATUS_INVALID_ARGUMENT, "not the start");
+  EXPECT_OK(tkrt_memset_async(a, ptr, 0, 4096, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(a, NULL));
+  EXPECT_STATUS(tkrt_memory_free(a, ptr + 256), TKRT_STATUS_INVALID_ARGUMENT,
+                "not allocated by the host backend");
+  EXPECT_OK(tkrt_memory_free(a, ptr));
+  EXPECT_STATUS(tkrt_stream_destroy(a, NULL), TKRT_STATUS_INVALID_ARGUMENT, "default stream");
+  EXPECT_OK(tkrt_event_destroy(a, event));
+  /* `stream` is left for device destruction to drain and free. */
+  tkrt_device_release(a);
+  tkrt_device_release(b);
+}
+
+static void test_device_limits(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  const tkrt_device_info_t* info = tkrt_device_info(device);
+  EXPECT_EQ_U64(info->warp_size, 32);
+  EXPECT_EQ_U64(info->max_grid_dim[0], 2147483647u);
+  EXPECT_EQ_U64(info->max_grid_dim[1], 65535);
+  EXPECT_EQ_U64(info->max_grid_dim[2], 65535);
+  EXPECT_EQ_U64(info->max_shared_per_block, 48 * 1024);
+  EXPECT_EQ_U64(info->max_shared_per_block_optin, 227 * 1024);
+  EXPECT_EQ_U64(info->max_cluster_size, 8);
+  EXPECT_TRUE(info->features & TKRT_DEVICE_FEATURE_GRAPHS);
+  tkrt_device_release(device);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s <host test kernels image> [case...]\n", argv[0]);
+    return 2;
+  }
+  g_image_path = argv[1];
+  static const tkrt_test_case_t cases[] = {
+      TKRT_TEST_CASE(test_load_from_memory_leaves_no_file),
+      TKRT_TEST_CASE(test_wrong_image_kinds),
+      TKRT_TEST_CASE(test_signatures_and_packing),
+      TKRT_TEST_CASE(test_static_shared_memory),
+      TKRT_TEST_CASE(test_many_programs_deterministic),
+      TKRT_TEST_CASE(test_events_time_real_work),
+      TKRT_TEST_CASE(test_capture_rules),
+      TKRT_TEST_CASE(test_handles_and_frees_are_checked),
+      TKRT_TEST_CASE(test_device_limits),
+  };
+  return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+}
