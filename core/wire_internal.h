@@ -1,0 +1,57 @@
+/* tkrt core: helpers of the jaxlib codec shared by the decoder and the encoder: zlib framing and
+ * recognising image bytes (PTX text, cubin, fatbin, HSACO, host ELF). */
+#ifndef TKRT_CORE_WIRE_INTERNAL_H_
+#define TKRT_CORE_WIRE_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/call.h"
+#include "tkrt/device.h"
+#include "tkrt/status.h"
+
+/* ---------------------------------------------------------------- zlib (wire_zlib.c) */
+
+/* True when the first two bytes are a valid RFC 1950 header (deflate, window <= 32 KiB, check
+ * bits). A jaxlib message never looks like one: it starts with field 1 or 2, length-delimited. */
+bool tkrt_wire_is_zlib(const uint8_t* data, size_t size);
+
+/* Inflates one whole zlib stream into a malloc'ed buffer of at most `limit` bytes. Trailing bytes
+ * after the stream, truncation and corruption are INVALID_ARGUMENT "zlib inflate failed: ...". */
+tkrt_status_t tkrt_wire_inflate(const uint8_t* data, size_t size, size_t limit,
+                                uint8_t** out_data, size_t* out_size);
+
+/* Deflates into a malloc'ed zlib stream (RFC 1950) at `level` (-1: zlib's default). */
+tkrt_status_t tkrt_wire_deflate(const uint8_t* data, size_t size, int level, uint8_t** out_data,
+                                size_t* out_size);
+
+/* ---------------------------------------------------------------- images (wire_image.c) */
+
+#define TKRT_WIRE_ARCH_MAX 32
+
+/* What the bytes of an image are: kind (AUTO when unrecognised), its backend ("cuda", "hip",
+ * "host", or NULL), and the architecture when the header says it ("gfx942", "x86_64"), else "". */
+typedef struct tkrt_wire_image_facts {
+  tkrt_image_kind_t kind;
+  const char* backend;
+  char arch[TKRT_WIRE_ARCH_MAX];
+} tkrt_wire_image_facts_t;
+
+void tkrt_wire_image_detect(const uint8_t* data, size_t size, tkrt_wire_image_facts_t* facts);
+
+/* Whether TritonKernel.ptx holds PTX text rather than a file path (ROCm). PTX always has several
+ * lines (.version, .target, .address_size ...); a path has none. */
+bool tkrt_wire_ptx_field_is_text(const uint8_t* data, size_t size);
+
+/* "sm_90a" for compute capability 90 and above (jaxlib compiles for sm_XYa there), "sm_86"
+ * below; "" for 0. */
+void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_MAX]);
+
+/* Reads a whole regular file (at most `limit` bytes) into a malloc'ed buffer. `path` is relative
+ * to base_dir when not absolute. Never modifies or removes the file. Errors: NOT_FOUND when it
+ * does not exist, PERMISSION_DENIED, INVALID_ARGUMENT (not a regular file, too large). */
+tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t limit,
+                                  uint8_t** out_data, size_t* out_size);
+
+#endif /* TKRT_CORE_WIRE_INTERNAL_H_ */
