@@ -1,0 +1,360 @@
+/* tkrt HIP backend: the backend factory (probe, device creation), device attributes read in an
+ * ABI-safe way across ROCm 5 to 7, and the device vtable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/hip/hip_internal.h"
+
+/* ---------------------------------------------------------------- device attributes
+ *
+ * Why attributes one by one: ROCm 6 changed hipDeviceProp_t (new fields in the middle, gcnArchName
+ * moved; the new layout is hipDeviceProp_tR0600 behind hipGetDevicePropertiesR0600), so a struct
+ * compiled against one ROCm and filled by another is garbage. hipDeviceGetAttribute returns one int
+ * per call and has no struct layout to disagree on.
+ *
+ * The numbers are pinned here, not taken from whichever header we compile against, so that the
+ * meaning never depends on the build machine. hipDeviceAttribute_t was renumbered once, before
+ * ROCm 5.0 (CUDA-compatible attributes from 0, AMD-specific ones from 10000); since then entries
+ * are only appended, and ROCm 6 turned removed ones (Name, Uuid, Arch, GcnArch, GcnArchName) into
+ * hipDeviceAttributeUnused1..5 placeholders precisely to keep every later value in place.
+ * Checked: the ROCm 5.2 headers installed here (static assertions below) and the ROCm 7 headers
+ * (rocm-systems include/hip/hip_runtime_api.h) give the same values. tkrt refuses runtimes older
+ * than 5.0 (hip_library.c), and a sanity check after reading catches a future renumbering. */
+typedef struct tkrt_hip_attribute_ids {
+  int cooperative_launch, cc_major, max_block_dim[3], max_grid_dim[3], max_threads_per_block,
+      cc_minor, multiprocessor_count, max_shared_per_block, shared_per_block_optin, warp_size;
+} tkrt_hip_attribute_ids_t;
+
+static const tkrt_hip_attribute_ids_t tkrt_hip_attributes_rocm5_to_7 = {
+    .cooperative_launch = 10,
+    .cc_major = 23,
+    .max_block_dim = {26, 27, 28},
+    .max_grid_dim = {29, 30, 31},
+    .max_threads_per_block = 56,
+    .cc_minor = 61,
+    .multiprocessor_count = 63,
+    .max_shared_per_block = 74,
+    .shared_per_block_optin = 75,
+    .warp_size = 87,
+};
+
+#if HIP_VERSION_MAJOR == 5 || HIP_VERSION_MAJOR == 6 || HIP_VERSION_MAJOR == 7
+static_assert(hipDeviceAttributeCooperativeLaunch == 10, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeComputeCapabilityMajor == 23, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeMaxBlockDimX == 26, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeMaxGridDimZ == 31, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeMaxThreadsPerBlock == 56, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeComputeCapabilityMinor == 61, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeMultiprocessorCount == 63, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeMaxSharedMemoryPerBlock == 74, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeSharedMemPerBlockOptin == 75, "hipDeviceAttribute_t moved");
+static_assert(hipDeviceAttributeWarpSize == 87, "hipDeviceAttribute_t moved");
+#endif
+
+/* The table for a runtime (hipRuntimeGetVersion): one so far; a future renumbering adds one. */
+static const tkrt_hip_attribute_ids_t* tkrt_hip_attribute_ids(int runtime_version) {
+  (void)runtime_version; /* >= 5.0 is guaranteed by hip_library.c */
+  return &tkrt_hip_attributes_rocm5_to_7;
+}
+
+/* ---------------------------------------------------------------- gcnArchName
+ *
+ * No attribute returns the arch name (hipDeviceAttributeGcnArchName existed in ROCm 5 only, and
+ * attributes are ints anyway), so it comes from the properties struct, read ABI-safely: the entry
+ * point we call names the layout it fills (hipGetDevicePropertiesR0600 -> the ROCm 6 layout,
+ * hipGetDeviceProperties in a library without R0600 -> the ROCm 5 layout), we mirror both layouts
+ * up to gcnArchName below, the call writes into a buffer far larger than either struct, and the
+ * result is cross-checked (warpSize field == the warp size attribute, name starts with "gfx" and
+ * ends within its 256 bytes). If anything disagrees the name is left empty: the device still
+ * works, only the pre-load arch check is skipped (the runtime still rejects wrong code objects). */
+
+/* hipDeviceProp_t of ROCm 5.x (the R0000 layout), up to gcnArchName. */
+typedef struct tkrt_hip_props_r0000 {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate,
+      memoryClockRate, memoryBusWidth;
+  size_t totalConstMem;
+  int major, minor, multiProcessorCount, l2CacheSize, maxThreadsPerMultiProcessor, computeMode,
+      clockInstructionRate;
+  unsigned arch; /* hipDeviceArch_t: 17 one-bit fields in one unsigned int */
+  int concurrentKernels, pciDomainID, pciBusID, pciDeviceID;
+  size_t maxSharedMemoryPerMultiProcessor;
+  int isMultiGpuBoard, canMapHostMemory, gcnArch;
+  char gcnArchName[256];
+} tkrt_hip_props_r0000_t;
+
+#if HIP_VERSION_MAJOR == 5
+static_assert(offsetof(hipDeviceProp_t, warpSize) == offsetof(tkrt_hip_props_r0000_t, warpSize),
+              "ROCm 5 hipDeviceProp_t mirror is wrong");
+static_assert(offsetof(hipDeviceProp_t, gcnArchName) ==
+                  offsetof(tkrt_hip_props_r0000_t, gcnArchName),
+              "ROCm 5 hipDeviceProp_t mirror is wrong");
+#endif
+
+/* hipDeviceProp_tR0600 (ROCm 6.0 to 7), up to gcnArchName; the reserved arrays keep its size. */
+typedef struct tkrt_hip_props_r0600 {
+  char name[256];
+  char uuid[16];
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory,
+      computeMode, maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear, maxTexture2D[2],
+      maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
+      maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3],
+      maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3],
+      maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap,
+      maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver,
+      asyncEngineCount, unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize,
+      persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported,
+      globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID,
+      hostNativeAtomicSupported, singleToDoublePrecisionPerfRatio, pageableMemoryAccess,
+      concurrentManagedAccess, computePreemptionSupported, canUseHostPointerForRegisteredMem,
+      cooperativeLaunch, cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost,
+      maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported, sparseHipArraySupported, hostRegisterReadOnlySupported,
+      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingHipArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
+  int reserved[63];
+  int hipReserved[32];
+  char gcnArchName[256];
+} tkrt_hip_props_r0600_t;
+
+#if HIP_VERSION_MAJOR >= 6
+static_assert(offsetof(hipDeviceProp_tR0600, warpSize) ==
+                  offsetof(tkrt_hip_props_r0600_t, warpSize),
+              "ROCm 6 hipDeviceProp_t mirror is wrong");
+static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) ==
+                  offsetof(tkrt_hip_props_r0600_t, gcnArchName),
+              "ROCm 6 hipDeviceProp_t mirror is wrong");
+#endif
+
+/* Far above either layout's size (about 800 and 1500 bytes). */
+#define TKRT_HIP_PROPS_BUFFER 16384
+
+static void tkrt_hip_read_arch_name(const tkrt_hip_symbols_t* api, int ordinal, int warp_size,
+                                    char* out, size_t capacity) {
+  out[0] = '\0';
+  hipError_t (*get)(void*, int) = NULL;
+  size_t warp_offset = 0, name_offset = 0;
+  if (api->hipGetDevicePropertiesR0600) {
+    get = api->hipGetDevicePropertiesR0600;
+    warp_offset = offsetof(tkrt_hip_props_r0600_t, warpSize);
+    name_offset = offsetof(tkrt_hip_props_r0600_t, gcnArchName);
+  } else if (api->hipGetDeviceProperties) {
+    get = api->hipGetDeviceProperties;
+    warp_offset = offsetof(tkrt_hip_props_r0000_t, warpSize);
+    name_offset = offsetof(tkrt_hip_props_r0000_t, gcnArchName);
+  } else {
+    return;
+  }
+  unsigned char* buffer = calloc(1, TKRT_HIP_PROPS_BUFFER);
+  if (!buffer) return;
+  if (get(buffer, ordinal) == hipSuccess) {
+    int reported_warp;
+    memcpy(&reported_warp, buffer + warp_offset, sizeof(reported_warp));
+    const char* name = (const char*)buffer + name_offset;
+    if (reported_warp == warp_size && memchr(name, '\0', 256) && strncmp(name, "gfx", 3) == 0) {
+      snprintf(out, capacity, "%s", name);
+    }
+  }
+  free(buffer);
+}
+
+/* ---------------------------------------------------------------- the device */
+
+tkrt_status_t tkrt_hip_scope_enter(tkrt_hip_device_t* device, tkrt_hip_device_scope_t* scope) {
+  scope->switched = false;
+  hipError_t error = device->api->hipGetDevice(&scope->previous);
+  if (error != hipSuccess) scope->previous = -1;
+  if (scope->previous == device->ordinal) return NULL;
+  error = device->api->hipSetDevice(device->ordinal);
+  if (error != hipSuccess) {
+    return TKRT_HIP_STATUS(device->api, error, "hipSetDevice(%d)", device->ordinal);
+  }
+  scope->switched = true;
+  return NULL;
+}
+
+void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_t* scope) {
+  if (scope->switched && scope->previous >= 0) (void)device->api->hipSetDevice(scope->previous);
+}
+
+static void tkrt_hip_device_destroy(tkrt_device_t* base) {
+  free(tkrt_hip_device_cast(base));
+}
+
+static tkrt_status_t tkrt_hip_get_attribute(const tkrt_hip_device_t* device, int attribute,
+                                            const char* what, int* out) {
+  hipError_t error = device->api->hipDeviceGetAttribute(out, attribute, device->ordinal);
+  if (error != hipSuccess) {
+    return TKRT_HIP_STATUS(device->api, error, "hipDeviceGetAttribute(%s = %d, device %d)", what,
+                           attribute, device->ordinal);
+  }
+  return NULL;
+}
+
+static uint32_t tkrt_hip_positive(int value) { return value > 0 ? (uint32_t)value : 0; }
+
+static tkrt_status_t tkrt_hip_device_fill_info(tkrt_hip_device_t* device) {
+  const tkrt_hip_symbols_t* api = device->api;
+  const tkrt_hip_attribute_ids_t* ids = tkrt_hip_attribute_ids(device->library->runtime_version);
+  tkrt_device_info_t* info = &device->base.info;
+  int warp = 0, cooperative = 0, major = 0, minor = 0, sms = 0, threads = 0, shared = 0, optin = 0;
+  int block[3] = {0, 0, 0}, grid[3] = {0, 0, 0};
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->warp_size, "warp size", &warp));
+  TKRT_RETURN_IF_ERROR(
+      tkrt_hip_get_attribute(device, ids->cooperative_launch, "cooperative launch", &cooperative));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->cc_major, "major version", &major));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->cc_minor, "minor version", &minor));
+  TKRT_RETURN_IF_ERROR(
+      tkrt_hip_get_attribute(device, ids->multiprocessor_count, "compute units", &sms));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->max_threads_per_block,
+                                              "max threads per block", &threads));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->max_shared_per_block,
+                                              "max shared memory per block", &shared));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_get_attribute(device, ids->shared_per_block_optin,
+                                              "opt-in shared memory per block", &optin));
+  for (int i = 0; i < 3; ++i) {
+    TKRT_RETURN_IF_ERROR(
+        tkrt_hip_get_attribute(device, ids->max_block_dim[i], "max block dim", &block[i]));
+    TKRT_RETURN_IF_ERROR(
+        tkrt_hip_get_attribute(device, ids->max_grid_dim[i], "max grid dim", &grid[i]));
+  }
+  char version[32];
+  tkrt_hip_format_version(device->library->runtime_version, version, sizeof(version));
+  if ((warp != 32 && warp != 64) || threads <= 0 || threads > 4096 || sms <= 0 ||
+      block[0] <= 0 || grid[0] <= 0 || shared <= 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "HIP device %d reports implausible attributes (warp size %d, %d threads "
+                            "per block, %d compute units): the HIP %s runtime in %s numbers "
+                            "hipDeviceAttribute_t differently than tkrt expects",
+                            device->ordinal, warp, threads, sms, version,
+                            device->library->opened_name);
+  }
+  size_t total = 0;
+  hipError_t error = api->hipDeviceTotalMem(&total, device->ordinal);
+  if (error != hipSuccess) {
+    return TKRT_HIP_STATUS(api, error, "hipDeviceTotalMem(device %d)", device->ordinal);
+  }
+  error = api->hipDeviceGetName(info->name, (int)sizeof(info->name), device->ordinal);
+  if (error != hipSuccess) {
+    return TKRT_HIP_STATUS(api, error, "hipDeviceGetName(device %d)", device->ordinal);
+  }
+  info->name[sizeof(info->name) - 1] = '\0';
+  tkrt_hip_read_arch_name(api, device->ordinal, warp, device->arch_name,
+                          sizeof(device->arch_name));
+  tkrt_hip_arch_processor(device->arch_name, info->arch, sizeof(info->arch));
+  info->cc_major = major;
+  info->cc_minor = minor;
+  info->warp_size = (uint32_t)warp;
+  info->sm_count = (uint32_t)sms;
+  info->max_threads_per_block = (uint32_t)threads;
+  for (int i = 0; i < 3; ++i) {
+    info->max_block_dim[i] = tkrt_hip_positive(block[i]);
+    info->max_grid_dim[i] = tkrt_hip_positive(grid[i]);
+  }
+  /* AMD GPUs have no opt-in step: any launch may use the per-block LDS limit (64 KiB on CDNA). */
+  info->max_shared_per_block = (uint32_t)shared;
+  info->max_shared_per_block_optin = optin > shared ? (uint32_t)optin : (uint32_t)shared;
+  info->max_cluster_size = 0;
+  info->total_memory = total;
+  info->driver_version = device->library->driver_version;
+  info->features = 0;
+  if (cooperative && api->hipModuleLaunchCooperativeKernel) {
+    info->features |= TKRT_DEVICE_FEATURE_COOPERATIVE;
+  }
+  if (api->hipStreamIsCapturing && api->hipStreamBeginCapture && api->hipStreamEndCapture &&
+      api->hipGraphInstantiateWithFlags && api->hipGraphLaunch && api->hipGraphExecDestroy &&
+      api->hipGraphDestroy) {
+    info->features |= TKRT_DEVICE_FEATURE_GRAPHS;
+  }
+  return NULL;
+}
+
+static tkrt_status_t tkrt_hip_probe(int* out_device_count) {
+  const tkrt_hip_library_t* library = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(&library));
+  *out_device_count = library->device_count;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_hip_device_create(int ordinal, tkrt_device_t** out_device);
+
+const tkrt_hal_backend_t tkrt_hip_backend = {
+    .name = "hip",
+    .probe = tkrt_hip_probe,
+    .device_create = tkrt_hip_device_create,
+};
+
+static tkrt_status_t tkrt_hip_device_create(int ordinal, tkrt_device_t** out_device) {
+  const tkrt_hip_library_t* library = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(&library));
+  if (ordinal < 0 || ordinal >= library->device_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "HIP device %d does not exist: the HIP runtime has %d device%s",
+                            ordinal, library->device_count, library->device_count == 1 ? "" : "s");
+  }
+  tkrt_hip_device_t* device = calloc(1, sizeof(*device));
+  if (!device) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tkrt_hal_device_initialize(&device->base, &tkrt_hip_backend, &tkrt_hip_device_vtable, ordinal);
+  device->library = library;
+  device->api = &library->api;
+  device->ordinal = ordinal;
+  tkrt_status_t status = tkrt_hip_device_fill_info(device);
+  if (status) goto cleanup;
+  *out_device = &device->base;
+  return NULL;
+
+cleanup:
+  free(device);
+  return status;
+}
+
+const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = {
+    .destroy = tkrt_hip_device_destroy,
+    .module_load = tkrt_hip_module_load,
+    .module_unload = tkrt_hip_module_unload,
+    .function_get = tkrt_hip_function_get,
+    .function_attrs = tkrt_hip_function_attrs,
+    .function_set_max_dynamic_shared = tkrt_hip_function_set_max_dynamic_shared,
+    .launch = tkrt_hip_launch,
+    .memory_alloc = tkrt_hip_memory_alloc,
+    .memory_free = tkrt_hip_memory_free,
+    .host_alloc = tkrt_hip_host_alloc,
+    .host_free = tkrt_hip_host_free,
+    .memory_info = tkrt_hip_memory_info,
+    .memset_async = tkrt_hip_memset_async,
+    .memcpy_async = tkrt_hip_memcpy_async,
+    .stream_create = tkrt_hip_stream_create,
+    .stream_destroy = tkrt_hip_stream_destroy,
+    .stream_synchronize = tkrt_hip_stream_synchronize,
+    .stream_is_capturing = tkrt_hip_stream_is_capturing,
+    .stream_begin_capture = tkrt_hip_stream_begin_capture,
+    .stream_end_capture = tkrt_hip_stream_end_capture,
+    .graph_launch = tkrt_hip_graph_launch,
+    .graph_destroy = tkrt_hip_graph_destroy,
+    .event_create = tkrt_hip_event_create,
+    .event_destroy = tkrt_hip_event_destroy,
+    .event_record = tkrt_hip_event_record,
+    .event_synchronize = tkrt_hip_event_synchronize,
+    .event_elapsed_ms = tkrt_hip_event_elapsed_ms,
+};

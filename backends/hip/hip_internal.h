@@ -1,0 +1,133 @@
+/* tkrt HIP backend: shared declarations (the loaded library, the device object, status mapping
+ * and the pure helpers the tests call directly). */
+#ifndef TKRT_BACKENDS_HIP_HIP_INTERNAL_H_
+#define TKRT_BACKENDS_HIP_HIP_INTERNAL_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backends/hip/hip_symbols.h"
+#include "hal/hal.h"
+#include "tkrt/image.h"
+
+/* ---------------------------------------------------------------- the library (hip_library.c) */
+
+/* Replaces the library names tried (libamdhip64.so.7, .so.6, .so.5, .so) with a ':'-separated
+ * list of paths or sonames (at most 8). Meant for tests and for picking one ROCm install: with
+ * TKRT_HIP_LIBRARY=/nonexistent/libamdhip64.so the backend reports the library as missing and
+ * names what it tried. Read once per process, at the first probe. */
+#define TKRT_HIP_LIBRARY_ENV "TKRT_HIP_LIBRARY"
+
+typedef struct tkrt_hip_library {
+  void* handle;              /* never closed */
+  const char* opened_name;   /* the name that loaded */
+  tkrt_hip_symbols_t api;
+  int runtime_version;       /* hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch */
+  int driver_version;        /* hipDriverGetVersion */
+  int device_count;
+} tkrt_hip_library_t;
+
+/* Opens and initialises libamdhip64 once per process. On success *out_library is the shared,
+ * immutable library record; otherwise UNAVAILABLE (or another code) with the reason. */
+tkrt_status_t tkrt_hip_library_get(const tkrt_hip_library_t** out_library);
+
+/* "5.2.21153" from a hipRuntimeGetVersion value. */
+void tkrt_hip_format_version(int version, char* buffer, size_t capacity);
+
+/* ---------------------------------------------------------------- errors (hip_status.c) */
+
+/* The tkrt code for a hipError_t, by its numeric value (stable across ROCm 5 to 7). */
+tkrt_status_code_t tkrt_hip_status_code(int error);
+/* A status "operation: hipErrorName (N)"; `api` may be NULL (then the name is "hipError N"). */
+tkrt_status_t tkrt_hip_make_status(const tkrt_hip_symbols_t* api, int error, const char* file,
+                                   int line, const char* operation_format, ...)
+    TKRT_PRINTF_LIKE(5, 6);
+
+#define TKRT_HIP_STATUS(api, error, ...) \
+  tkrt_hip_make_status((api), (int)(error), __FILE__, __LINE__, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- arch checks (hip_arch.c) */
+
+/* Checks that a code object can run on a device whose gcnArchName is `device_arch_name`
+ * ("gfx90a:sramecc+:xnack-"): same processor, and no feature the code object needs on (xnack+,
+ * sramecc+) or off that the device has the other way. Unknown processors on either side and
+ * generic targets (gfx9-generic, ...) pass: the runtime decides then. INVALID_ARGUMENT on a
+ * mismatch, e.g. "HSACO targets gfx90a but device 0 is gfx942". */
+tkrt_status_t tkrt_hip_check_code_object(const tkrt_image_info_t* image,
+                                         const char* device_arch_name, int ordinal);
+
+/* Copies the processor part of a gcnArchName ("gfx90a" of "gfx90a:sramecc+:xnack-"). */
+void tkrt_hip_arch_processor(const char* arch_name, char* out, size_t capacity);
+
+/* ---------------------------------------------------------------- the device (hip_device.c) */
+
+typedef struct tkrt_hip_device {
+  tkrt_device_t base; /* first: the HAL reaches us through a checked downcast */
+  const tkrt_hip_library_t* library;
+  const tkrt_hip_symbols_t* api;
+  int ordinal;
+  char arch_name[256]; /* full gcnArchName, "" when it could not be read safely */
+} tkrt_hip_device_t;
+
+extern const tkrt_hal_device_vtable_t tkrt_hip_device_vtable;
+
+static inline tkrt_hip_device_t* tkrt_hip_device_cast(tkrt_device_t* device) {
+  assert(device->resource.vtable == &tkrt_hip_device_vtable);
+  return (tkrt_hip_device_t*)device;
+}
+
+/* Makes the device current on this thread for the duration of a call, restoring the caller's
+ * device afterwards (the HIP runtime API works on a per-thread current device, and tkrt must not
+ * change what a framework on the same thread set). */
+typedef struct tkrt_hip_device_scope {
+  int previous;
+  bool switched;
+} tkrt_hip_device_scope_t;
+
+tkrt_status_t tkrt_hip_scope_enter(tkrt_hip_device_t* device, tkrt_hip_device_scope_t* scope);
+void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_t* scope);
+
+/* ---------------------------------------------------------------- vtable methods */
+
+tkrt_status_t tkrt_hip_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+                                   void** out_module);
+void tkrt_hip_module_unload(tkrt_device_t* device, void* module);
+tkrt_status_t tkrt_hip_function_get(tkrt_device_t* device, void* module, const char* name,
+                                    void** out_function);
+tkrt_status_t tkrt_hip_function_attrs(tkrt_device_t* device, void* function,
+                                      tkrt_function_attrs_t* out_attrs);
+tkrt_status_t tkrt_hip_function_set_max_dynamic_shared(tkrt_device_t* device, void* function,
+                                                       uint32_t bytes);
+tkrt_status_t tkrt_hip_launch(tkrt_device_t* device, void* function,
+                              const tkrt_launch_params_t* params, tkrt_stream_t stream);
+
+tkrt_status_t tkrt_hip_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
+tkrt_status_t tkrt_hip_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
+tkrt_status_t tkrt_hip_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
+tkrt_status_t tkrt_hip_host_free(tkrt_device_t* device, void* ptr);
+tkrt_status_t tkrt_hip_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total);
+tkrt_status_t tkrt_hip_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
+                                    size_t size, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
+                                    tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
+
+tkrt_status_t tkrt_hip_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
+tkrt_status_t tkrt_hip_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
+                                           bool* out_capturing);
+tkrt_status_t tkrt_hip_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
+                                          void** out_graph);
+tkrt_status_t tkrt_hip_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_graph_destroy(tkrt_device_t* device, void* graph);
+tkrt_status_t tkrt_hip_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
+tkrt_status_t tkrt_hip_event_destroy(tkrt_device_t* device, tkrt_event_t event);
+tkrt_status_t tkrt_hip_event_record(tkrt_device_t* device, tkrt_event_t event,
+                                    tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
+tkrt_status_t tkrt_hip_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
+                                        tkrt_event_t end, float* out_ms);
+
+#endif /* TKRT_BACKENDS_HIP_HIP_INTERNAL_H_ */

@@ -1,0 +1,169 @@
+/* tkrt HIP backend: finds libamdhip64 at run time (an already-loaded copy first, then the sonames
+ * of ROCm 7, 6 and 5), resolves its entry points and initialises it, once per process. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/hip/hip_internal.h"
+#include "hal/dylib.h"
+
+/* Oldest runtime whose hipDeviceAttribute_t numbering we use (see hip_device.c). */
+#define TKRT_HIP_MIN_RUNTIME_VERSION 50000000
+
+typedef struct tkrt_hip_symbol_entry {
+  const char* name;
+  size_t offset;
+  bool required;
+} tkrt_hip_symbol_entry_t;
+
+static const tkrt_hip_symbol_entry_t tkrt_hip_symbol_table[] = {
+#define TKRT_HIP_REQUIRED_ENTRY(name, args) {#name, offsetof(tkrt_hip_symbols_t, name), true},
+#define TKRT_HIP_OPTIONAL_ENTRY(name, args) {#name, offsetof(tkrt_hip_symbols_t, name), false},
+    TKRT_HIP_SYMBOLS(TKRT_HIP_REQUIRED_ENTRY, TKRT_HIP_OPTIONAL_ENTRY)
+#undef TKRT_HIP_REQUIRED_ENTRY
+#undef TKRT_HIP_OPTIONAL_ENTRY
+};
+
+/* The process-wide outcome of loading, written once under pthread_once and read-only after. */
+static struct {
+  pthread_once_t once;
+  tkrt_hip_library_t library;
+  tkrt_status_code_t code; /* OK when usable */
+  char message[TKRT_REASON_MAX];
+} tkrt_hip_state = {PTHREAD_ONCE_INIT};
+
+void tkrt_hip_format_version(int version, char* buffer, size_t capacity) {
+  if (version <= 0) {
+    snprintf(buffer, capacity, "unknown");
+    return;
+  }
+  snprintf(buffer, capacity, "%d.%d.%d", version / 10000000, version / 100000 % 100,
+           version % 100000);
+}
+
+static void tkrt_hip_fail(tkrt_status_code_t code, const char* format, ...)
+    TKRT_PRINTF_LIKE(2, 3);
+
+static void tkrt_hip_fail(tkrt_status_code_t code, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(tkrt_hip_state.message, sizeof(tkrt_hip_state.message), format, args);
+  va_end(args);
+  tkrt_hip_state.code = code;
+}
+
+static const char* tkrt_hip_error_name(const tkrt_hip_symbols_t* api, hipError_t error) {
+  const char* name = api->hipGetErrorName ? api->hipGetErrorName(error) : NULL;
+  return name ? name : "unknown hipError_t";
+}
+
+static void tkrt_hip_load_once(void) {
+  tkrt_hip_library_t* lib = &tkrt_hip_state.library;
+  static const char* const default_names[] = {"libamdhip64.so.7", "libamdhip64.so.6",
+                                              "libamdhip64.so.5", "libamdhip64.so"};
+  const char* override_value = getenv(TKRT_HIP_LIBRARY_ENV);
+  const char* const* names = default_names;
+  size_t name_count = sizeof(default_names) / sizeof(default_names[0]);
+  /* The override is a ':'-separated list, split into a static copy (this runs once). */
+  static char override_copy[1024];
+  static const char* override_names[8];
+  bool overridden = override_value && *override_value;
+  if (overridden) {
+    snprintf(override_copy, sizeof(override_copy), "%s", override_value);
+    name_count = 0;
+    for (char* cursor = override_copy; cursor && name_count < 8;) {
+      char* colon = strchr(cursor, ':');
+      if (colon) *colon = '\0';
+      if (*cursor) override_names[name_count++] = cursor;
+      cursor = colon ? colon + 1 : NULL;
+    }
+    names = override_names;
+  }
+  void* handle = NULL;
+  const char* opened = NULL;
+  tkrt_status_t status = tkrt_dylib_open(names, name_count, 1, &handle, &opened);
+  if (status) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "HIP runtime library not found%s: %s",
+                  overridden ? " (names from " TKRT_HIP_LIBRARY_ENV ")" : "",
+                  tkrt_status_message(status));
+    tkrt_status_free(status);
+    return;
+  }
+  /* The name is kept for messages; the override string lives in the environment, so copy it. */
+  static char opened_copy[256];
+  snprintf(opened_copy, sizeof(opened_copy), "%s", opened);
+  lib->handle = handle;
+  lib->opened_name = opened_copy;
+
+  char missing[512] = "";
+  lib->api.hipGetErrorName =
+      (const char* (*)(hipError_t))tkrt_dylib_symbol(handle, "hipGetErrorName");
+  if (!lib->api.hipGetErrorName) snprintf(missing, sizeof(missing), "hipGetErrorName");
+  for (size_t i = 0; i < sizeof(tkrt_hip_symbol_table) / sizeof(tkrt_hip_symbol_table[0]); ++i) {
+    const tkrt_hip_symbol_entry_t* entry = &tkrt_hip_symbol_table[i];
+    void* symbol = tkrt_dylib_symbol(handle, entry->name);
+    /* POSIX guarantees data and function pointers convert (dlsym relies on it). */
+    memcpy((char*)&lib->api + entry->offset, &symbol, sizeof(symbol));
+    if (!symbol && entry->required) {
+      size_t used = strlen(missing);
+      snprintf(missing + used, sizeof(missing) - used, "%s%s", used ? ", " : "", entry->name);
+    }
+  }
+  if (missing[0]) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
+                  "%s lacks required HIP entry points (%s); tkrt needs ROCm 5.0 or newer",
+                  opened_copy, missing);
+    return;
+  }
+
+  const tkrt_hip_symbols_t* api = &lib->api;
+  char version_text[32];
+  hipError_t error = api->hipRuntimeGetVersion(&lib->runtime_version);
+  if (error != hipSuccess) lib->runtime_version = 0;
+  tkrt_hip_format_version(lib->runtime_version, version_text, sizeof(version_text));
+  if (lib->runtime_version > 0 && lib->runtime_version < TKRT_HIP_MIN_RUNTIME_VERSION) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
+                  "%s is HIP %s; tkrt needs ROCm 5.0 or newer (older runtimes number device "
+                  "attributes differently)",
+                  opened_copy, version_text);
+    return;
+  }
+  if (api->hipDriverGetVersion(&lib->driver_version) != hipSuccess) lib->driver_version = 0;
+
+  hipError_t init_error = api->hipInit(0);
+  int count = 0;
+  hipError_t count_error = api->hipGetDeviceCount(&count);
+  if (count_error == hipErrorNoDevice || (count_error == hipSuccess && count <= 0)) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
+                  "HIP runtime found no device: no AMD GPU is visible to %s (HIP %s); hipInit: "
+                  "%s (%d), hipGetDeviceCount: %s (%d), %d devices",
+                  opened_copy, version_text, tkrt_hip_error_name(api, init_error),
+                  (int)init_error, tkrt_hip_error_name(api, count_error), (int)count_error,
+                  count_error == hipSuccess ? count : 0);
+    return;
+  }
+  if (init_error != hipSuccess) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "hipInit failed in %s (HIP %s): %s (%d)", opened_copy,
+                  version_text, tkrt_hip_error_name(api, init_error), (int)init_error);
+    return;
+  }
+  if (count_error != hipSuccess) {
+    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "hipGetDeviceCount failed in %s (HIP %s): %s (%d)",
+                  opened_copy, version_text, tkrt_hip_error_name(api, count_error),
+                  (int)count_error);
+    return;
+  }
+  lib->device_count = count;
+  tkrt_hip_state.code = TKRT_STATUS_OK;
+}
+
+tkrt_status_t tkrt_hip_library_get(const tkrt_hip_library_t** out_library) {
+  pthread_once(&tkrt_hip_state.once, tkrt_hip_load_once);
+  if (tkrt_hip_state.code != TKRT_STATUS_OK) {
+    return TKRT_STATUS_MAKE(tkrt_hip_state.code, "%s", tkrt_hip_state.message);
+  }
+  *out_library = &tkrt_hip_state.library;
+  return NULL;
+}
