@@ -16,7 +16,8 @@
 /* ---------------------------------------------------------------- the symbol table */
 
 static const tkrt_cuda_symbol_info_t tkrt_cuda_symbol_table[] = {
-#define TKRT_CUDA_SYMBOL_ROW(name, abi, kind) {#name, abi, kind, offsetof(tkrt_cuda_driver_t, name)},
+#define TKRT_CUDA_SYMBOL_ROW(name, abi, kind) \
+  {#name, abi, kind, offsetof(tkrt_cuda_driver_t, name)},
     TKRT_CUDA_SYMBOLS(TKRT_CUDA_SYMBOL_ROW)
 #undef TKRT_CUDA_SYMBOL_ROW
 };

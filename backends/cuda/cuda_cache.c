@@ -24,7 +24,7 @@
  *  56  SHA-256 of the payload    32 bytes
  *  88  payload (the cubin) */
 _Static_assert(sizeof(TKRT_CUDA_CACHE_MAGIC) - 1 == 8, "the magic is 8 bytes");
-_Static_assert(TKRT_CUDA_CACHE_HEADER_SIZE == 8 + 4 + 4 + 8 + 2 * TKRT_CUDA_SHA256_SIZE,
+_Static_assert(TKRT_CUDA_CACHE_HEADER_SIZE == 8 + 4 + 4 + 8 + 2 * TKRT_CUDA_CACHE_DIGEST_SIZE,
                "header layout");
 
 static void tkrt_cuda_cache_why(char* why, size_t capacity, const char* format, ...)
@@ -102,18 +102,13 @@ void tkrt_cuda_cache_key(const void* ptx, size_t ptx_size, const char* target,
   uint8_t lengths[16];
   tkrt_cuda_put_u64(lengths, (uint64_t)prefix_size);
   tkrt_cuda_put_u64(lengths + 8, (uint64_t)ptx_size);
-  tkrt_cuda_sha256_t sha;
-  tkrt_cuda_sha256_init(&sha);
-  tkrt_cuda_sha256_update(&sha, lengths, sizeof(lengths));
-  tkrt_cuda_sha256_update(&sha, prefix, (size_t)prefix_size);
-  tkrt_cuda_sha256_update(&sha, ptx, ptx_size);
-  tkrt_cuda_sha256_final(&sha, out_key->digest);
-  static const char hex_digits[] = "0123456789abcdef";
-  for (int i = 0; i < TKRT_CUDA_SHA256_SIZE; ++i) {
-    out_key->hex[2 * i] = hex_digits[out_key->digest[i] >> 4];
-    out_key->hex[2 * i + 1] = hex_digits[out_key->digest[i] & 15];
-  }
-  out_key->hex[2 * TKRT_CUDA_SHA256_SIZE] = '\0';
+  tkrt_sha256_t sha;
+  tkrt_sha256_init(&sha);
+  tkrt_sha256_update(&sha, lengths, sizeof(lengths));
+  tkrt_sha256_update(&sha, prefix, (size_t)prefix_size);
+  tkrt_sha256_update(&sha, ptx, ptx_size);
+  tkrt_sha256_final(&sha, out_key->digest);
+  tkrt_hex_encode(out_key->digest, sizeof(out_key->digest), out_key->hex);
 }
 
 int tkrt_cuda_cache_entry_path(const char* dir, const tkrt_cuda_cache_key_t* key, char* out,
@@ -150,6 +145,14 @@ static int tkrt_cuda_write_all(int fd, const void* buffer, size_t size) {
     size -= (size_t)n;
   }
   return 0;
+}
+
+static void tkrt_cuda_payload_digest(const void* payload, size_t size,
+                                     uint8_t digest[TKRT_CUDA_CACHE_DIGEST_SIZE]) {
+  tkrt_sha256_t sha;
+  tkrt_sha256_init(&sha);
+  tkrt_sha256_update(&sha, payload, size);
+  tkrt_sha256_final(&sha, digest);
 }
 
 tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, const tkrt_cuda_cache_key_t* key,
@@ -216,13 +219,13 @@ tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, const tkrt_cuda_c
                         (unsigned long long)payload_size, (unsigned long long)file_size);
     goto cleanup;
   }
-  if (memcmp(contents + 24, key->digest, TKRT_CUDA_SHA256_SIZE) != 0) {
+  if (memcmp(contents + 24, key->digest, TKRT_CUDA_CACHE_DIGEST_SIZE) != 0) {
     tkrt_cuda_cache_why(why, why_capacity, "the entry belongs to another key");
     goto cleanup;
   }
-  uint8_t checksum[TKRT_CUDA_SHA256_SIZE];
-  tkrt_cuda_sha256(contents + TKRT_CUDA_CACHE_HEADER_SIZE, (size_t)payload_size, checksum);
-  if (memcmp(contents + 56, checksum, TKRT_CUDA_SHA256_SIZE) != 0) {
+  uint8_t checksum[TKRT_CUDA_CACHE_DIGEST_SIZE];
+  tkrt_cuda_payload_digest(contents + TKRT_CUDA_CACHE_HEADER_SIZE, (size_t)payload_size, checksum);
+  if (memcmp(contents + 56, checksum, TKRT_CUDA_CACHE_DIGEST_SIZE) != 0) {
     tkrt_cuda_cache_why(why, why_capacity, "payload checksum mismatch");
     goto cleanup;
   }
@@ -301,8 +304,8 @@ int tkrt_cuda_cache_write(const char* dir, const tkrt_cuda_cache_key_t* key, con
   tkrt_cuda_put_u32(header + 8, TKRT_CUDA_CACHE_FORMAT_VERSION);
   tkrt_cuda_put_u32(header + 12, TKRT_CUDA_CACHE_HEADER_SIZE);
   tkrt_cuda_put_u64(header + 16, (uint64_t)size);
-  memcpy(header + 24, key->digest, TKRT_CUDA_SHA256_SIZE);
-  tkrt_cuda_sha256(payload, size, header + 56);
+  memcpy(header + 24, key->digest, TKRT_CUDA_CACHE_DIGEST_SIZE);
+  tkrt_cuda_payload_digest(payload, size, header + 56);
   if (tkrt_cuda_write_all(fd, header, sizeof(header)) != 0 ||
       tkrt_cuda_write_all(fd, payload, size) != 0) {
     tkrt_cuda_cache_why(why, why_capacity, "write %s: %s", temp, strerror(errno));

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/cuda/cuda_sha256.h"
+#include "core/sha256.h"
 
 /* Where entries live:
  *   TKRT_CACHE_DIR=<dir>      -> <dir>/cubin
@@ -20,11 +20,12 @@
 #define TKRT_CUDA_CACHE_MAGIC "TKRTCUBN"
 #define TKRT_CUDA_CACHE_HEADER_SIZE 88u
 /* Entries larger than this are treated as corrupt rather than read into memory. */
+#define TKRT_CUDA_CACHE_DIGEST_SIZE 32
 #define TKRT_CUDA_CACHE_MAX_PAYLOAD ((uint64_t)1 << 30)
 
 typedef struct tkrt_cuda_cache_key {
-  uint8_t digest[TKRT_CUDA_SHA256_SIZE];
-  char hex[2 * TKRT_CUDA_SHA256_SIZE + 1];
+  uint8_t digest[TKRT_CUDA_CACHE_DIGEST_SIZE];
+  char hex[2 * TKRT_CUDA_CACHE_DIGEST_SIZE + 1];
 } tkrt_cuda_cache_key_t;
 
 typedef enum tkrt_cuda_cache_result {

@@ -1,5 +1,5 @@
 /* tkrt CUDA backend: the device object shared by the backend's files, and the vtable methods
- * implemented outside cuda_device.c (modules in cuda_module.c, streams and events in cuda_stream.c). */
+ * implemented outside cuda_device.c (modules: cuda_module.c; streams, events: cuda_stream.c). */
 #ifndef TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_
 #define TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_
 
@@ -14,7 +14,8 @@ typedef struct tkrt_cuda_device {
   const tkrt_cuda_driver_t* driver;
   CUdevice device;
   CUcontext context;   /* the primary context, retained for the device's lifetime */
-  char ptx_target[16]; /* what PTX is compiled for: "sm_90a" on cc >= 9.0 (arch-specific), else sm_XY */
+  /* What PTX is compiled for: "sm_90a" on cc >= 9.0 (arch-specific, like jaxlib), else sm_XY. */
+  char ptx_target[16];
 } tkrt_cuda_device_t;
 
 /* A function as the backend hands it to the API layer. The dynamic shared memory limit is cached
@@ -23,7 +24,7 @@ typedef struct tkrt_cuda_function {
   CUfunction function;
   uint32_t static_shared_bytes;
   uint32_t max_dynamic_shared_bytes; /* opt-in limit minus static shared memory */
-  atomic_uint dynamic_shared_limit;  /* the current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+  atomic_uint dynamic_shared_limit;  /* current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
   struct tkrt_cuda_function* next;   /* owned by the module */
 } tkrt_cuda_function_t;
 

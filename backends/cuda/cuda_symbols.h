@@ -5,7 +5,10 @@
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "tkrt/device.h"
 #include "tkrt/status.h"
 
 enum { TKRT_CUDA_OPTIONAL = 0, TKRT_CUDA_REQUIRED = 1 };
