@@ -4,18 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/harness.h"
 #include "tkrt/device.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      ++failures;                                                               \
-    }                                                                           \
+#define CHECK(cond, ...)                       \
+  do {                                         \
+    if (!(cond)) TKRT_TEST_FAIL_(__VA_ARGS__); \
   } while (0)
 
 static int find_hip(tkrt_backend_info_t* out) {
@@ -43,43 +37,9 @@ static tkrt_status_t open_hip(void) {
   return status;
 }
 
-int main(int argc, char** argv) {
-  const char* mode = argc > 1 ? argv[1] : "installed";
-  tkrt_backend_info_t hip;
-  if (!find_hip(&hip)) {
-    fprintf(stderr, "the hip backend is not compiled in\n");
-    return 1;
-  }
-  printf("hip: available=%d devices=%d reason: %s\n", hip.available, hip.device_count, hip.reason);
-  if (strcmp(mode, "installed") == 0) {
-    if (hip.available) {
-      fprintf(stderr, "skip: an AMD GPU is present; this test covers machines without one\n");
-      return 77;
-    }
-    if (strstr(hip.reason, "not found")) {
-      fprintf(stderr, "skip: libamdhip64 is not installed (apt-get install libamdhip64-dev)\n");
-      return 77;
-    }
-    CHECK(strstr(hip.reason, "no device") != NULL, "reason: %s", hip.reason);
-    CHECK(strstr(hip.reason, "libamdhip64.so") != NULL, "reason lacks the library: %s",
-          hip.reason);
-    CHECK(strstr(hip.reason, "hipErrorNoDevice") != NULL, "reason lacks the HIP error: %s",
-          hip.reason);
-    CHECK(hip.device_count == 0, "device_count %d", hip.device_count);
-  } else if (strcmp(mode, "missing") == 0) {
-    CHECK(!hip.available, "available with a missing library");
-    CHECK(strstr(hip.reason, "not found") != NULL, "reason: %s", hip.reason);
-    CHECK(strstr(hip.reason, "/nonexistent/libamdhip64.so.6") != NULL, "reason: %s", hip.reason);
-    CHECK(strstr(hip.reason, "/nonexistent/libamdhip64.so ") != NULL ||
-              strstr(hip.reason, "/nonexistent/libamdhip64.so (") != NULL,
-          "reason: %s", hip.reason);
-    CHECK(strstr(hip.reason, "TKRT_HIP_LIBRARY") != NULL, "reason: %s", hip.reason);
-  } else {
-    fprintf(stderr, "unknown mode %s\n", mode);
-    return 2;
-  }
-  /* Asking for hip explicitly keeps the backend's own code and reason; asking twice gives the
-   * same answer (the library is probed once per process). */
+/* Asking for hip explicitly keeps the backend's own code and reason; asking twice gives the same
+ * answer (the library is probed once per process). */
+static void expect_open_unavailable(const char* reason) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     tkrt_status_t status = open_hip();
     CHECK(status != NULL, "opening hip succeeded without a GPU");
@@ -88,14 +48,51 @@ int main(int argc, char** argv) {
              tkrt_status_message(status));
       CHECK(tkrt_status_code(status) == TKRT_STATUS_UNAVAILABLE, "code %s",
             tkrt_status_code_name(tkrt_status_code(status)));
-      CHECK(strstr(tkrt_status_message(status), hip.reason) != NULL,
+      CHECK(strstr(tkrt_status_message(status), reason) != NULL,
             "open message lacks the probe reason: %s", tkrt_status_message(status));
     }
     tkrt_status_free(status);
   }
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  return 0;
 }
+
+/* The real libamdhip64 on a machine without an AMD GPU (CI): unavailable, "no device". Runs in a
+ * process without TKRT_HIP_LIBRARY. */
+static void test_installed_library_without_gpu(void) {
+  const char* override_names = getenv("TKRT_HIP_LIBRARY");
+  if (override_names && *override_names) TKRT_TEST_SKIP("TKRT_HIP_LIBRARY is set");
+  tkrt_backend_info_t hip;
+  ASSERT_TRUE(find_hip(&hip));
+  printf("hip: available=%d devices=%d reason: %s\n", hip.available, hip.device_count, hip.reason);
+  if (hip.available) TKRT_TEST_SKIP("an AMD GPU is present; this case is for machines without");
+  if (strstr(hip.reason, "not found")) {
+    TKRT_TEST_SKIP("libamdhip64 is not installed (apt-get install libamdhip64-dev)");
+  }
+  CHECK(strstr(hip.reason, "no device") != NULL, "reason: %s", hip.reason);
+  CHECK(strstr(hip.reason, "libamdhip64.so") != NULL, "reason lacks the library: %s", hip.reason);
+  CHECK(strstr(hip.reason, "hipErrorNoDevice") != NULL, "reason lacks the HIP error: %s",
+        hip.reason);
+  CHECK(hip.device_count == 0, "device_count %d", hip.device_count);
+  expect_open_unavailable(hip.reason);
+}
+
+/* TKRT_HIP_LIBRARY names libraries that do not exist (set by CTest for this case's process):
+ * unavailable, listing every name tried. */
+static void test_missing_library(void) {
+  const char* override_names = getenv("TKRT_HIP_LIBRARY");
+  if (!override_names || !strstr(override_names, "/nonexistent/")) {
+    TKRT_TEST_SKIP("run with TKRT_HIP_LIBRARY=/nonexistent/libamdhip64.so.6:/nonexistent/"
+                   "libamdhip64.so");
+  }
+  tkrt_backend_info_t hip;
+  ASSERT_TRUE(find_hip(&hip));
+  printf("hip: available=%d reason: %s\n", hip.available, hip.reason);
+  CHECK(!hip.available, "available with a missing library");
+  CHECK(strstr(hip.reason, "not found") != NULL, "reason: %s", hip.reason);
+  CHECK(strstr(hip.reason, "/nonexistent/libamdhip64.so.6 (") != NULL, "reason: %s", hip.reason);
+  CHECK(strstr(hip.reason, "/nonexistent/libamdhip64.so (") != NULL, "reason: %s", hip.reason);
+  CHECK(strstr(hip.reason, "TKRT_HIP_LIBRARY") != NULL, "reason: %s", hip.reason);
+  expect_open_unavailable(hip.reason);
+}
+
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_installed_library_without_gpu),
+               TKRT_TEST_CASE(test_missing_library))

@@ -5,17 +5,15 @@
 #include <string.h>
 
 #include "backends/hip/hip_internal.h"
+#include "test/harness.h"
 
-static int failures;
+#ifndef TKRT_TEST_VECTORS_DIR
+#error "CMake passes TKRT_TEST_VECTORS_DIR (../shared/vectors/jaxlib-0.11.2)"
+#endif
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      ++failures;                                                               \
-    }                                                                           \
+#define CHECK(cond, ...)                       \
+  do {                                         \
+    if (!(cond)) TKRT_TEST_FAIL_(__VA_ARGS__); \
   } while (0)
 
 static unsigned char* read_file(const char* path, size_t* out_size) {
@@ -52,7 +50,8 @@ static void expect_check(const tkrt_image_info_t* image, const char* device, con
   tkrt_status_free(status);
 }
 
-static int test_arch_check(const char* vectors) {
+static void test_arch_check(void) {
+  const char* vectors = TKRT_TEST_VECTORS_DIR;
   char path[1024];
   size_t size90a = 0, size942 = 0;
   snprintf(path, sizeof(path), "%s/hsaco/gfx90a/kernel.hsaco", vectors);
@@ -62,8 +61,7 @@ static int test_arch_check(const char* vectors) {
   if (!gfx90a || !gfx942) {
     free(gfx90a);
     free(gfx942);
-    fprintf(stderr, "skip: the jaxlib HSACO vectors are not at %s/hsaco\n", vectors);
-    return 77;
+    TKRT_TEST_SKIP("the jaxlib HSACO vectors are not at %s/hsaco", vectors);
   }
   static tkrt_image_info_t a, b, c;
   tkrt_status_t status = tkrt_image_inspect(gfx90a, size90a, &a);
@@ -113,7 +111,6 @@ static int test_arch_check(const char* vectors) {
   CHECK(strcmp(processor, "gfx1100") == 0, "processor '%s'", processor);
   free(gfx90a);
   free(gfx942);
-  return 0;
 }
 
 static void test_error_mapping(void) {
@@ -168,12 +165,4 @@ static void test_error_mapping(void) {
   CHECK(strcmp(version, "7.0.0") == 0, "version '%s'", version);
 }
 
-int main(int argc, char** argv) {
-  test_error_mapping();
-  int rc = test_arch_check(argc > 1 ? argv[1] : "");
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  return rc;
-}
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_error_mapping), TKRT_TEST_CASE(test_arch_check))

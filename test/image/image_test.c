@@ -4,8 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/harness.h"
 #include "tkrt/host_kernel.h"
 #include "tkrt/image.h"
+
+#ifndef TKRT_TEST_IMAGE_DATA_DIR
+#error "CMake passes TKRT_TEST_IMAGE_DATA_DIR (test/image/data)"
+#endif
+#ifndef TKRT_TEST_VECTORS_DIR
+#error "CMake passes TKRT_TEST_VECTORS_DIR (../shared/vectors/jaxlib-0.11.2)"
+#endif
 
 /* Makes this executable a host image with one kernel, so /proc/self/exe can be inspected. */
 TKRT_HOST_KERNEL(image_test_kernel, "i32") {
@@ -13,16 +21,10 @@ TKRT_HOST_KERNEL(image_test_kernel, "i32") {
   (void)program;
 }
 
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-      ++failures;                                                     \
-    }                                                                 \
+/* Counts a failure in the current case and goes on, printing the formatted reason. */
+#define CHECK(cond, ...)                       \
+  do {                                         \
+    if (!(cond)) TKRT_TEST_FAIL_(__VA_ARGS__); \
   } while (0)
 
 static unsigned char* read_file(const char* dir, const char* name, size_t* out_size) {
@@ -120,7 +122,8 @@ static bool count_visitor(const char* name, size_t length, void* user) {
   return *(int*)user < 1; /* stop after the first */
 }
 
-static void test_ptx(const char* dir) {
+static void test_ptx(void) {
+  const char* dir = TKRT_TEST_IMAGE_DATA_DIR;
   size_t size;
   unsigned char* ptx = must_read(dir, "add_f32.ptx", &size);
   const tkrt_image_info_t* info = inspect_ok("add_f32.ptx", ptx, size);
@@ -165,7 +168,8 @@ static void test_ptx(const char* dir) {
   free(ptx);
 }
 
-static void test_cubin(const char* dir) {
+static void test_cubin(void) {
+  const char* dir = TKRT_TEST_IMAGE_DATA_DIR;
   size_t size80, size90;
   unsigned char* sm80 = must_read(dir, "kernels_sm80.cubin", &size80);
   unsigned char* sm90a = must_read(dir, "kernels_sm90a.cubin", &size90);
@@ -229,7 +233,8 @@ static void test_cubin(const char* dir) {
   free(sm90a);
 }
 
-static void test_fatbin(const char* dir) {
+static void test_fatbin(void) {
+  const char* dir = TKRT_TEST_IMAGE_DATA_DIR;
   size_t size;
   unsigned char* fatbin = must_read(dir, "kernels.fatbin", &size);
   const tkrt_image_info_t* info = inspect_ok("fatbin", fatbin, size);
@@ -285,17 +290,17 @@ static void test_misc(void) {
 
 /* ---------------------------------------------------------------- HSACO */
 
-static int test_hsaco(const char* vectors) {
+static void test_hsaco(void) {
+  const char* vectors = TKRT_TEST_VECTORS_DIR;
   size_t size90a, size942;
   char dir[1024];
   snprintf(dir, sizeof(dir), "%s/hsaco", vectors);
   unsigned char* gfx90a = read_file(dir, "gfx90a/kernel.hsaco", &size90a);
   unsigned char* gfx942 = read_file(dir, "gfx942/kernel.hsaco", &size942);
   if (!gfx90a || !gfx942) {
-    fprintf(stderr, "skip: the jaxlib HSACO vectors are not at %s\n", dir);
     free(gfx90a);
     free(gfx942);
-    return 77;
+    TKRT_TEST_SKIP("the jaxlib HSACO vectors are not at %s", dir);
   }
   const tkrt_image_info_t* info = inspect_ok("gfx90a", gfx90a, size90a);
   CHECK(info->kind == TKRT_IMAGE_HSACO, "kind %d", info->kind);
@@ -340,7 +345,6 @@ static int test_hsaco(const char* vectors) {
   free(patched);
   free(gfx90a);
   free(gfx942);
-  return 0;
 }
 
 /* ---------------------------------------------------------------- truncation and corruption */
@@ -374,7 +378,9 @@ static void inspect_any(const char* what, const unsigned char* data, size_t size
   free(info);
 }
 
-static int test_fuzz(const char* data_dir, const char* vectors) {
+static void test_fuzz(void) {
+  const char* data_dir = TKRT_TEST_IMAGE_DATA_DIR;
+  const char* vectors = TKRT_TEST_VECTORS_DIR;
   image_case_t cases[8];
   size_t count = 0;
   static const char* const committed[] = {"add_f32.ptx", "kernels_sm80.cubin",
@@ -425,32 +431,8 @@ static int test_fuzz(const char* data_dir, const char* vectors) {
     free(copy);
   }
   for (size_t c = 0; c < count; ++c) free(cases[c].data);
-  return 0;
 }
 
-int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s data DIR | hsaco VECTORS | fuzz DIR VECTORS\n", argv[0]);
-    return 2;
-  }
-  int rc = 0;
-  if (strcmp(argv[1], "data") == 0) {
-    test_ptx(argv[2]);
-    test_cubin(argv[2]);
-    test_fatbin(argv[2]);
-    test_host();
-    test_misc();
-  } else if (strcmp(argv[1], "hsaco") == 0) {
-    rc = test_hsaco(argv[2]);
-  } else if (strcmp(argv[1], "fuzz") == 0 && argc >= 4) {
-    rc = test_fuzz(argv[2], argv[3]);
-  } else {
-    fprintf(stderr, "unknown mode %s\n", argv[1]);
-    return 2;
-  }
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  return rc;
-}
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_ptx), TKRT_TEST_CASE(test_cubin), TKRT_TEST_CASE(test_fatbin),
+               TKRT_TEST_CASE(test_host), TKRT_TEST_CASE(test_misc), TKRT_TEST_CASE(test_hsaco),
+               TKRT_TEST_CASE(test_fuzz))
