@@ -60,10 +60,16 @@ static double tkrt_cuda_now_ms(void) {
 
 enum { TKRT_CUDA_JIT_LOG_SIZE = 16384 };
 
+#ifndef CU_COMPUTE_ACCELERATED_TARGET_BASE /* cuda.h before 12.x */
+#define CU_COMPUTE_ACCELERATED_TARGET_BASE 0x10000
+#endif
+
 /* Compiles NUL-terminated PTX with the driver's JIT linker. On success *out_state owns the cubin
- * (*out_cubin, *out_size) until cuLinkDestroy. The target comes from the current context. */
+ * (*out_cubin, *out_size) until cuLinkDestroy. The target comes from the current context unless
+ * `accelerated_target` asks for the arch-specific one (CU_TARGET_COMPUTE_90A and later). */
 static tkrt_status_t tkrt_cuda_jit(tkrt_cuda_device_t* device, const char* ptx, size_t size,
-                                   CUlinkState* out_state, void** out_cubin, size_t* out_size) {
+                                   int accelerated_target, CUlinkState* out_state,
+                                   void** out_cubin, size_t* out_size) {
   const tkrt_cuda_driver_t* driver = device->driver;
   tkrt_status_t status = NULL;
   CUlinkState state = NULL;
@@ -73,16 +79,23 @@ static tkrt_status_t tkrt_cuda_jit(tkrt_cuda_device_t* device, const char* ptx, 
     status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
     goto cleanup;
   }
+  const tkrt_device_info_t* info = &device->base.info;
+  const unsigned target = (unsigned)CU_COMPUTE_ACCELERATED_TARGET_BASE +
+                          (unsigned)(info->cc_major * 10 + info->cc_minor);
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_LOG_VERBOSE};
-  void* values[] = {error_log, (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE, info_log,
+                            CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE,      CU_JIT_TARGET};
+  void* values[] = {error_log,
                     (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE,
-                    (void*)(uintptr_t)(tkrt_cuda_log_enabled() ? 1 : 0)};
+                    info_log,
+                    (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE,
+                    (void*)(uintptr_t)(tkrt_cuda_log_enabled() ? 1 : 0),
+                    (void*)(uintptr_t)target};
   _Static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]),
                  "one value per JIT option");
-  CUresult result =
-      driver->cuLinkCreate(sizeof(options) / sizeof(options[0]), options, values, &state);
+  const unsigned option_count =
+      sizeof(options) / sizeof(options[0]) - (accelerated_target ? 0u : 1u);
+  CUresult result = driver->cuLinkCreate(option_count, options, values, &state);
   if (result != CUDA_SUCCESS) {
     state = NULL;
     status = TKRT_CUDA_STATUS(result, "cuLinkCreate");
@@ -197,7 +210,21 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
 
   void* cubin = NULL;
   size_t cubin_size = 0;
-  status = tkrt_cuda_jit(device, ptx, ptx_size, &link, &cubin, &cubin_size);
+  status = tkrt_cuda_jit(device, ptx, ptx_size, 0, &link, &cubin, &cubin_size);
+  if (status && tkrt_status_code(status) == TKRT_STATUS_INVALID_ARGUMENT &&
+      device->base.info.cc_major >= 9) {
+    /* The context's target is sm_90; arch-specific PTX (.target sm_90a, all of Triton's Hopper
+     * output) is accepted for it by the drivers we know, but should one insist on the explicit
+     * accelerated target, ask once more before giving up. The first error is what is reported. */
+    tkrt_status_t retry = tkrt_cuda_jit(device, ptx, ptx_size, 1, &link, &cubin, &cubin_size);
+    if (!retry) {
+      tkrt_cuda_log("PTX JIT needed the explicit %s target", device->ptx_target);
+      tkrt_status_free(status);
+      status = NULL;
+    } else {
+      tkrt_status_free(retry);
+    }
+  }
   if (status) goto cleanup;
   const double compiled = tkrt_cuda_now_ms();
   status = tkrt_cuda_load_data(device, cubin, "JIT-compiled cubin", out_module);
