@@ -139,13 +139,12 @@ tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
   tkrt_status_t only_status = NULL;
   for (size_t i = 0; i < name_count; ++i) {
     const tkrt_hal_backend_t* backend = tkrt_hal_registry_find(names[i]);
-    if (!backend) {
-      tkrt_append_attempt(tried, sizeof(tried), names[i],
-                          "not compiled into this build (CMake option TKRT_BACKEND_* is OFF)");
-      continue;
-    }
     tkrt_device_t* device = NULL;
-    tkrt_status_t status = backend->device_create(options->ordinal, &device);
+    tkrt_status_t status =
+        backend ? backend->device_create(options->ordinal, &device)
+                : TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                                   "not compiled into this build (its CMake option "
+                                   "TKRT_BACKEND_* was OFF or its headers were not found)");
     if (!status) {
       tkrt_status_free(only_status);
       *out_device = device;
