@@ -3,8 +3,10 @@
 #define TKRT_TKRT_H_
 
 #include "tkrt/api.h"
+#include "tkrt/autotune.h"
 #include "tkrt/call.h"
 #include "tkrt/device.h"
+#include "tkrt/image.h"
 #include "tkrt/status.h"
 
 #endif /* TKRT_TKRT_H_ */
