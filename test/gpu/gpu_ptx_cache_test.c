@@ -72,9 +72,10 @@ static int load_once(const char* path, const char* expect) {
   const char* got = hits == 1 && jits == 0 ? "hit" : jits == 1 && hits == 0 ? "miss" : "other";
   printf("ptx_cache: pid %d: %s, load %.2f ms (device open %.1f ms), jit %llu, cache hit %llu, "
          "miss %llu, corrupt %llu, write failures %llu\n",
-         (int)getpid(), got, load_ms, opened, jits, hits, after.cache_misses - before.cache_misses,
-         after.cache_corrupt - before.cache_corrupt,
-         after.cache_write_failures - before.cache_write_failures);
+         (int)getpid(), got, load_ms, opened, jits, hits,
+         (unsigned long long)(after.cache_misses - before.cache_misses),
+         (unsigned long long)(after.cache_corrupt - before.cache_corrupt),
+         (unsigned long long)(after.cache_write_failures - before.cache_write_failures));
   if (!rc && expect && strcmp(expect, got) != 0) {
     fprintf(stderr, "FAILED: expected a cache %s, got %s\n", expect, got);
     rc = 1;
