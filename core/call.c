@@ -255,6 +255,7 @@ void tkrt_call_desc_init(tkrt_call_desc_t* desc) {
 static void tkrt_call_destroy(tkrt_call_t* call) {
   if (!call) return;
   tkrt_call_device_states_free(call);
+  pthread_mutex_destroy(&call->prepare_lock);
   if (call->configs) {
     for (size_t i = 0; i < call->desc.config_count; ++i) {
       tkrt_kernel_release(call->configs[i].kernel);
@@ -338,6 +339,7 @@ tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* desc, tkrt_call_t** out_c
   if (!call) return TKRT_OOM();
   atomic_init(&call->ref_count, 1);
   atomic_init(&call->device_states, NULL);
+  pthread_mutex_init(&call->prepare_lock, NULL);
   call->desc = *desc;
   call->desc.struct_size = sizeof(call->desc);
   call->desc.name = call->desc.autotune_name = NULL;

@@ -3,9 +3,11 @@
 #ifndef TKRT_CORE_CALL_INTERNAL_H_
 #define TKRT_CORE_CALL_INTERNAL_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "core/sha256.h"
+#include "tkrt/autotune.h"
 #include "tkrt/call.h"
 
 struct tkrt_kernel_s {
@@ -24,11 +26,49 @@ struct tkrt_call_s {
   tkrt_alias_t* aliases;
   size_t array_param_count_max; /* most array params of any config: buffers it may consume */
   uint8_t digest[TKRT_DIGEST_SIZE];
-  /* Per-device launch state, published lock-free: a singly linked list pushed with CAS. */
+  /* Per-device launch state: an immutable-once-published list, read without locks on the launch
+   * path. `prepare_lock` serialises only its creation (first use of the call on a device). */
   _Atomic(tkrt_call_device_state_t*) device_states;
+  pthread_mutex_t prepare_lock;
+};
+
+/* One config of a call, resolved for one device. */
+typedef struct tkrt_config_state {
+  tkrt_function_t* function; /* NULL when the config cannot run on this device */
+  tkrt_status_t unrunnable;  /* why not (owned); NULL when runnable */
+  tkrt_launch_params_t dims; /* grid (cluster-scaled), block, cluster, shared memory, flags */
+  bool empty_grid;           /* a zero grid dimension: launches are no-ops */
+  uint64_t scratch_bytes;    /* global scratch this config needs */
+} tkrt_config_state_t;
+
+struct tkrt_call_device_state {
+  tkrt_call_device_state_t* next;
+  tkrt_device_t* device; /* retained */
+  tkrt_module_t** modules;
+  size_t module_count;
+  tkrt_deviceptr_t scratch_allocation;
+  tkrt_deviceptr_t scratch; /* aligned start within scratch_allocation */
+  atomic_int chosen;        /* the config decided for this device, -1 until known */
+  size_t config_count;
+  tkrt_config_state_t configs[];
 };
 
 /* Frees launch state (call_launch.c); called when the call is destroyed. */
 void tkrt_call_device_states_free(tkrt_call_t* call);
+
+/* Finds or creates the call's state on the device (loads modules, allocates scratch). */
+tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* device,
+                                         tkrt_call_device_state_t** out_state);
+
+/* Checks the buffers against config `index` and enqueues its bytes_to_zero memsets and launch.
+ * The config must be runnable. */
+tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
+                                      const tkrt_call_device_state_t* state, size_t index,
+                                      const tkrt_call_launch_args_t* args);
+
+/* Decides which config of an autotuned call runs on args->device (autotune.c). */
+tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
+                                    tkrt_call_device_state_t* state,
+                                    const tkrt_call_launch_args_t* args, size_t* out_index);
 
 #endif /* TKRT_CORE_CALL_INTERNAL_H_ */

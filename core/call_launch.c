@@ -1,7 +1,453 @@
-/* tkrt core: launching kernel calls on a device (validation, parameter packing, per-device
- * state published without locks). */
+/* tkrt core: launching kernel calls. Per (call, device) state — image choice, loaded modules,
+ * launch dims, global scratch — is built once and then read without locks on every launch. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/call_internal.h"
+#include "hal/hal.h"
+#include "hal/hal_objects.h"
 
-void tkrt_call_device_states_free(tkrt_call_t* call) { (void)call; }
+#define TKRT_STACK_PARAMS 64
+#define TKRT_DEFAULT_SCRATCH_ALIGN 256u
+
+void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args) {
+  memset(args, 0, sizeof(*args));
+  args->struct_size = sizeof(*args);
+}
+
+static const char* tkrt_config_label(const tkrt_call_t* call, size_t index, char* buffer,
+                                     size_t capacity) {
+  const char* description = call->configs[index].description;
+  if (call->desc.config_count == 1 && !call->desc.autotuned) {
+    snprintf(buffer, capacity, "kernel '%s'", call->configs[index].kernel->desc.name);
+  } else {
+    snprintf(buffer, capacity, "config %zu%s%s%s (kernel '%s')", index,
+             description && *description ? " '" : "", description ? description : "",
+             description && *description ? "'" : "", call->configs[index].kernel->desc.name);
+  }
+  return buffer;
+}
+
+/* ---------------------------------------------------------------- choosing an image */
+
+/* Parses "sm_90", "sm_90a", "sm_100f" into 90/'a'; 0 when the text is not of that form. */
+static int tkrt_parse_sm(const char* arch, char* out_suffix) {
+  *out_suffix = '\0';
+  if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
+  char* end = NULL;
+  long value = strtol(arch + 3, &end, 10);
+  if (end == arch + 3 || value <= 0 || value > 10000) return 0;
+  if (*end == 'a' || *end == 'f') *out_suffix = *end++;
+  return *end ? 0 : (int)value;
+}
+
+/* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first). */
+static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_info_t* info) {
+  if (strcmp(tkrt_kernel_image_backend(image), info->backend) != 0) return 0;
+  int rank = image->kind == TKRT_IMAGE_PTX ? 1 : 2;
+  if (!image->arch || !*image->arch) return rank;
+  if (strcmp(info->backend, "cuda") == 0) {
+    char suffix;
+    int want = tkrt_parse_sm(image->arch, &suffix);
+    int have = info->cc_major * 10 + info->cc_minor;
+    if (!want) return rank; /* an arch spelling we do not know: let the driver judge */
+    if (image->kind == TKRT_IMAGE_PTX) {
+      if (suffix == 'a') return have == want ? rank : 0;
+      if (suffix == 'f') return have / 10 == want / 10 && have >= want ? rank : 0;
+      return have >= want ? rank : 0;
+    }
+    if (image->kind == TKRT_IMAGE_CUBIN) {
+      if (suffix == 'a') return have == want ? rank : 0;
+      return have / 10 == want / 10 && have >= want ? rank : 0;
+    }
+    return rank; /* fatbin: the driver picks the entry */
+  }
+  if (strcmp(info->backend, "hip") == 0) {
+    size_t base = strcspn(image->arch, ":");
+    size_t device_base = strcspn(info->arch, ":");
+    return base == device_base && strncmp(image->arch, info->arch, base) == 0 ? rank : 0;
+  }
+  return strcmp(image->arch, info->arch) == 0 ? rank : 0;
+}
+
+static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_device_info_t* info,
+                                       const tkrt_kernel_image_t** out_image) {
+  const tkrt_kernel_image_t* best = NULL;
+  int best_rank = 0;
+  for (size_t i = 0; i < kernel->desc.image_count; ++i) {
+    int rank = tkrt_image_fit(&kernel->images[i], info);
+    if (rank > best_rank) {
+      best = &kernel->images[i];
+      best_rank = rank;
+    }
+  }
+  if (best) {
+    *out_image = best;
+    return NULL;
+  }
+  char have[512];
+  size_t used = 0;
+  have[0] = '\0';
+  for (size_t i = 0; i < kernel->desc.image_count && used < sizeof(have); ++i) {
+    const tkrt_kernel_image_t* image = &kernel->images[i];
+    int n = snprintf(have + used, sizeof(have) - used, "%s%s %s%s%s", i ? ", " : "",
+                     tkrt_kernel_image_backend(image), tkrt_image_kind_name(image->kind),
+                     image->arch && *image->arch ? " for " : "", image->arch ? image->arch : "");
+    if (n > 0) used += (size_t)n;
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "kernel '%s' has no image for this device (%s %s); it has: %s",
+                          kernel->desc.name, info->backend, info->arch, have);
+}
+
+/* ---------------------------------------------------------------- per-device state */
+
+static void tkrt_call_device_state_free(tkrt_call_device_state_t* state) {
+  if (!state) return;
+  for (size_t i = 0; i < state->config_count; ++i) tkrt_status_free(state->configs[i].unrunnable);
+  if (state->scratch_allocation) {
+    tkrt_status_free(tkrt_memory_free(state->device, state->scratch_allocation));
+  }
+  for (size_t i = 0; i < state->module_count; ++i) tkrt_module_unload(state->modules[i]);
+  free(state->modules);
+  tkrt_device_release(state->device);
+  free(state);
+}
+
+void tkrt_call_device_states_free(tkrt_call_t* call) {
+  tkrt_call_device_state_t* state = atomic_load(&call->device_states);
+  while (state) {
+    tkrt_call_device_state_t* next = state->next;
+    tkrt_call_device_state_free(state);
+    state = next;
+  }
+}
+
+/* Computes the launch dims of a config on the device and checks them (no device work). */
+static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
+                                         const tkrt_device_info_t* info,
+                                         const tkrt_kernel_image_t* image,
+                                         tkrt_config_state_t* cs) {
+  const tkrt_config_desc_t* config = &call->configs[index];
+  const tkrt_kernel_desc_t* kd = &config->kernel->desc;
+  for (size_t i = 0; i < config->param_count; ++i) {
+    if (config->params[i].kind == TKRT_PARAM_TMA) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "parameter %zu is a TMA descriptor, which tkrt cannot build on the "
+                              "%s backend yet",
+                              i, info->backend);
+    }
+  }
+  uint32_t cluster[3] = {1, 1, 1};
+  if (kd->num_ctas > 1) {
+    cluster[0] = kd->num_ctas;
+  } else if (!(kd->present & TKRT_KERNEL_HAS_NUM_CTAS)) {
+    /* Blobs from before num_ctas carry explicit cluster dims (wire fields 7-9). */
+    for (int i = 0; i < 3; ++i) cluster[i] = kd->cluster_dims[i] ? kd->cluster_dims[i] : 1;
+  }
+  tkrt_launch_params_t* d = &cs->dims;
+  memset(d, 0, sizeof(*d));
+  uint64_t programs = 1;
+  for (int i = 0; i < 3; ++i) {
+    uint64_t scaled = (uint64_t)config->grid[i] * cluster[i];
+    if (scaled > UINT32_MAX) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "grid dimension %c (%u) times the cluster size (%u) overflows",
+                              "xyz"[i], config->grid[i], cluster[i]);
+    }
+    d->grid[i] = (uint32_t)scaled;
+    programs *= scaled;
+  }
+  cs->empty_grid = programs == 0;
+  uint64_t threads = (uint64_t)kd->num_warps * info->warp_size;
+  d->block[0] = threads > UINT32_MAX ? UINT32_MAX : (uint32_t)threads;
+  d->block[1] = d->block[2] = 1;
+  if (cluster[0] * cluster[1] * cluster[2] > 1) {
+    memcpy(d->cluster, cluster, sizeof(cluster));
+    d->flags |= TKRT_LAUNCH_CLUSTER_SPREAD;
+  }
+  d->flags |= kd->launch_flags;
+  d->shared_mem_bytes = image->shared_mem_bytes ? image->shared_mem_bytes : kd->shared_mem_bytes;
+  cs->scratch_bytes = programs * kd->global_scratch_size;
+  if (cs->empty_grid) return NULL;
+  return tkrt_hal_validate_launch(info, d);
+}
+
+static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_device_t* device,
+                                                   tkrt_call_device_state_t** out_state) {
+  const tkrt_device_info_t* info = tkrt_device_info(device);
+  size_t count = call->desc.config_count;
+  tkrt_call_device_state_t* state = calloc(1, sizeof(*state) + count * sizeof(tkrt_config_state_t));
+  if (!state) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  state->device = device;
+  tkrt_device_retain(device);
+  state->config_count = count;
+  atomic_init(&state->chosen, count == 1 ? 0 : -1);
+  state->modules = calloc(count, sizeof(*state->modules));
+  const tkrt_kernel_image_t** loaded_images = calloc(count, sizeof(*loaded_images));
+  tkrt_status_t status = NULL;
+  if (!state->modules || !loaded_images) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+
+  size_t runnable = 0, first_unrunnable = count;
+  uint64_t scratch_bytes = 0;
+  uint32_t scratch_align = TKRT_DEFAULT_SCRATCH_ALIGN;
+  for (size_t c = 0; c < count; ++c) {
+    tkrt_config_state_t* cs = &state->configs[c];
+    const tkrt_kernel_t* kernel = call->configs[c].kernel;
+    const tkrt_kernel_image_t* image = NULL;
+    tkrt_status_t why = tkrt_select_image(kernel, info, &image);
+    if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
+    tkrt_module_t* module = NULL;
+    for (size_t m = 0; !why && m < state->module_count; ++m) {
+      if (loaded_images[m] == image) module = state->modules[m];
+    }
+    if (!why && !module) {
+      tkrt_image_t raw = {image->kind, image->data, image->size};
+      why = tkrt_module_load(device, &raw, &module);
+      if (!why) {
+        loaded_images[state->module_count] = image;
+        state->modules[state->module_count++] = module;
+      }
+    }
+    if (!why) {
+      const char* entry = image->entry_name ? image->entry_name : kernel->desc.name;
+      why = tkrt_module_get_function(module, entry, &cs->function);
+    }
+    if (why) {
+      char label[160];
+      cs->unrunnable = tkrt_status_annotate(why, "%s", tkrt_config_label(call, c, label,
+                                                                          sizeof(label)));
+      cs->function = NULL;
+      if (first_unrunnable == count) first_unrunnable = c;
+      continue;
+    }
+    ++runnable;
+    if (cs->scratch_bytes > scratch_bytes) scratch_bytes = cs->scratch_bytes;
+    uint32_t align = kernel->desc.global_scratch_align;
+    if (align > scratch_align) scratch_align = align;
+  }
+  if (runnable == 0) {
+    /* Nothing can run here: report the first config's reason (the only one for plain calls). */
+    tkrt_config_state_t* first = &state->configs[first_unrunnable];
+    status = first->unrunnable;
+    first->unrunnable = NULL;
+    if (count > 1) {
+      status = tkrt_status_annotate(status, "none of the %zu configs can run on %s device %d (%s)",
+                                    count, info->backend, info->ordinal, info->arch);
+    }
+    goto fail;
+  }
+  if (scratch_bytes) {
+    /* One allocation per (call, device), sized for the largest config, reused by every launch. */
+    size_t slack = scratch_align > TKRT_DEFAULT_SCRATCH_ALIGN ? scratch_align : 0;
+    status = tkrt_memory_alloc(device, scratch_bytes + slack, &state->scratch_allocation);
+    if (status) {
+      status = tkrt_status_annotate(status, "allocating %llu bytes of global scratch",
+                                    (unsigned long long)scratch_bytes);
+      goto fail;
+    }
+    state->scratch = (state->scratch_allocation + scratch_align - 1) & ~(uint64_t)(scratch_align - 1);
+  }
+  free(loaded_images);
+  *out_state = state;
+  return NULL;
+
+fail:
+  free(loaded_images);
+  tkrt_call_device_state_free(state);
+  return status;
+}
+
+static tkrt_call_device_state_t* tkrt_call_device_state_find(tkrt_call_t* call,
+                                                             const tkrt_device_t* device) {
+  for (tkrt_call_device_state_t* state =
+           atomic_load_explicit(&call->device_states, memory_order_acquire);
+       state; state = state->next) {
+    if (state->device == device) return state;
+  }
+  return NULL;
+}
+
+tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* device,
+                                         tkrt_call_device_state_t** out_state) {
+  tkrt_call_device_state_t* state = tkrt_call_device_state_find(call, device);
+  if (state) {
+    *out_state = state;
+    return NULL;
+  }
+  /* First use on this device: one thread builds the state, the others wait for it. */
+  tkrt_status_t status = NULL;
+  pthread_mutex_lock(&call->prepare_lock);
+  state = tkrt_call_device_state_find(call, device);
+  if (!state) {
+    status = tkrt_call_device_state_create(call, device, &state);
+    if (!status) {
+      state->next = atomic_load_explicit(&call->device_states, memory_order_relaxed);
+      atomic_store_explicit(&call->device_states, state, memory_order_release);
+    }
+  }
+  pthread_mutex_unlock(&call->prepare_lock);
+  if (status) return status;
+  *out_state = state;
+  return NULL;
+}
+
+tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device) {
+  if (!call || !device) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_prepare: NULL argument");
+  }
+  tkrt_call_device_state_t* state;
+  return tkrt_call_device_state_get(call, device, &state);
+}
+
+/* ---------------------------------------------------------------- launching */
+
+tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
+                                      const tkrt_call_device_state_t* state, size_t index,
+                                      const tkrt_call_launch_args_t* args) {
+  const tkrt_config_desc_t* config = &call->configs[index];
+  const tkrt_config_state_t* cs = &state->configs[index];
+  size_t buffer_count = args->input_count + args->output_count;
+  uint64_t stack_values[TKRT_STACK_PARAMS];
+  void* stack_params[TKRT_STACK_PARAMS];
+  uint64_t* values = stack_values;
+  void** params = stack_params;
+  size_t total = config->param_count + 2;
+  tkrt_status_t status = NULL;
+  char label[160];
+
+  /* Validate every parameter before enqueueing anything. */
+  size_t next_buffer = 0;
+  for (size_t i = 0; i < config->param_count; ++i) {
+    const tkrt_param_t* p = &config->params[i];
+    if (p->kind != TKRT_PARAM_ARRAY) continue;
+    if (next_buffer >= buffer_count) {
+      size_t arrays = 0;
+      for (size_t j = 0; j < config->param_count; ++j) arrays += config->params[j].kind == TKRT_PARAM_ARRAY;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s has %zu array parameters but only %zu buffers were given "
+                              "(parameter %zu has no buffer)",
+                              tkrt_config_label(call, index, label, sizeof(label)), arrays,
+                              buffer_count, i);
+    }
+    const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
+    uint64_t divisibility = p->value.array.ptr_divisibility;
+    if (divisibility > 1 && buffer->ptr % divisibility != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "parameter %zu (0x%llx) is not divisible by %llu", i,
+                              (unsigned long long)buffer->ptr, (unsigned long long)divisibility);
+    }
+    uint64_t zero = p->value.array.bytes_to_zero;
+    if (zero && (!buffer->ptr || (buffer->size && zero > buffer->size))) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "parameter %zu: bytes_to_zero is %llu but its buffer %s", i,
+                              (unsigned long long)zero,
+                              buffer->ptr ? "is smaller" : "is null");
+    }
+  }
+  if (cs->empty_grid) return NULL;
+
+  if (total > TKRT_STACK_PARAMS) {
+    values = malloc(total * sizeof(*values));
+    params = malloc(total * sizeof(*params));
+    if (!values || !params) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto done;
+    }
+  }
+  /* Pack: every value sits in its own 8-byte slot; the HAL copies them at launch. */
+  next_buffer = 0;
+  for (size_t i = 0; i < config->param_count; ++i) {
+    const tkrt_param_t* p = &config->params[i];
+    void* slot = &values[i];
+    values[i] = 0;
+    switch (p->kind) {
+      case TKRT_PARAM_ARRAY: {
+        const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
+        values[i] = buffer->ptr;
+        if (p->value.array.bytes_to_zero) {
+          status = tkrt_memset_async(args->device, buffer->ptr, 0, p->value.array.bytes_to_zero,
+                                     args->stream);
+          if (status) {
+            status = tkrt_status_annotate(status, "zeroing %llu bytes of parameter %zu",
+                                          (unsigned long long)p->value.array.bytes_to_zero, i);
+            goto done;
+          }
+        }
+        break;
+      }
+      case TKRT_PARAM_BOOL: *(uint8_t*)slot = p->value.b ? 1 : 0; break;
+      case TKRT_PARAM_I32: memcpy(slot, &p->value.i32, 4); break;
+      case TKRT_PARAM_U32: memcpy(slot, &p->value.u32, 4); break;
+      case TKRT_PARAM_I64: memcpy(slot, &p->value.i64, 8); break;
+      case TKRT_PARAM_U64: memcpy(slot, &p->value.u64, 8); break;
+      case TKRT_PARAM_F32: memcpy(slot, &p->value.f32, 4); break;
+      case TKRT_PARAM_F64: memcpy(slot, &p->value.f64, 8); break;
+      case TKRT_PARAM_TMA: break; /* refused when the state was built */
+    }
+    params[i] = slot;
+  }
+  /* The two hidden pointers every Triton kernel may declare: global and profile scratch. */
+  values[config->param_count] = cs->scratch_bytes ? state->scratch : 0;
+  values[config->param_count + 1] = 0;
+  params[config->param_count] = &values[config->param_count];
+  params[config->param_count + 1] = &values[config->param_count + 1];
+
+  tkrt_launch_params_t launch = cs->dims;
+  launch.params = params;
+  launch.param_count = (uint32_t)total;
+  status = tkrt_hal_device_launch(args->device, cs->function->handle, &launch, args->stream);
+  if (status) {
+    status = tkrt_status_annotate(status, "launching %s",
+                                  tkrt_config_label(call, index, label, sizeof(label)));
+  }
+
+done:
+  if (values != stack_values) free(values);
+  if (params != stack_params) free(params);
+  return status;
+}
+
+tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args) {
+  if (!call || !args || !args->device) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_launch: NULL argument");
+  }
+  if (!args->buffers && args->input_count + args->output_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_call_launch: %zu buffers announced but none given",
+                            args->input_count + args->output_count);
+  }
+  tkrt_call_device_state_t* state = tkrt_call_device_state_find(call, args->device);
+  if (!state) {
+    /* Building the state loads modules and allocates: both break a stream capture. */
+    bool capturing = false;
+    TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(args->device, args->stream, &capturing));
+    if (capturing) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                              "call '%s' is not prepared on %s device %d and the stream is "
+                              "capturing; loading its kernels now would break the capture: call "
+                              "tkrt_call_prepare (or launch once) before capturing",
+                              call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name,
+                              args->device->info.backend, args->device->info.ordinal);
+    }
+    TKRT_RETURN_IF_ERROR(tkrt_call_device_state_get(call, args->device, &state));
+  }
+  int chosen = atomic_load_explicit(&state->chosen, memory_order_acquire);
+  if (chosen < 0) {
+    size_t index = 0;
+    TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &index));
+    chosen = (int)index;
+    atomic_store_explicit(&state->chosen, chosen, memory_order_release);
+  }
+  const tkrt_config_state_t* cs = &state->configs[chosen];
+  if (cs->unrunnable) {
+    /* Copy the reason: the state keeps its own for later launches. */
+    return TKRT_STATUS_MAKE(tkrt_status_code(cs->unrunnable), "%s",
+                            tkrt_status_message(cs->unrunnable));
+  }
+  return tkrt_call_launch_config(call, state, (size_t)chosen, args);
+}

@@ -798,6 +798,15 @@ static tkrt_status_t wd_build_params(const wd_kcall_t* call, const char* where,
     dst->kind = (tkrt_param_kind_t)src->which;
     switch (src->which) {
       case TKRT_PARAM_ARRAY:
+        /* Checked here too (tkrt_call_create does), to say where the parameter is. */
+        if (src->ptr_divisibility & (src->ptr_divisibility - 1)) {
+          free(params);
+          return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                  "parameter %zu (TritonKernelCall.parameters at offset %zu %s): "
+                                  "ptr_divisibility %llu is not a power of two",
+                                  i, src->offset, where,
+                                  (unsigned long long)src->ptr_divisibility);
+        }
         dst->value.array.bytes_to_zero = src->bytes_to_zero;
         dst->value.array.ptr_divisibility = src->ptr_divisibility;
         break;

@@ -169,6 +169,44 @@ TKRT_API const tkrt_call_desc_t* tkrt_call_get_desc(const tkrt_call_t* call);
  * (configs, kernels, images, params, aliases; not names or metadata). Keys tuning decisions. */
 TKRT_API const uint8_t* tkrt_call_digest(const tkrt_call_t* call);
 
+/* ---------------------------------------------------------------- launching */
+
+typedef struct tkrt_autotuner_s tkrt_autotuner_t;
+
+/* A device buffer. size 0 means unknown (XLA's legacy custom call passes bare pointers); sizes let
+ * tkrt find inputs that overlap outputs and check bytes_to_zero. */
+typedef struct tkrt_buffer {
+  tkrt_deviceptr_t ptr;
+  uint64_t size;
+} tkrt_buffer_t;
+
+typedef struct tkrt_call_launch_args {
+  size_t struct_size;
+  tkrt_device_t* device;
+  tkrt_stream_t stream;
+  /* All inputs, then all outputs, as XLA passes them. The k-th array parameter takes buffer k;
+   * buffers beyond the array parameters (e.g. an output aliased to an input) are not passed. */
+  const tkrt_buffer_t* buffers;
+  size_t input_count;
+  size_t output_count;
+  /* Decides which config of an autotuned call runs (required when there are several). */
+  tkrt_autotuner_t* tuner;
+} tkrt_call_launch_args_t;
+
+TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
+
+/* Loads the call's kernels on the device and allocates its global scratch, so that later launches
+ * (for example under stream capture, where neither is allowed) only enqueue work. Idempotent and
+ * safe to call from many threads: the work is done once per (call, device). */
+TKRT_API tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device);
+
+/* Launches the call with jaxlib's semantics: array parameters take buffers in order, scalars are
+ * packed by type, the hidden global-scratch and profile-scratch pointers follow, block = num_warps
+ * x warp size, grid x is scaled by the cluster size, and bytes_to_zero is zeroed before the launch.
+ * Everything is validated before anything is enqueued; an empty grid is a successful no-op.
+ * Autotuned calls pick their config through args->tuner (see tkrt/autotune.h). */
+TKRT_API tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args);
+
 #ifdef __cplusplus
 }
 #endif

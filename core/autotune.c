@@ -1,0 +1,669 @@
+/* tkrt core: the autotuner. It decides once per (call digest, device arch): pinned decisions
+ * first, then memory, then the on-disk store, then a benchmark on the caller's stream with
+ * aliased inputs saved and restored around every config. Never while the stream captures. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/call_internal.h"
+#include "core/decision_store.h"
+#include "hal/hal.h"
+
+typedef enum tkrt_tune_entry_state {
+  TKRT_TUNE_ENTRY_PENDING, /* a thread is deciding; others wait on `done` */
+  TKRT_TUNE_ENTRY_DONE,
+} tkrt_tune_entry_state_t;
+
+typedef struct tkrt_tune_entry {
+  struct tkrt_tune_entry* next;
+  uint8_t digest[TKRT_DIGEST_SIZE];
+  char arch[64];
+  tkrt_tune_entry_state_t state;
+  tkrt_tune_source_t source;
+  size_t chosen;
+  size_t config_count;
+  uint32_t iterations;
+  float* times_ms; /* config_count entries, or NULL */
+  char skip_reason[256];
+} tkrt_tune_entry_t;
+
+typedef struct tkrt_tune_pin {
+  struct tkrt_tune_pin* next;
+  char digest_prefix[65]; /* "" matches every call */
+  char arch[64];          /* "" matches every arch */
+  size_t index;
+} tkrt_tune_pin_t;
+
+struct tkrt_autotuner_s {
+  tkrt_tune_policy_t policy;
+  double target_ms;
+  uint32_t max_iterations;
+  char* store_dir; /* NULL: no persistence */
+  pthread_mutex_t lock; /* guards entries and pins; held only while deciding, never to launch */
+  pthread_cond_t done;  /* an entry left PENDING */
+  tkrt_tune_entry_t* entries;
+  tkrt_tune_pin_t* pins;
+  int store_warned;
+};
+
+const char* tkrt_tune_source_name(tkrt_tune_source_t source) {
+  switch (source) {
+    case TKRT_TUNE_SOURCE_NONE: return "none";
+    case TKRT_TUNE_SOURCE_SINGLE: return "single";
+    case TKRT_TUNE_SOURCE_PINNED: return "pinned";
+    case TKRT_TUNE_SOURCE_TUNED: return "tuned";
+    case TKRT_TUNE_SOURCE_STORE: return "store";
+    case TKRT_TUNE_SOURCE_DEFAULT: return "default";
+  }
+  return "unknown";
+}
+
+void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->policy = TKRT_TUNE_POLICY_AUTO;
+  options->target_ms = 10.0;
+  options->max_iterations = 100;
+  options->use_environment = true;
+}
+
+void tkrt_tune_report_init(tkrt_tune_report_t* report) {
+  memset(report, 0, sizeof(*report));
+  report->struct_size = sizeof(*report);
+}
+
+/* ---------------------------------------------------------------- creation and pins */
+
+static tkrt_status_t tkrt_pin_add(tkrt_autotuner_t* tuner, const char* digest_prefix,
+                                  const char* arch, size_t index) {
+  tkrt_tune_pin_t* pin = calloc(1, sizeof(*pin));
+  if (!pin) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  snprintf(pin->digest_prefix, sizeof(pin->digest_prefix), "%s", digest_prefix);
+  snprintf(pin->arch, sizeof(pin->arch), "%s", arch ? arch : "");
+  pin->index = index;
+  pthread_mutex_lock(&tuner->lock);
+  pin->next = tuner->pins;
+  tuner->pins = pin; /* newest first: a later pin overrides an earlier one */
+  pthread_mutex_unlock(&tuner->lock);
+  return NULL;
+}
+
+/* TKRT_TUNE_PIN="<digest hex prefix or *>[@arch]=<index>,..." */
+static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) {
+  char buffer[2048];
+  if (strlen(text) >= sizeof(buffer)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "TKRT_TUNE_PIN is too long");
+  }
+  snprintf(buffer, sizeof(buffer), "%s", text);
+  char* save = NULL;
+  for (char* item = strtok_r(buffer, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    while (isspace((unsigned char)*item)) ++item;
+    char* equals = strchr(item, '=');
+    char* end = NULL;
+    unsigned long long index = equals ? strtoull(equals + 1, &end, 10) : 0;
+    if (!equals || end == equals + 1 || (*end && !isspace((unsigned char)*end))) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_TUNE_PIN entry '%s' is not <digest>[@arch]=<config index>",
+                              item);
+    }
+    *equals = '\0';
+    char* at = strchr(item, '@');
+    if (at) *at = '\0';
+    const char* prefix = strcmp(item, "*") == 0 ? "" : item;
+    for (const char* c = prefix; *c; ++c) {
+      if (!isxdigit((unsigned char)*c)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "TKRT_TUNE_PIN digest '%s' is not hexadecimal (or *)", prefix);
+      }
+    }
+    if (strlen(prefix) > 64) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "TKRT_TUNE_PIN digest '%s' is too long",
+                              prefix);
+    }
+    char lower[65];
+    size_t i = 0;
+    for (; prefix[i]; ++i) lower[i] = (char)tolower((unsigned char)prefix[i]);
+    lower[i] = '\0';
+    TKRT_RETURN_IF_ERROR(tkrt_pin_add(tuner, lower, at ? at + 1 : NULL, (size_t)index));
+  }
+  return NULL;
+}
+
+static char* tkrt_default_store_dir(void) {
+  const char* xdg = getenv("XDG_CACHE_HOME");
+  const char* home = getenv("HOME");
+  char path[4096];
+  if (xdg && *xdg) {
+    snprintf(path, sizeof(path), "%s/tkrt/tune", xdg);
+  } else if (home && *home) {
+    snprintf(path, sizeof(path), "%s/.cache/tkrt/tune", home);
+  } else {
+    return NULL;
+  }
+  return strdup(path);
+}
+
+void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner) {
+  if (!tuner) return;
+  for (tkrt_tune_entry_t* e = tuner->entries; e;) {
+    tkrt_tune_entry_t* next = e->next;
+    free(e->times_ms);
+    free(e);
+    e = next;
+  }
+  for (tkrt_tune_pin_t* p = tuner->pins; p;) {
+    tkrt_tune_pin_t* next = p->next;
+    free(p);
+    p = next;
+  }
+  pthread_cond_destroy(&tuner->done);
+  pthread_mutex_destroy(&tuner->lock);
+  free(tuner->store_dir);
+  free(tuner);
+}
+
+tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
+                                    tkrt_autotuner_t** out_tuner) {
+  if (!out_tuner) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_create: out_tuner is NULL");
+  }
+  tkrt_autotuner_options_t defaults;
+  if (!options) {
+    tkrt_autotuner_options_init(&defaults);
+    options = &defaults;
+  }
+  if (!(options->target_ms >= 0.0) || options->max_iterations == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "autotuner options: target_ms must be >= 0 and max_iterations >= 1");
+  }
+  tkrt_autotuner_t* tuner = calloc(1, sizeof(*tuner));
+  if (!tuner) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  pthread_mutex_init(&tuner->lock, NULL);
+  pthread_cond_init(&tuner->done, NULL);
+  tuner->policy = options->policy;
+  tuner->target_ms = options->target_ms;
+  tuner->max_iterations = options->max_iterations;
+  tkrt_status_t status = NULL;
+  const char* dir = options->store_dir;
+  if (options->use_environment) {
+    const char* policy = getenv("TKRT_TUNE_POLICY");
+    if (policy && *policy) {
+      if (strcmp(policy, "auto") == 0) {
+        tuner->policy = TKRT_TUNE_POLICY_AUTO;
+      } else if (strcmp(policy, "never") == 0) {
+        tuner->policy = TKRT_TUNE_POLICY_NEVER;
+      } else {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                  "TKRT_TUNE_POLICY is '%s'; expected auto or never", policy);
+        goto fail;
+      }
+    }
+    const char* env_dir = getenv("TKRT_TUNE_DIR");
+    if (!dir && env_dir && *env_dir) dir = env_dir;
+    const char* pins = getenv("TKRT_TUNE_PIN");
+    if (pins && *pins && (status = tkrt_parse_pins(tuner, pins))) goto fail;
+  }
+  if (dir && strcmp(dir, "off") == 0) {
+    tuner->store_dir = NULL;
+  } else {
+    tuner->store_dir = dir ? strdup(dir) : tkrt_default_store_dir();
+    if (dir && !tuner->store_dir) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto fail;
+    }
+  }
+  *out_tuner = tuner;
+  return NULL;
+
+fail:
+  tkrt_autotuner_destroy(tuner);
+  return status;
+}
+
+tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                 const char* arch, size_t config_index) {
+  if (!tuner || !call) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_pin: NULL argument");
+  }
+  if (config_index >= call->desc.config_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "cannot pin config %zu: the call has %zu configs", config_index,
+                            call->desc.config_count);
+  }
+  char hex[65];
+  tkrt_hex_encode(call->digest, TKRT_DIGEST_SIZE, hex);
+  return tkrt_pin_add(tuner, hex, arch, config_index);
+}
+
+/* ---------------------------------------------------------------- lookups (tuner lock held) */
+
+static tkrt_tune_entry_t* tkrt_entry_find(tkrt_autotuner_t* tuner, const uint8_t* digest,
+                                          const char* arch) {
+  for (tkrt_tune_entry_t* e = tuner->entries; e; e = e->next) {
+    if (memcmp(e->digest, digest, TKRT_DIGEST_SIZE) == 0 && strcmp(e->arch, arch) == 0) return e;
+  }
+  return NULL;
+}
+
+static const tkrt_tune_pin_t* tkrt_pin_find(tkrt_autotuner_t* tuner, const uint8_t* digest,
+                                            const char* arch) {
+  char hex[65];
+  tkrt_hex_encode(digest, TKRT_DIGEST_SIZE, hex);
+  for (const tkrt_tune_pin_t* pin = tuner->pins; pin; pin = pin->next) {
+    if (strncmp(hex, pin->digest_prefix, strlen(pin->digest_prefix)) != 0) continue;
+    if (pin->arch[0] && strcmp(pin->arch, arch) != 0) continue;
+    return pin;
+  }
+  return NULL;
+}
+
+static void tkrt_entry_unlink(tkrt_autotuner_t* tuner, tkrt_tune_entry_t* entry) {
+  for (tkrt_tune_entry_t** link = &tuner->entries; *link; link = &(*link)->next) {
+    if (*link == entry) {
+      *link = entry->next;
+      return;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- aliased inputs */
+
+typedef struct tkrt_saved_input {
+  tkrt_deviceptr_t ptr;   /* the input */
+  uint64_t size;
+  tkrt_deviceptr_t copy;  /* device copy, or 0 */
+  void* host_copy;        /* pinned host copy when device memory ran out */
+} tkrt_saved_input_t;
+
+typedef struct tkrt_alias_saves {
+  tkrt_saved_input_t* inputs;
+  size_t count;
+} tkrt_alias_saves_t;
+
+static int tkrt_ranges_overlap(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
+  if (a == b) return 1;
+  return a < b + b_size && b < a + a_size;
+}
+
+/* Finds the inputs whose memory overlaps an output, by address at run time. Declared alias
+ * records only supply sizes that the caller did not (jax-triton's indices are not reliable). */
+static tkrt_status_t tkrt_find_aliased_inputs(const tkrt_call_t* call,
+                                              const tkrt_call_launch_args_t* args,
+                                              tkrt_alias_saves_t* saves) {
+  const tkrt_buffer_t* buffers = args->buffers;
+  saves->inputs = NULL;
+  saves->count = 0;
+  for (size_t i = 0; i < args->input_count; ++i) {
+    const tkrt_buffer_t* in = &buffers[i];
+    if (!in->ptr) continue;
+    uint64_t hint = 0;
+    for (size_t r = 0; r < call->desc.alias_count; ++r) {
+      if (call->aliases[r].input_index == i && call->aliases[r].size_bytes > hint) {
+        hint = call->aliases[r].size_bytes;
+      }
+    }
+    uint64_t in_size = in->size ? in->size : hint;
+    int aliased = 0;
+    for (size_t o = 0; o < args->output_count && !aliased; ++o) {
+      const tkrt_buffer_t* out = &buffers[args->input_count + o];
+      if (!out->ptr) continue;
+      aliased = tkrt_ranges_overlap(in->ptr, in_size ? in_size : 1, out->ptr,
+                                    out->size ? out->size : 1);
+    }
+    if (!aliased) continue;
+    if (!in_size) {
+      free(saves->inputs);
+      saves->inputs = NULL;
+      saves->count = 0;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                              "input %zu shares memory with an output, but its size is unknown "
+                              "(no buffer size and no alias record): tkrt cannot save it before "
+                              "autotuning; pass buffer sizes",
+                              i);
+    }
+    tkrt_saved_input_t* grown = realloc(saves->inputs, (saves->count + 1) * sizeof(*grown));
+    if (!grown) {
+      free(saves->inputs);
+      saves->inputs = NULL;
+      saves->count = 0;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    }
+    saves->inputs = grown;
+    saves->inputs[saves->count++] = (tkrt_saved_input_t){.ptr = in->ptr, .size = in_size};
+  }
+  return NULL;
+}
+
+static void tkrt_alias_saves_free(tkrt_device_t* device, tkrt_alias_saves_t* saves) {
+  for (size_t i = 0; i < saves->count; ++i) {
+    if (saves->inputs[i].copy) tkrt_status_free(tkrt_memory_free(device, saves->inputs[i].copy));
+    if (saves->inputs[i].host_copy) {
+      tkrt_status_free(tkrt_host_free(device, saves->inputs[i].host_copy));
+    }
+  }
+  free(saves->inputs);
+  saves->inputs = NULL;
+  saves->count = 0;
+}
+
+static tkrt_status_t tkrt_alias_save(const tkrt_call_launch_args_t* args,
+                                     tkrt_alias_saves_t* saves) {
+  for (size_t i = 0; i < saves->count; ++i) {
+    tkrt_saved_input_t* s = &saves->inputs[i];
+    tkrt_status_t status = tkrt_memory_alloc(args->device, s->size, &s->copy);
+    if (status && tkrt_status_code(status) == TKRT_STATUS_RESOURCE_EXHAUSTED) {
+      /* Device memory is short: keep the copy in pinned host memory instead. */
+      tkrt_status_free(status);
+      status = tkrt_host_alloc(args->device, s->size, &s->host_copy);
+      if (!status) status = tkrt_memcpy_dtoh_async(args->device, s->host_copy, s->ptr, s->size,
+                                                   args->stream);
+    } else if (!status) {
+      status = tkrt_memcpy_dtod_async(args->device, s->copy, s->ptr, s->size, args->stream);
+    }
+    if (status) {
+      return tkrt_status_annotate(status, "saving aliased input 0x%llx (%llu bytes)",
+                                  (unsigned long long)s->ptr, (unsigned long long)s->size);
+    }
+  }
+  return NULL;
+}
+
+static tkrt_status_t tkrt_alias_restore(const tkrt_call_launch_args_t* args,
+                                        const tkrt_alias_saves_t* saves) {
+  for (size_t i = 0; i < saves->count; ++i) {
+    const tkrt_saved_input_t* s = &saves->inputs[i];
+    tkrt_status_t status =
+        s->copy ? tkrt_memcpy_dtod_async(args->device, s->ptr, s->copy, s->size, args->stream)
+                : tkrt_memcpy_htod_async(args->device, s->ptr, s->host_copy, s->size, args->stream);
+    if (status) {
+      return tkrt_status_annotate(status, "restoring aliased input 0x%llx",
+                                  (unsigned long long)s->ptr);
+    }
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- benchmarking */
+
+typedef struct tkrt_bench {
+  const tkrt_call_t* call;
+  const tkrt_call_device_state_t* state;
+  const tkrt_call_launch_args_t* args;
+  const tkrt_alias_saves_t* saves;
+  tkrt_event_t start, end;
+} tkrt_bench_t;
+
+/* Restores aliased inputs, runs one warm-up launch, then `iterations` launches between events. */
+static tkrt_status_t tkrt_bench_config(tkrt_bench_t* b, size_t index, uint32_t iterations,
+                                       float* out_ms) {
+  tkrt_device_t* device = b->args->device;
+  TKRT_RETURN_IF_ERROR(tkrt_alias_restore(b->args, b->saves));
+  TKRT_RETURN_IF_ERROR(tkrt_call_launch_config(b->call, b->state, index, b->args));
+  TKRT_RETURN_IF_ERROR(tkrt_event_record(device, b->start, b->args->stream));
+  for (uint32_t i = 0; i < iterations; ++i) {
+    TKRT_RETURN_IF_ERROR(tkrt_call_launch_config(b->call, b->state, index, b->args));
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_event_record(device, b->end, b->args->stream));
+  TKRT_RETURN_IF_ERROR(tkrt_event_synchronize(device, b->end));
+  float ms = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_event_elapsed_ms(device, b->start, b->end, &ms));
+  *out_ms = ms / (float)iterations;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                    const tkrt_call_device_state_t* state,
+                                    const tkrt_call_launch_args_t* args, tkrt_tune_entry_t* entry) {
+  tkrt_device_t* device = args->device;
+  size_t count = call->desc.config_count;
+  tkrt_alias_saves_t saves = {0};
+  tkrt_bench_t bench = {.call = call, .state = state, .args = args, .saves = &saves};
+  tkrt_status_t status = tkrt_find_aliased_inputs(call, args, &saves);
+  if (status) return status;
+  int saved = 0;
+  if ((status = tkrt_event_create(device, &bench.start)) ||
+      (status = tkrt_event_create(device, &bench.end)) ||
+      (status = tkrt_alias_save(args, &saves))) {
+    goto done;
+  }
+  saved = 1;
+  /* Pass 1: one timed launch per config sizes the iteration count. */
+  float best = -1;
+  for (size_t c = 0; c < count; ++c) {
+    entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+    if (state->configs[c].unrunnable) {
+      if (!entry->skip_reason[0]) {
+        snprintf(entry->skip_reason, sizeof(entry->skip_reason), "%s",
+                 tkrt_status_message(state->configs[c].unrunnable));
+      }
+      continue;
+    }
+    float ms = 0;
+    if ((status = tkrt_bench_config(&bench, c, 1, &ms))) goto done;
+    if (best < 0 || ms < best) best = ms;
+  }
+  uint32_t iterations = tuner->max_iterations;
+  if (best > 0) {
+    double wanted = tuner->target_ms / best;
+    iterations = wanted < 1 ? 1 : wanted > tuner->max_iterations ? tuner->max_iterations
+                                                                  : (uint32_t)wanted;
+  }
+  /* Pass 2: the measurement that decides; strictly faster wins, so ties keep the earlier one. */
+  size_t chosen = count;
+  for (size_t c = 0; c < count; ++c) {
+    if (state->configs[c].unrunnable) continue;
+    if ((status = tkrt_bench_config(&bench, c, iterations, &entry->times_ms[c]))) goto done;
+    if (chosen == count || entry->times_ms[c] < entry->times_ms[chosen]) chosen = c;
+  }
+  entry->chosen = chosen;
+  entry->iterations = iterations;
+
+done:
+  if (saved) {
+    /* Every exit leaves the aliased inputs as the caller gave them. */
+    tkrt_status_t restore = tkrt_alias_restore(args, &saves);
+    if (!restore) restore = tkrt_stream_synchronize(device, args->stream);
+    if (restore && !status) {
+      status = restore;
+    } else {
+      tkrt_status_free(restore);
+    }
+  } else if (saves.count) {
+    tkrt_status_free(tkrt_stream_synchronize(device, args->stream));
+  }
+  tkrt_alias_saves_free(device, &saves);
+  if (bench.start) tkrt_status_free(tkrt_event_destroy(device, bench.start));
+  if (bench.end) tkrt_status_free(tkrt_event_destroy(device, bench.end));
+  return status;
+}
+
+/* ---------------------------------------------------------------- deciding */
+
+static void tkrt_store_warn(tkrt_autotuner_t* tuner, const char* what) {
+  pthread_mutex_lock(&tuner->lock);
+  int first = !tuner->store_warned;
+  tuner->store_warned = 1;
+  pthread_mutex_unlock(&tuner->lock);
+  if (first) fprintf(stderr, "tkrt: warning: tuning decision store: %s\n", what);
+}
+
+/* Decides an entry that this thread owns (PENDING). */
+static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                       const tkrt_call_device_state_t* state,
+                                       const tkrt_call_launch_args_t* args,
+                                       tkrt_tune_entry_t* entry) {
+  const tkrt_device_info_t* info = tkrt_device_info(args->device);
+  char key[65];
+  tkrt_decision_key(call->digest, info->arch, info->driver_version, key);
+  int lock_fd = -1;
+  tkrt_status_t status = NULL;
+  if (tuner->store_dir) {
+    /* Hold the entry's file lock from reading to writing: concurrent processes (ranks) then
+     * tune once and all read the same answer. */
+    tkrt_status_t lock_status = tkrt_decision_lock(tuner->store_dir, key, &lock_fd);
+    if (lock_status) {
+      tkrt_store_warn(tuner, tkrt_status_message(lock_status));
+      tkrt_status_free(lock_status);
+    } else {
+      tkrt_decision_t decision = {.config_count = entry->config_count, .times_ms = entry->times_ms};
+      int found = 0;
+      char problem[512];
+      status = tkrt_decision_read(tuner->store_dir, key, call->digest, info->arch,
+                                  info->driver_version, &decision, &found, problem,
+                                  sizeof(problem));
+      if (status) goto done;
+      if (found) {
+        entry->source = TKRT_TUNE_SOURCE_STORE;
+        entry->chosen = decision.chosen;
+        entry->iterations = decision.iterations;
+        goto done;
+      }
+      if (problem[0]) fprintf(stderr, "tkrt: warning: ignoring tuning decision %s\n", problem);
+    }
+  }
+  if (tuner->policy == TKRT_TUNE_POLICY_NEVER) {
+    entry->source = TKRT_TUNE_SOURCE_DEFAULT;
+    entry->chosen = 0;
+    goto done;
+  }
+  bool capturing = false;
+  if ((status = tkrt_stream_is_capturing(args->device, args->stream, &capturing))) goto done;
+  if (capturing) {
+    status = TKRT_STATUS_MAKE(
+        TKRT_STATUS_FAILED_PRECONDITION,
+        "autotuned call '%s' has no decision for %s and the stream is capturing: benchmarking now "
+        "would record the tuning launches into the graph and run them on buffers whose data is not "
+        "produced yet. Launch it once outside capture, pin a config (tkrt_autotuner_pin or "
+        "TKRT_TUNE_PIN), or use the 'never' tuning policy",
+        call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name, info->arch);
+    goto done;
+  }
+  if ((status = tkrt_benchmark(tuner, call, state, args, entry))) goto done;
+  entry->source = TKRT_TUNE_SOURCE_TUNED;
+  if (lock_fd >= 0) {
+    tkrt_decision_t decision = {.chosen = entry->chosen, .config_count = entry->config_count,
+                                .iterations = entry->iterations, .times_ms = entry->times_ms};
+    tkrt_status_t write = tkrt_decision_write(tuner->store_dir, key, call->digest, info->arch,
+                                              info->driver_version, &decision);
+    if (write) {
+      tkrt_store_warn(tuner, tkrt_status_message(write));
+      tkrt_status_free(write);
+    }
+  }
+
+done:
+  tkrt_decision_unlock(lock_fd);
+  return status;
+}
+
+tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
+                                    tkrt_call_device_state_t* state,
+                                    const tkrt_call_launch_args_t* args, size_t* out_index) {
+  if (!tuner) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "call '%s' has %zu configs: launching it needs an autotuner "
+                            "(tkrt_call_launch_args_t.tuner)",
+                            call->desc.name ? call->desc.name : "", call->desc.config_count);
+  }
+  const char* arch = tkrt_device_info(args->device)->arch;
+  pthread_mutex_lock(&tuner->lock);
+  for (;;) {
+    tkrt_tune_entry_t* entry = tkrt_entry_find(tuner, call->digest, arch);
+    if (entry && entry->state == TKRT_TUNE_ENTRY_DONE) {
+      *out_index = entry->chosen;
+      pthread_mutex_unlock(&tuner->lock);
+      return NULL;
+    }
+    if (entry) { /* another thread is deciding: wait for it, without holding the lock */
+      pthread_cond_wait(&tuner->done, &tuner->lock);
+      continue;
+    }
+    break;
+  }
+  tkrt_tune_entry_t* entry = calloc(1, sizeof(*entry));
+  float* times = entry ? malloc(call->desc.config_count * sizeof(float)) : NULL;
+  if (!entry || !times) {
+    pthread_mutex_unlock(&tuner->lock);
+    free(entry);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  }
+  memcpy(entry->digest, call->digest, TKRT_DIGEST_SIZE);
+  snprintf(entry->arch, sizeof(entry->arch), "%s", arch);
+  entry->config_count = call->desc.config_count;
+  entry->times_ms = times;
+  for (size_t i = 0; i < entry->config_count; ++i) times[i] = TKRT_TUNE_SKIPPED_MS;
+  const tkrt_tune_pin_t* pin = tkrt_pin_find(tuner, call->digest, arch);
+  if (pin) {
+    if (pin->index >= entry->config_count) {
+      pthread_mutex_unlock(&tuner->lock);
+      free(times);
+      free(entry);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                              "pinned config %zu does not exist: the call has %zu configs",
+                              pin->index, call->desc.config_count);
+    }
+    entry->source = TKRT_TUNE_SOURCE_PINNED;
+    entry->chosen = pin->index;
+    entry->state = TKRT_TUNE_ENTRY_DONE;
+    entry->next = tuner->entries;
+    tuner->entries = entry;
+    *out_index = entry->chosen;
+    pthread_mutex_unlock(&tuner->lock);
+    return NULL;
+  }
+  entry->state = TKRT_TUNE_ENTRY_PENDING;
+  entry->next = tuner->entries;
+  tuner->entries = entry;
+  pthread_mutex_unlock(&tuner->lock);
+
+  tkrt_status_t status = tkrt_decide_entry(tuner, call, state, args, entry);
+
+  pthread_mutex_lock(&tuner->lock);
+  if (status) {
+    tkrt_entry_unlink(tuner, entry); /* waiters retry, each on its own stream */
+  } else {
+    entry->state = TKRT_TUNE_ENTRY_DONE;
+    *out_index = entry->chosen;
+  }
+  pthread_cond_broadcast(&tuner->done);
+  pthread_mutex_unlock(&tuner->lock);
+  if (status) {
+    free(entry->times_ms);
+    free(entry);
+  }
+  return status;
+}
+
+tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                        const char* arch, tkrt_tune_report_t* report) {
+  if (!tuner || !call || !arch || !report) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_get_report: NULL argument");
+  }
+  report->config_count = call->desc.config_count;
+  report->source = TKRT_TUNE_SOURCE_NONE;
+  report->chosen = 0;
+  report->iterations = 0;
+  report->skip_reason[0] = '\0';
+  for (size_t i = 0; i < report->times_capacity && report->times_ms; ++i) {
+    report->times_ms[i] = TKRT_TUNE_SKIPPED_MS;
+  }
+  if (call->desc.config_count == 1) {
+    report->source = TKRT_TUNE_SOURCE_SINGLE;
+    return NULL;
+  }
+  pthread_mutex_lock(&tuner->lock);
+  const tkrt_tune_entry_t* entry = tkrt_entry_find(tuner, call->digest, arch);
+  if (entry && entry->state == TKRT_TUNE_ENTRY_DONE) {
+    report->source = entry->source;
+    report->chosen = entry->chosen;
+    report->iterations = entry->iterations;
+    snprintf(report->skip_reason, sizeof(report->skip_reason), "%s", entry->skip_reason);
+    for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->times_ms;
+         ++i) {
+      report->times_ms[i] = entry->times_ms[i];
+    }
+  }
+  pthread_mutex_unlock(&tuner->lock);
+  return NULL;
+}

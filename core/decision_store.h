@@ -1,0 +1,38 @@
+/* tkrt core: the on-disk store of tuning decisions, shared by processes (and ranks) that see the
+ * same directory. Entries are small text files written atomically; a lock file per entry makes
+ * concurrent processes tune a call once and agree on the result. */
+#ifndef TKRT_CORE_DECISION_STORE_H_
+#define TKRT_CORE_DECISION_STORE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/status.h"
+
+typedef struct tkrt_decision {
+  size_t chosen;
+  size_t config_count;
+  uint32_t iterations;
+  float* times_ms; /* config_count entries, owned by the caller */
+} tkrt_decision_t;
+
+/* The entry name for (call digest, arch, driver version, tkrt version): 64 hex characters. */
+void tkrt_decision_key(const uint8_t digest[32], const char* arch, int driver_version,
+                       char out_key[65]);
+
+/* Takes an exclusive lock on the entry (creating the directory as needed); *out_fd is -1 when
+ * the store cannot be used, with a status saying why. */
+tkrt_status_t tkrt_decision_lock(const char* dir, const char* key, int* out_fd);
+void tkrt_decision_unlock(int fd);
+
+/* Reads an entry. *out_found is 0 when it is absent, or present but corrupt or for another call
+ * (then *out_problem describes it, for a warning). */
+tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t digest[32],
+                                 const char* arch, int driver_version, tkrt_decision_t* decision,
+                                 int* out_found, char* out_problem, size_t problem_capacity);
+/* Writes an entry atomically (temporary file, fsync, rename). */
+tkrt_status_t tkrt_decision_write(const char* dir, const char* key, const uint8_t digest[32],
+                                  const char* arch, int driver_version,
+                                  const tkrt_decision_t* decision);
+
+#endif /* TKRT_CORE_DECISION_STORE_H_ */

@@ -1,0 +1,83 @@
+/* tkrt: choosing among the configs of an autotuned call. Decisions are cached per (call digest,
+ * device arch), shared by devices of the same arch, persisted across processes, and pinnable. */
+#ifndef TKRT_AUTOTUNE_H_
+#define TKRT_AUTOTUNE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/call.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tkrt_tune_policy {
+  TKRT_TUNE_POLICY_AUTO = 0,  /* use a pinned or known decision, else benchmark */
+  TKRT_TUNE_POLICY_NEVER = 1, /* never benchmark: a pinned or known decision, else the first config */
+} tkrt_tune_policy_t;
+
+typedef struct tkrt_autotuner_options {
+  size_t struct_size;
+  tkrt_tune_policy_t policy;
+  /* Each config runs enough iterations to fill target_ms (based on one timed launch), at least
+   * one and at most max_iterations, after a warm-up launch. Defaults: 10 ms, 100 (jaxlib's). */
+  double target_ms;
+  uint32_t max_iterations;
+  /* Decision store directory. NULL: $TKRT_TUNE_DIR, else $XDG_CACHE_HOME/tkrt/tune, else
+   * $HOME/.cache/tkrt/tune. "off" (or TKRT_TUNE_DIR=off): decisions live in memory only. */
+  const char* store_dir;
+  /* Honour TKRT_TUNE_POLICY (auto|never), TKRT_TUNE_DIR and TKRT_TUNE_PIN. */
+  bool use_environment;
+} tkrt_autotuner_options_t;
+
+TKRT_API void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options);
+TKRT_API tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
+                                             tkrt_autotuner_t** out_tuner);
+/* No call may be launching with the tuner. */
+TKRT_API void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner);
+
+/* Pins a call's config for one arch (or every arch when arch is NULL). Pinned decisions win over
+ * everything else and are never benchmarked. TKRT_TUNE_PIN does the same from the environment:
+ * a comma list of <digest hex or prefix>[@arch]=<config index>, e.g. "3fa9c2=1,*=0". */
+TKRT_API tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                          const char* arch, size_t config_index);
+
+typedef enum tkrt_tune_source {
+  TKRT_TUNE_SOURCE_NONE = 0,   /* no decision yet */
+  TKRT_TUNE_SOURCE_SINGLE = 1, /* one config: nothing to decide */
+  TKRT_TUNE_SOURCE_PINNED = 2,
+  TKRT_TUNE_SOURCE_TUNED = 3,  /* benchmarked in this process */
+  TKRT_TUNE_SOURCE_STORE = 4,  /* read from the decision store */
+  TKRT_TUNE_SOURCE_DEFAULT = 5 /* policy NEVER without a decision: the first config */
+} tkrt_tune_source_t;
+
+#define TKRT_TUNE_SKIPPED_MS (-1.0f)
+
+typedef struct tkrt_tune_report {
+  size_t struct_size;
+  tkrt_tune_source_t source;
+  size_t chosen;         /* config index */
+  size_t config_count;
+  uint32_t iterations;   /* timed launches per config in the final pass (TUNED, STORE) */
+  /* Per-config mean launch time in ms (TUNED and STORE), TKRT_TUNE_SKIPPED_MS for configs that
+   * could not run on the device; filled up to times_capacity entries. */
+  float* times_ms;
+  size_t times_capacity;
+  char skip_reason[256]; /* the first skipped config's reason, if any */
+} tkrt_tune_report_t;
+
+TKRT_API void tkrt_tune_report_init(tkrt_tune_report_t* report);
+/* What the tuner decided for the call on devices of `arch` (tkrt_device_info(device)->arch). */
+TKRT_API tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                                 const char* arch, tkrt_tune_report_t* report);
+TKRT_API const char* tkrt_tune_source_name(tkrt_tune_source_t source);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_AUTOTUNE_H_ */
