@@ -182,8 +182,9 @@ static void tkrt_cuda_load_driver(void) {
 
   result = driver->cuInit(0);
   if (result != CUDA_SUCCESS) {
-    status = TKRT_CUDA_STATUS(result, "cuInit");
-    tkrt_cuda_load_fail_status("", status);
+    char context[128];
+    snprintf(context, sizeof(context), "%s (driver version %d): ", opened, driver_version);
+    tkrt_cuda_load_fail_status(context, TKRT_CUDA_STATUS(result, "cuInit"));
     return;
   }
   atomic_store_explicit(&tkrt_cuda_loaded_driver, driver, memory_order_release);
