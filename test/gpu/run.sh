@@ -18,9 +18,9 @@ allow_skip="${TKRT_GPU_ALLOW_SKIP:-0}"
 if [[ -n "${OUT:-}" ]]; then
   mkdir -p "$OUT"
   exec > >(tee "$OUT/gpu.log") 2>&1
-  tee_pid=$!
+  tee_pid="${!:-}"
   # Let tee drain before the script is gone, so the log is complete when OUT is collected.
-  trap 'exec 1>&- 2>&-; wait "$tee_pid" 2>/dev/null || true' EXIT
+  trap 'exec 1>&- 2>&-; [[ -z "$tee_pid" ]] || wait "$tee_pid" 2>/dev/null || true' EXIT
 fi
 
 started=$(date +%s)
@@ -53,14 +53,14 @@ run() {
   record "$name" "$rc"
 }
 
-echo "tkrt GPU verification: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
+echo "tkrt GPU verification: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on ${HOSTNAME:-$(uname -n)}"
 echo "repository: $root ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))"
 if command -v nvidia-smi > /dev/null 2>&1; then
   nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader || true
 else
   echo "nvidia-smi: not found"
 fi
-echo "cmake: $(cmake --version | head -n 1); cc: $(cc --version | head -n 1)"
+echo "cmake: $(cmake --version | head -n 1); cc: $("${CC:-cc}" --version 2>/dev/null | head -n 1 || true)"
 
 # ---------------------------------------------------------------- build
 echo
