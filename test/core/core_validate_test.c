@@ -1,0 +1,357 @@
+/* Core launches: jaxlib's launch semantics (buffers, scalars, hidden pointers, block and cluster
+ * shapes, bytes_to_zero, global scratch) and every validation error, all on the host backend. */
+#include <stdint.h>
+
+#include "test/core/core_test_util.h"
+
+static tkrt_device_t* g_device;
+
+static void test_validate_too_few_buffers(void) {
+  tkrt_param_t params[] = {core_array(16, 0), core_array(16, 0), core_array(16, 0), core_i32(8),
+                           core_u32(0), core_array(0, 0)};
+  tkrt_call_t* call = core_plain_call(core_kernel("add_128", 4, 1, 0), 1, 1, 1, params, 6);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffers[] = {{a, 64}, {a, 64}};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 2, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "has 4 array parameters but only 2 buffers were given (parameter 2 has no buffer)");
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_validate_divisibility(void) {
+  tkrt_param_t params[] = {core_array(16, 0)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 1, 1, 0), 1, 1, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 256);
+  tkrt_buffer_t misaligned = {a + 4, 16};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &misaligned, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "parameter 0 (0x");
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &misaligned, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, ") is not divisible by 16");
+  uint32_t value = 0;
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 0); /* nothing ran */
+  tkrt_buffer_t aligned = {a + 16, 16};
+  EXPECT_OK(core_launch(call, g_device, NULL, &aligned, 1, 0, NULL));
+  core_download(g_device, &value, a + 16, 4);
+  EXPECT_EQ_U64(value, 1);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_validate_empty_grid_is_a_noop(void) {
+  /* A null (zero-size) buffer passes the divisibility check, and an empty grid runs nothing:
+   * not even the bytes_to_zero memset. */
+  tkrt_param_t params[] = {core_array(16, 0)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 0, 5, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  tkrt_buffer_t null_buffer = {0, 0};
+  EXPECT_OK(core_launch(call, g_device, NULL, &null_buffer, 1, 0, NULL));
+  tkrt_call_release(call);
+  tkrt_param_t zeroed[] = {core_array(16, 4)};
+  call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 3, 0, 1, zeroed, 1);
+  ASSERT_TRUE(call != NULL);
+  uint32_t seven = 7, value = 0;
+  tkrt_deviceptr_t a = core_upload(g_device, &seven, 4);
+  tkrt_buffer_t buffer = {a, 4};
+  EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 7);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_validate_grid_limits_after_cluster_scaling(void) {
+  tkrt_param_t params[] = {core_array(0, 0)};
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 1, 70000, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "grid dimension y is 70000, over the host device limit of 65535");
+  tkrt_call_release(call);
+  /* 2^29 CTAs fit in x, but not once multiplied by a cluster of 4. */
+  call = core_plain_call(core_kernel("count_programs", 4, 4, 0), 1u << 29, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "grid dimension x is 2147483648");
+  tkrt_call_release(call);
+  call = core_plain_call(core_kernel("count_programs", 4, 4, 0), 1u << 30, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "overflows");
+  tkrt_call_release(call);
+  call = core_plain_call(core_kernel("count_programs", 4, 16, 0), 2, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "over the device limit of 8");
+  tkrt_call_release(call);
+  call = core_plain_call(core_kernel("count_programs", 64, 1, 0), 2, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "block dimension x is 2048; the device allows 1 to 1024");
+  tkrt_call_release(call);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+}
+
+static void test_validate_shared_memory_and_images(void) {
+  tkrt_param_t params[] = {core_array(0, 0)};
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 300000), 1, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "dynamic shared memory of 300000 bytes is over the device limit of 232448 bytes");
+  tkrt_call_release(call);
+
+  const char ptx[] = ".version 8.7\n.target sm_90a\n";
+  tkrt_kernel_image_t image = {.backend = "cuda", .arch = "sm_90a", .kind = TKRT_IMAGE_PTX,
+                               .data = ptx, .size = sizeof(ptx) - 1};
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  desc.name = "k";
+  desc.num_warps = 4;
+  desc.images = &image;
+  desc.image_count = 1;
+  tkrt_kernel_t* kernel = NULL;
+  ASSERT_OK(tkrt_kernel_create(&desc, &kernel));
+  call = core_plain_call(kernel, 1, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "kernel 'k' has no image for this device (host");
+  EXPECT_STATUS(tkrt_call_prepare(call, g_device), TKRT_STATUS_INVALID_ARGUMENT,
+                "it has: cuda ptx for sm_90a");
+  tkrt_call_release(call);
+
+  call = core_plain_call(core_kernel("no_such_kernel", 4, 1, 0), 1, 1, 1, params, 1);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL), TKRT_STATUS_NOT_FOUND,
+                "no_such_kernel");
+  tkrt_call_release(call);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+}
+
+static void test_bytes_to_zero_before_every_launch(void) {
+  tkrt_param_t params[] = {core_array(16, 4)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 10, 2, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  uint32_t garbage = 12345, value = 0;
+  tkrt_deviceptr_t a = core_upload(g_device, &garbage, 4);
+  tkrt_buffer_t buffer = {a, 4};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
+    core_download(g_device, &value, a, 4);
+    EXPECT_EQ_U64(value, 20);
+  }
+  tkrt_buffer_t small = {a, 2};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &small, 0, 1, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "bytes_to_zero is 4 but its buffer is smaller");
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_launch_shape_hidden_params_and_scratch(void) {
+  tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
+                               .size = g_image_size};
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  desc.name = "launch_probe";
+  desc.num_warps = 4;
+  desc.num_ctas = 2;
+  desc.present = TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE;
+  desc.shared_mem_bytes = 1000;
+  desc.global_scratch_size = 64;
+  desc.global_scratch_align = 1024;
+  desc.images = &image;
+  desc.image_count = 1;
+  tkrt_kernel_t* kernel = NULL;
+  ASSERT_OK(tkrt_kernel_create(&desc, &kernel));
+  tkrt_param_t params[] = {core_array(16, 0)};
+  tkrt_call_t* call = core_plain_call(kernel, 3, 2, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  uint32_t out[11] = {0}, first_scratch[2];
+  for (int launch = 0; launch < 2; ++launch) {
+    EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
+    core_download(g_device, out, a, sizeof(out));
+    EXPECT_EQ_U64(out[0], 6); /* grid x 3, times the cluster of 2 */
+    EXPECT_EQ_U64(out[1], 2);
+    EXPECT_EQ_U64(out[2], 1);
+    EXPECT_EQ_U64(out[3], 4 * 32); /* num_warps x warp size */
+    EXPECT_EQ_U64(out[4], 2);
+    EXPECT_EQ_U64(out[5], 1);
+    EXPECT_EQ_U64(out[6], 1);
+    EXPECT_EQ_U64(out[7], 1000);
+    EXPECT_EQ_U64(out[10], 1); /* profile scratch is null */
+    uint64_t scratch = (uint64_t)out[9] << 32 | out[8];
+    EXPECT_TRUE(scratch != 0 && scratch % 1024 == 0);
+    if (launch == 0) {
+      memcpy(first_scratch, &out[8], sizeof(first_scratch));
+      /* 12 programs x 64 bytes, each program's word written. */
+      uint32_t words[12 * 16];
+      core_download(g_device, words, scratch, sizeof(words));
+      for (uint32_t p = 0; p < 12; ++p) EXPECT_EQ_U64(words[p * 16], p + 1);
+    } else {
+      /* Allocated once per (call, device), reused. */
+      EXPECT_TRUE(memcmp(first_scratch, &out[8], sizeof(first_scratch)) == 0);
+    }
+  }
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_legacy_cluster_dims(void) {
+  tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
+                               .size = g_image_size};
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  desc.name = "launch_probe";
+  desc.num_warps = 2;
+  desc.cluster_dims[0] = 2; /* num_ctas absent: the old fields 7-9 apply */
+  desc.images = &image;
+  desc.image_count = 1;
+  tkrt_kernel_t* kernel = NULL;
+  ASSERT_OK(tkrt_kernel_create(&desc, &kernel));
+  tkrt_param_t params[] = {core_array(0, 0)};
+  tkrt_call_t* call = core_plain_call(kernel, 4, 1, 1, params, 1);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  uint32_t out[11];
+  EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
+  core_download(g_device, out, a, sizeof(out));
+  EXPECT_EQ_U64(out[0], 8);
+  EXPECT_EQ_U64(out[3], 64);
+  EXPECT_EQ_U64(out[4], 2);
+  EXPECT_EQ_U64(out[8] | out[9], 0); /* no global scratch asked for: null */
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_scalars_packed_by_type(void) {
+  tkrt_param_t params[8];
+  params[0] = core_array(16, 0);
+  params[1] = (tkrt_param_t){.kind = TKRT_PARAM_BOOL, .value.b = true};
+  params[2] = core_i32(-3);
+  params[3] = core_u32(3000000000u);
+  params[4] = (tkrt_param_t){.kind = TKRT_PARAM_I64, .value.i64 = -(INT64_C(1) << 40)};
+  params[5] = (tkrt_param_t){.kind = TKRT_PARAM_U64, .value.u64 = (UINT64_C(1) << 62) + 5};
+  params[6] = (tkrt_param_t){.kind = TKRT_PARAM_F32, .value.f32 = 0.5f};
+  params[7] = (tkrt_param_t){.kind = TKRT_PARAM_F64, .value.f64 = 1e-300};
+  tkrt_call_t* call = core_plain_call(core_kernel("scalars", 4, 1, 0), 1, 1, 1, params, 8);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 7 * 8);
+  tkrt_buffer_t buffers[] = {{a, 56}, {a, 56}}; /* the extra buffer is not passed */
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 0, 2, NULL));
+  uint64_t out[7];
+  core_download(g_device, out, a, sizeof(out));
+  float f = 0.5f;
+  double d = 1e-300;
+  uint32_t fbits;
+  uint64_t dbits;
+  memcpy(&fbits, &f, 4);
+  memcpy(&dbits, &d, 8);
+  EXPECT_EQ_U64(out[0], 1);
+  EXPECT_EQ_U64(out[1], (uint64_t)(int64_t)-3);
+  EXPECT_EQ_U64(out[2], 3000000000u);
+  EXPECT_EQ_U64(out[3], (uint64_t)-(INT64_C(1) << 40));
+  EXPECT_EQ_U64(out[4], (UINT64_C(1) << 62) + 5);
+  EXPECT_EQ_U64(out[5], fbits);
+  EXPECT_EQ_U64(out[6], dbits);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_capture_needs_prepare(void) {
+  tkrt_param_t params[] = {core_array(16, 4)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 5, 1, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 4);
+  tkrt_buffer_t buffer = {a, 4};
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(g_device, &stream));
+  ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
+  EXPECT_STATUS(core_launch(call, g_device, stream, &buffer, 0, 1, NULL),
+                TKRT_STATUS_FAILED_PRECONDITION, "tkrt_call_prepare");
+  tkrt_graph_t* graph = NULL;
+  EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
+  EXPECT_OK(tkrt_graph_destroy(g_device, graph));
+  /* Prepared first, the same launch captures, and the graph replays it (zeroing included). */
+  EXPECT_OK(tkrt_call_prepare(call, g_device));
+  EXPECT_OK(tkrt_call_prepare(call, g_device));
+  ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
+  EXPECT_OK(core_launch(call, g_device, stream, &buffer, 0, 1, NULL));
+  graph = NULL;
+  EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
+  uint32_t value = 99;
+  for (int replay = 0; replay < 2 && graph; ++replay) {
+    EXPECT_OK(tkrt_graph_launch(g_device, graph, stream));
+    EXPECT_OK(tkrt_memcpy_dtoh_async(g_device, &value, a, 4, stream));
+    EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+    EXPECT_EQ_U64(value, 5);
+  }
+  EXPECT_OK(tkrt_graph_destroy(g_device, graph));
+  EXPECT_OK(tkrt_stream_destroy(g_device, stream));
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_objects_reject_bad_descriptions(void) {
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  tkrt_kernel_t* kernel = NULL;
+  EXPECT_STATUS(tkrt_kernel_create(&desc, &kernel), TKRT_STATUS_INVALID_ARGUMENT, "no name");
+  desc.name = "k";
+  EXPECT_STATUS(tkrt_kernel_create(&desc, &kernel), TKRT_STATUS_INVALID_ARGUMENT, "num_warps is 0");
+  desc.num_warps = 4;
+  EXPECT_STATUS(tkrt_kernel_create(&desc, &kernel), TKRT_STATUS_INVALID_ARGUMENT, "no module image");
+  tkrt_call_desc_t call_desc;
+  tkrt_call_desc_init(&call_desc);
+  tkrt_call_t* call = NULL;
+  EXPECT_STATUS(tkrt_call_create(&call_desc, &call), TKRT_STATUS_INVALID_ARGUMENT, "no kernel configuration");
+  tkrt_kernel_t* real = core_kernel("count_programs", 4, 1, 0);
+  tkrt_param_t bad = core_array(12, 0);
+  tkrt_config_desc_t configs[2] = {{.kernel = real, .grid = {1, 1, 1}, .params = &bad, .param_count = 1},
+                                   {.kernel = real, .grid = {1, 1, 1}}};
+  call_desc.configs = configs;
+  call_desc.config_count = 1;
+  EXPECT_STATUS(tkrt_call_create(&call_desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "ptr_divisibility 12 is not a power of two");
+  call_desc.config_count = 2;
+  configs[0].param_count = 0;
+  EXPECT_STATUS(tkrt_call_create(&call_desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "exactly one config, not 2");
+  call_desc.autotuned = true;
+  EXPECT_OK(tkrt_call_create(&call_desc, &call));
+  /* Digests depend on what runs, not on names. */
+  tkrt_call_t* renamed = NULL;
+  call_desc.name = "another name";
+  EXPECT_OK(tkrt_call_create(&call_desc, &renamed));
+  EXPECT_TRUE(call && renamed && memcmp(tkrt_call_digest(call), tkrt_call_digest(renamed), 32) == 0);
+  configs[1].grid[0] = 2;
+  tkrt_call_t* regridded = NULL;
+  EXPECT_OK(tkrt_call_create(&call_desc, &regridded));
+  EXPECT_TRUE(call && regridded && memcmp(tkrt_call_digest(call), tkrt_call_digest(regridded), 32) != 0);
+  tkrt_call_release(call);
+  tkrt_call_release(renamed);
+  tkrt_call_release(regridded);
+  tkrt_kernel_release(real);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
+  g_device = core_open_host();
+  if (!g_device) return 1;
+  static const tkrt_test_case_t cases[] = {
+      TKRT_TEST_CASE(test_validate_too_few_buffers),
+      TKRT_TEST_CASE(test_validate_divisibility),
+      TKRT_TEST_CASE(test_validate_empty_grid_is_a_noop),
+      TKRT_TEST_CASE(test_validate_grid_limits_after_cluster_scaling),
+      TKRT_TEST_CASE(test_validate_shared_memory_and_images),
+      TKRT_TEST_CASE(test_bytes_to_zero_before_every_launch),
+      TKRT_TEST_CASE(test_launch_shape_hidden_params_and_scratch),
+      TKRT_TEST_CASE(test_legacy_cluster_dims),
+      TKRT_TEST_CASE(test_scalars_packed_by_type),
+      TKRT_TEST_CASE(test_capture_needs_prepare),
+      TKRT_TEST_CASE(test_objects_reject_bad_descriptions),
+  };
+  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+  tkrt_device_release(g_device);
+  free(g_image);
+  return result;
+}
