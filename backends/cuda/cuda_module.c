@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tkrt/image.h"
 #include "backends/cuda/cuda_cache.h"
 #include "backends/cuda/cuda_device.h"
 
@@ -266,6 +267,15 @@ tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* base, const tkrt_image_t* ima
       break;
     case TKRT_IMAGE_CUBIN:
     case TKRT_IMAGE_FATBIN: {
+      /* cuModuleLoadData takes no size: the driver trusts the headers. Check them against the
+       * bytes we were given first, so a truncated image is an error, not an overread. */
+      tkrt_image_info_t info;
+      status = tkrt_image_inspect(image->data, image->size, &info);
+      if (status) {
+        status = tkrt_status_annotate(status, "refusing a malformed %s image",
+                                      tkrt_image_kind_name(image->kind));
+        break;
+      }
       /* ELF and fatbin headers are read in place as 8-byte fields; callers' buffers (a slice of
        * a protobuf, say) need not be aligned. */
       const void* data = image->data;

@@ -230,30 +230,21 @@ static void load_errors_are_mapped(void) {
                 "application ptx input, line 3; fatal");
   EXPECT_TRUE(module == NULL);
 
-  /* A cubin the driver refuses (the fake accepts only its own images). */
+  /* A cubin whose ELF headers do not fit its bytes never reaches the driver, which would
+   * trust them (cuModuleLoadData takes no size). */
   static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, [18] = 190};
   tkrt_image_t cubin = {TKRT_IMAGE_CUBIN, elf, sizeof(elf)};
   EXPECT_STATUS(tkrt_module_load(device, &cubin, &module), TKRT_STATUS_INVALID_ARGUMENT,
-                "cuModuleLoadData(cubin for sm_90) failed: CUDA_ERROR_INVALID_IMAGE");
+                "refusing a malformed cubin image");
   tkrt_image_t hsaco = {TKRT_IMAGE_HSACO, elf, sizeof(elf)};
   EXPECT_STATUS(tkrt_module_load(device, &hsaco, &module), TKRT_STATUS_INVALID_ARGUMENT,
                 "not hsaco");
-
-  /* A fake "cubin" loads, including from an unaligned buffer. */
-  char* buffer = malloc(200);
-  ASSERT_TRUE(buffer != NULL);
+  /* Bytes that are no image at all, forced to the cubin kind, are refused the same way. */
   static const char image_text[] = "FAKECUBIN\n.entry cubin_kernel(\n)\n";
-  memcpy(buffer + 1, image_text, sizeof(image_text));
-  tkrt_image_t fake_cubin = {TKRT_IMAGE_CUBIN, buffer + 1, sizeof(image_text)};
-  EXPECT_OK(tkrt_module_load(device, &fake_cubin, &module));
-  free(buffer);
-  if (module) {
-    tkrt_function_t* function = NULL;
-    EXPECT_OK(tkrt_module_get_function(module, "cubin_kernel", &function));
-    EXPECT_STATUS(tkrt_module_get_function(module, "missing_kernel", &function),
-                  TKRT_STATUS_NOT_FOUND, "kernel 'missing_kernel' is not in the module");
-    tkrt_module_unload(module);
-  }
+  tkrt_image_t fake_cubin = {TKRT_IMAGE_CUBIN, image_text, sizeof(image_text)};
+  EXPECT_STATUS(tkrt_module_load(device, &fake_cubin, &module), TKRT_STATUS_INVALID_ARGUMENT,
+                "refusing a malformed cubin image");
+  EXPECT_TRUE(module == NULL);
   tkrt_device_release(device);
 }
 
