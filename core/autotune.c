@@ -36,6 +36,7 @@ typedef struct tkrt_tune_pin {
 } tkrt_tune_pin_t;
 
 struct tkrt_autotuner_s {
+  uint32_t id;
   tkrt_tune_policy_t policy;
   double target_ms;
   uint32_t max_iterations;
@@ -181,6 +182,8 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   if (!tuner) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   pthread_mutex_init(&tuner->lock, NULL);
   pthread_cond_init(&tuner->done, NULL);
+  static atomic_uint tkrt_next_tuner_id;
+  tuner->id = atomic_fetch_add(&tkrt_next_tuner_id, 1) + 1;
   tuner->policy = options->policy;
   tuner->target_ms = options->target_ms;
   tuner->max_iterations = options->max_iterations;
@@ -235,6 +238,8 @@ tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* cal
   tkrt_hex_encode(call->digest, TKRT_DIGEST_SIZE, hex);
   return tkrt_pin_add(tuner, hex, arch, config_index);
 }
+
+uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner) { return tuner->id; }
 
 /* ---------------------------------------------------------------- lookups (tuner lock held) */
 

@@ -48,7 +48,9 @@ struct tkrt_call_device_state {
   size_t module_count;
   tkrt_deviceptr_t scratch_allocation;
   tkrt_deviceptr_t scratch; /* aligned start within scratch_allocation */
-  atomic_int chosen;        /* the config decided for this device, -1 until known */
+  /* The decided config and the tuner that decided it: (tuner id << 32) | config, 0 until known.
+   * One word, so a launch reads a consistent pair without a lock; another tuner decides anew. */
+  atomic_uint_fast64_t decision;
   size_t config_count;
   tkrt_config_state_t configs[];
 };
@@ -65,6 +67,9 @@ tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* devic
 tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                       const tkrt_call_device_state_t* state, size_t index,
                                       const tkrt_call_launch_args_t* args);
+
+/* A process-unique, non-zero id of the tuner (autotune.c). */
+uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner);
 
 /* Decides which config of an autotuned call runs on args->device (autotune.c). */
 tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,

@@ -183,7 +183,7 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   state->device = device;
   tkrt_device_retain(device);
   state->config_count = count;
-  atomic_init(&state->chosen, count == 1 ? 0 : -1);
+  atomic_init(&state->decision, 0);
   state->modules = calloc(count, sizeof(*state->modules));
   const tkrt_kernel_image_t** loaded_images = calloc(count, sizeof(*loaded_images));
   tkrt_status_t status = NULL;
@@ -436,12 +436,16 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     }
     TKRT_RETURN_IF_ERROR(tkrt_call_device_state_get(call, args->device, &state));
   }
-  int chosen = atomic_load_explicit(&state->chosen, memory_order_acquire);
-  if (chosen < 0) {
-    size_t index = 0;
-    TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &index));
-    chosen = (int)index;
-    atomic_store_explicit(&state->chosen, chosen, memory_order_release);
+  size_t chosen = 0;
+  if (state->config_count > 1) {
+    uint64_t tuner_id = args->tuner ? tkrt_autotuner_id(args->tuner) : 0;
+    uint64_t decision = atomic_load_explicit(&state->decision, memory_order_acquire);
+    if (decision && decision >> 32 == tuner_id) {
+      chosen = (size_t)(uint32_t)decision;
+    } else {
+      TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &chosen));
+      atomic_store_explicit(&state->decision, tuner_id << 32 | chosen, memory_order_release);
+    }
   }
   const tkrt_config_state_t* cs = &state->configs[chosen];
   if (cs->unrunnable) {
@@ -449,5 +453,5 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     return TKRT_STATUS_MAKE(tkrt_status_code(cs->unrunnable), "%s",
                             tkrt_status_message(cs->unrunnable));
   }
-  return tkrt_call_launch_config(call, state, (size_t)chosen, args);
+  return tkrt_call_launch_config(call, state, chosen, args);
 }

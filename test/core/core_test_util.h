@@ -9,13 +9,13 @@
 static void* g_image;
 static size_t g_image_size;
 
-static int core_test_load_image(const char* path) {
+static inline int core_test_load_image(const char* path) {
   g_image = tkrt_test_read_file(path, &g_image_size);
   if (!g_image) fprintf(stderr, "cannot read %s\n", path);
   return g_image != NULL;
 }
 
-static tkrt_device_t* core_open_host(void) {
+static inline tkrt_device_t* core_open_host(void) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
   options.backend = "host";
@@ -30,7 +30,7 @@ static tkrt_device_t* core_open_host(void) {
 }
 
 /* A kernel from the core test image; shape fields as in a Triton compile. */
-static tkrt_kernel_t* core_kernel(const char* name, uint32_t num_warps, uint32_t num_ctas,
+static inline tkrt_kernel_t* core_kernel(const char* name, uint32_t num_warps, uint32_t num_ctas,
                                   uint32_t shared) {
   tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
                                .size = g_image_size};
@@ -53,27 +53,27 @@ static tkrt_kernel_t* core_kernel(const char* name, uint32_t num_warps, uint32_t
   return kernel;
 }
 
-static tkrt_param_t core_array(uint64_t divisibility, uint64_t bytes_to_zero) {
+static inline tkrt_param_t core_array(uint64_t divisibility, uint64_t bytes_to_zero) {
   tkrt_param_t p = {.kind = TKRT_PARAM_ARRAY};
   p.value.array.ptr_divisibility = divisibility;
   p.value.array.bytes_to_zero = bytes_to_zero;
   return p;
 }
 
-static tkrt_param_t core_i32(int32_t v) {
+static inline tkrt_param_t core_i32(int32_t v) {
   tkrt_param_t p = {.kind = TKRT_PARAM_I32};
   p.value.i32 = v;
   return p;
 }
 
-static tkrt_param_t core_u32(uint32_t v) {
+static inline tkrt_param_t core_u32(uint32_t v) {
   tkrt_param_t p = {.kind = TKRT_PARAM_U32};
   p.value.u32 = v;
   return p;
 }
 
 /* A plain (single-config) call; takes over the kernel reference. */
-static tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, uint32_t gy, uint32_t gz,
+static inline tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, uint32_t gy, uint32_t gz,
                                     const tkrt_param_t* params, size_t count) {
   if (!kernel) return NULL;
   tkrt_config_desc_t config = {.kernel = kernel, .grid = {gx, gy, gz}, .params = params,
@@ -94,7 +94,7 @@ static tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, uint32_t
   return call;
 }
 
-static tkrt_deviceptr_t core_upload(tkrt_device_t* device, const void* data, size_t size) {
+static inline tkrt_deviceptr_t core_upload(tkrt_device_t* device, const void* data, size_t size) {
   tkrt_deviceptr_t ptr = 0;
   tkrt_status_t status = tkrt_memory_alloc(device, size, &ptr);
   if (!status && data) status = tkrt_memcpy_htod_async(device, ptr, data, size, NULL);
@@ -108,12 +108,12 @@ static tkrt_deviceptr_t core_upload(tkrt_device_t* device, const void* data, siz
   return ptr;
 }
 
-static void core_download(tkrt_device_t* device, void* data, tkrt_deviceptr_t ptr, size_t size) {
+static inline void core_download(tkrt_device_t* device, void* data, tkrt_deviceptr_t ptr, size_t size) {
   EXPECT_OK(tkrt_memcpy_dtoh_async(device, data, ptr, size, NULL));
   EXPECT_OK(tkrt_stream_synchronize(device, NULL));
 }
 
-static tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device, tkrt_stream_t stream,
+static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device, tkrt_stream_t stream,
                                  const tkrt_buffer_t* buffers, size_t inputs, size_t outputs,
                                  tkrt_autotuner_t* tuner) {
   tkrt_call_launch_args_t args;

@@ -1,0 +1,480 @@
+/* Autotuning and aliasing on the host backend: the fastest config wins, aliased inputs are saved
+ * and restored so every config sees the original data and the result is computed exactly once,
+ * tuning never runs under capture, and pinned / never policies do not benchmark. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "test/core/core_test_util.h"
+
+#define N 20000
+static tkrt_device_t* g_device;
+
+/* An in-place x += y call over three configs (BLOCK 128/512/2048, each with its own grid and a
+ * different delay so that config 1 is clearly fastest), aliased as jax-triton declares it. */
+static tkrt_call_t* inplace_call(uint32_t shared_for_config2) {
+  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
+  static const uint32_t blocks[3] = {128, 512, 2048};
+  static const uint32_t micros[3] = {6000, 300, 3000};
+  tkrt_param_t params[3][5];
+  tkrt_config_desc_t configs[3];
+  for (int c = 0; c < 3; ++c) {
+    params[c][0] = core_array(16, 0);
+    params[c][1] = core_array(16, 0);
+    params[c][2] = core_i32(N);
+    params[c][3] = core_u32(micros[c]);
+    params[c][4] = core_array(0, 0);
+    configs[c] = (tkrt_config_desc_t){
+        .kernel = core_kernel(names[c], c == 2 ? 8 : 4, 1, c == 2 ? shared_for_config2 : 0),
+        .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1}, .params = params[c], .param_count = 5,
+        .description = names[c]};
+  }
+  tkrt_alias_t alias = {0, 0, N * 4}; /* (input 0, output ordinal 0): jax-triton's spelling */
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.name = "inplace";
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = 3;
+  desc.aliases = &alias;
+  desc.alias_count = 1;
+  tkrt_call_t* call = NULL;
+  EXPECT_OK(tkrt_call_create(&desc, &call));
+  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
+  return call;
+}
+
+static tkrt_autotuner_t* make_tuner(tkrt_tune_policy_t policy) {
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.policy = policy;
+  options.store_dir = "off";
+  options.use_environment = false;
+  options.target_ms = 2.0;
+  options.max_iterations = 3;
+  tkrt_autotuner_t* tuner = NULL;
+  EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
+  return tuner;
+}
+
+typedef struct inplace_buffers {
+  float x[N], y[N];
+  tkrt_deviceptr_t dx, dy, counter;
+} inplace_buffers_t;
+
+static void inplace_setup(inplace_buffers_t* b) {
+  for (int i = 0; i < N; ++i) {
+    b->x[i] = (float)i * 0.25f;
+    b->y[i] = 1000.0f + (float)i;
+  }
+  b->dx = core_upload(g_device, b->x, sizeof(b->x));
+  b->dy = core_upload(g_device, b->y, sizeof(b->y));
+  b->counter = core_upload(g_device, NULL, 16);
+}
+
+static void inplace_teardown(inplace_buffers_t* b) {
+  EXPECT_OK(tkrt_memory_free(g_device, b->dx));
+  EXPECT_OK(tkrt_memory_free(g_device, b->dy));
+  EXPECT_OK(tkrt_memory_free(g_device, b->counter));
+}
+
+/* out0 must equal x + y computed exactly once. */
+static size_t inplace_wrong(const inplace_buffers_t* b, tkrt_deviceptr_t result) {
+  float out[N];
+  core_download(g_device, out, result, sizeof(out));
+  size_t wrong = 0;
+  for (int i = 0; i < N; ++i) {
+    float expected = b->x[i] + b->y[i];
+    wrong += memcmp(&out[i], &expected, 4) != 0;
+  }
+  return wrong;
+}
+
+static void test_autotune_alias_same_buffer_exactly_once(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  /* XLA passes the aliased output as the same pointer after the inputs. */
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  float times[3];
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  report.times_ms = times;
+  report.times_capacity = 3;
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(report.chosen, 1);
+  EXPECT_TRUE(times[0] > times[1] && times[2] > times[1] && times[1] > 0);
+  fprintf(stderr, "  times %.3f %.3f %.3f ms, %u iterations\n", times[0], times[1], times[2],
+          report.iterations);
+  /* Each config: warm-up + 1 timed, then warm-up + `iterations`; the winner once more. */
+  uint32_t counts[4];
+  core_download(g_device, counts, b->counter, 16);
+  for (int c = 0; c < 3; ++c) EXPECT_EQ_U64(counts[c], report.iterations + 3 + (c == 1));
+  /* Later launches reuse the decision and compute once more. */
+  memcpy(b->x, b->x, 0);
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_EQ_U64(counts[1], report.iterations + 5);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_alias_partial_overlap(void) {
+  /* The output starts inside the input (a different address): still an alias, found by range. */
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16},
+                             {b->dx + 1024, N * 4 - 1024}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_alias_buffers_differ(void) {
+  /* out = x + y into a separate output: inputs are never touched, nothing needs saving. */
+  static const char* names[3] = {"add_128", "add_512", "add_2048"};
+  static const uint32_t blocks[3] = {128, 512, 2048};
+  tkrt_param_t params[3][6];
+  tkrt_config_desc_t configs[3];
+  for (int c = 0; c < 3; ++c) {
+    params[c][0] = core_array(16, 0);
+    params[c][1] = core_array(16, 0);
+    params[c][2] = core_array(16, 0);
+    params[c][3] = core_i32(N);
+    params[c][4] = core_u32(c == 0 ? 0 : 500);
+    params[c][5] = core_array(0, 0);
+    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
+                                      .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
+                                      .params = params[c], .param_count = 6};
+  }
+  tkrt_alias_t alias = {0, 0, N * 4}; /* declared, but the buffers do not alias */
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = 3;
+  desc.aliases = &alias;
+  desc.alias_count = 1;
+  tkrt_call_t* call = NULL;
+  EXPECT_OK(tkrt_call_create(&desc, &call));
+  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_deviceptr_t out = core_upload(g_device, NULL, N * 4);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {out, N * 4}, {b->counter, 16}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 2, 2, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, out), 0);
+  float x[N];
+  core_download(g_device, x, b->dx, sizeof(x));
+  EXPECT_TRUE(memcmp(x, b->x, sizeof(x)) == 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.chosen, 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  EXPECT_OK(tkrt_memory_free(g_device, out));
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_alias_unknown_sizes(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  /* The legacy custom call passes bare pointers: the alias record supplies the size. */
+  tkrt_buffer_t buffers[] = {{b->dx, 0}, {b->dy, 0}, {b->counter, 0}, {b->dx, 0}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+
+  /* Without a size anywhere, tkrt refuses to tune rather than lose the input. */
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
+  static const char* names[2] = {"inplace_add_128", "inplace_add_512"};
+  tkrt_param_t params[5] = {core_array(16, 0), core_array(16, 0), core_i32(N), core_u32(0),
+                            core_array(0, 0)};
+  tkrt_config_desc_t configs[2];
+  for (int c = 0; c < 2; ++c) {
+    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
+                                      .grid = {(N + 127) / 128, 1, 1}, .params = params,
+                                      .param_count = 5};
+  }
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = 2;
+  EXPECT_OK(tkrt_call_create(&desc, &call));
+  for (int c = 0; c < 2; ++c) tkrt_kernel_release(configs[c].kernel);
+  tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 3, 1, tuner),
+                TKRT_STATUS_FAILED_PRECONDITION, "input 0 shares memory with an output");
+  float x[N];
+  core_download(g_device, x, b->dx, sizeof(x));
+  EXPECT_TRUE(memcmp(x, b->x, sizeof(x)) == 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_gather_reads_produced_indices(void) {
+  /* data = make_indices() is enqueued (not waited for) right before an autotuned in-place gather
+   * data[i] = table[data[i]]: tuning must see the produced indices and restore them for every
+   * config, or indices go out of range (counted in bad) or the result is applied twice. */
+  enum { M = 4096 };
+  int32_t table[M];
+  for (int i = 0; i < M; ++i) table[i] = (int32_t)((i * 1103 + 17) % M);
+  tkrt_deviceptr_t data = core_upload(g_device, NULL, sizeof(table));
+  tkrt_deviceptr_t dtable = core_upload(g_device, table, sizeof(table));
+  tkrt_deviceptr_t bad = core_upload(g_device, NULL, 4);
+  tkrt_param_t make_params[] = {core_array(16, 0), core_i32(M)};
+  tkrt_call_t* make = core_plain_call(core_kernel("make_indices", 1, 1, 0), M / 256, 1, 1,
+                                      make_params, 2);
+  tkrt_param_t params[] = {core_array(16, 0), core_array(16, 0), core_i32(M), core_array(0, 0)};
+  tkrt_config_desc_t configs[3];
+  for (int c = 0; c < 3; ++c) {
+    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel("gather_inplace", 1u << c, 1, 0),
+                                      .grid = {M / 256, 1, 1}, .params = params, .param_count = 4};
+  }
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = 3;
+  tkrt_call_t* gather = NULL;
+  EXPECT_OK(tkrt_call_create(&desc, &gather));
+  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  tkrt_stream_t stream = NULL;
+  EXPECT_OK(tkrt_stream_create(g_device, &stream));
+  tkrt_buffer_t make_buffers[] = {{data, sizeof(table)}};
+  tkrt_buffer_t buffers[] = {{data, sizeof(table)}, {dtable, sizeof(table)}, {bad, 4},
+                             {data, sizeof(table)}};
+  EXPECT_OK(core_launch(make, g_device, stream, make_buffers, 0, 1, NULL));
+  EXPECT_OK(core_launch(gather, g_device, stream, buffers, 3, 1, tuner));
+  int32_t out[M];
+  uint32_t bad_count = 1;
+  EXPECT_OK(tkrt_memcpy_dtoh_async(g_device, out, data, sizeof(out), stream));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(g_device, &bad_count, bad, 4, stream));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+  EXPECT_EQ_U64(bad_count, 0);
+  size_t wrong = 0;
+  for (int i = 0; i < M; ++i) wrong += out[i] != table[(i * 7) % M];
+  EXPECT_EQ_U64(wrong, 0);
+  EXPECT_OK(tkrt_stream_destroy(g_device, stream));
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(make);
+  tkrt_call_release(gather);
+  EXPECT_OK(tkrt_memory_free(g_device, data));
+  EXPECT_OK(tkrt_memory_free(g_device, dtable));
+  EXPECT_OK(tkrt_memory_free(g_device, bad));
+}
+
+static void test_autotune_never_during_capture(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(g_device, &stream));
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  EXPECT_OK(tkrt_call_prepare(call, g_device));
+  ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
+  EXPECT_STATUS(core_launch(call, g_device, stream, buffers, 3, 1, tuner),
+                TKRT_STATUS_FAILED_PRECONDITION, "the stream is capturing");
+  tkrt_graph_t* graph = NULL;
+  EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
+  EXPECT_OK(tkrt_graph_destroy(g_device, graph));
+  uint32_t counts[4];
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_EQ_U64(counts[0] + counts[1] + counts[2], 0); /* nothing ran */
+  /* Tuned outside capture, the decided config captures and replays. */
+  EXPECT_OK(core_launch(call, g_device, stream, buffers, 3, 1, tuner));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), stream));
+  ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
+  EXPECT_OK(core_launch(call, g_device, stream, buffers, 3, 1, tuner));
+  graph = NULL;
+  EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
+  EXPECT_OK(tkrt_graph_launch(g_device, graph, stream));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  EXPECT_OK(tkrt_graph_destroy(g_device, graph));
+  EXPECT_OK(tkrt_stream_destroy(g_device, stream));
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_skips_configs_over_limits(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(400000); /* config 2 asks for more shared memory than exists */
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  float times[3];
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  report.times_ms = times;
+  report.times_capacity = 3;
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.chosen, 1);
+  EXPECT_TRUE(times[2] == TKRT_TUNE_SKIPPED_MS && times[0] > 0 && times[1] > 0);
+  EXPECT_TRUE(strstr(report.skip_reason, "config 2 'inplace_add_2048'") != NULL);
+  EXPECT_TRUE(strstr(report.skip_reason, "400000 bytes") != NULL);
+  uint32_t counts[4];
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_EQ_U64(counts[2], 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_policy_never_and_pins(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  uint32_t counts[4];
+  const char* arch = tkrt_device_info(g_device)->arch;
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+
+  /* never: the first config, no benchmark. */
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_NEVER);
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_TRUE(counts[0] == 1 && counts[1] == 0 && counts[2] == 0);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_DEFAULT && report.chosen == 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+
+  /* pinned through the API: config 2 (the slow one), never benchmarked. */
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
+  EXPECT_OK(tkrt_memset_async(g_device, b->counter, 0, 16, NULL));
+  call = inplace_call(0);
+  tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  EXPECT_STATUS(tkrt_autotuner_pin(tuner, call, NULL, 3), TKRT_STATUS_OUT_OF_RANGE, "has 3 configs");
+  EXPECT_OK(tkrt_autotuner_pin(tuner, call, arch, 2));
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_TRUE(counts[0] == 0 && counts[1] == 0 && counts[2] == 1);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_PINNED && report.chosen == 2);
+  tkrt_autotuner_destroy(tuner);
+
+  /* pinned through TKRT_TUNE_PIN by a digest prefix. */
+  char hex[65], pin[96];
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) {
+    hex[2 * i] = digits[tkrt_call_digest(call)[i] >> 4];
+    hex[2 * i + 1] = digits[tkrt_call_digest(call)[i] & 15];
+  }
+  hex[64] = '\0';
+  snprintf(pin, sizeof(pin), "ffff=0, %.12s@%s=1", hex, arch);
+  setenv("TKRT_TUNE_PIN", pin, 1);
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = "off";
+  tuner = NULL;
+  EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
+  EXPECT_OK(tkrt_memset_async(g_device, b->counter, 0, 16, NULL));
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_TRUE(counts[0] == 0 && counts[1] == 1 && counts[2] == 0);
+  tkrt_autotuner_destroy(tuner);
+  setenv("TKRT_TUNE_PIN", "xyz=1", 1);
+  tuner = NULL;
+  EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
+                "not hexadecimal");
+  setenv("TKRT_TUNE_PIN", "abc", 1);
+  EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
+                "<digest>[@arch]=<config index>");
+  unsetenv("TKRT_TUNE_PIN");
+  setenv("TKRT_TUNE_POLICY", "sometimes", 1);
+  EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_TUNE_POLICY");
+  unsetenv("TKRT_TUNE_POLICY");
+  EXPECT_TRUE(tuner == NULL);
+
+  /* Several configs and no tuner: refused, nothing runs. */
+  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 3, 1, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "needs an autotuner");
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_device_t* second = core_open_host();
+  ASSERT_TRUE(second != NULL);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  uint32_t before[4], after[4];
+  core_download(g_device, before, b->counter, 16);
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
+  /* Host memory is shared by both host devices, so the second device can use the buffers. */
+  EXPECT_OK(core_launch(call, second, NULL, buffers, 3, 1, tuner));
+  EXPECT_OK(tkrt_stream_synchronize(second, NULL));
+  core_download(g_device, after, b->counter, 16);
+  EXPECT_EQ_U64(after[0] + after[1] + after[2], before[0] + before[1] + before[2] + 1);
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  tkrt_device_release(second);
+  inplace_teardown(b);
+  free(b);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
+  g_device = core_open_host();
+  if (!g_device) return 1;
+  static const tkrt_test_case_t cases[] = {
+      TKRT_TEST_CASE(test_autotune_alias_same_buffer_exactly_once),
+      TKRT_TEST_CASE(test_autotune_alias_partial_overlap),
+      TKRT_TEST_CASE(test_autotune_alias_buffers_differ),
+      TKRT_TEST_CASE(test_autotune_alias_unknown_sizes),
+      TKRT_TEST_CASE(test_autotune_gather_reads_produced_indices),
+      TKRT_TEST_CASE(test_autotune_never_during_capture),
+      TKRT_TEST_CASE(test_autotune_skips_configs_over_limits),
+      TKRT_TEST_CASE(test_autotune_policy_never_and_pins),
+      TKRT_TEST_CASE(test_autotune_decision_shared_by_devices_of_one_arch),
+  };
+  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+  tkrt_device_release(g_device);
+  free(g_image);
+  return result;
+}
