@@ -466,8 +466,13 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
 
 done:
   if (saved) {
-    /* Every exit leaves the aliased inputs as the caller gave them. */
+    /* Every exit leaves the aliased inputs as the caller gave them; the copy is retried once,
+     * since losing the caller's input is worse than a second attempt. */
     tkrt_status_t restore = tkrt_alias_restore(args, &saves);
+    if (restore) {
+      tkrt_status_free(restore);
+      restore = tkrt_alias_restore(args, &saves);
+    }
     if (!restore) restore = tkrt_stream_synchronize(device, args->stream);
     if (restore && !status) {
       status = restore;

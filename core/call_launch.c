@@ -195,7 +195,8 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   size_t runnable = 0, first_unrunnable = count;
   uint64_t scratch_bytes = 0;
   uint32_t scratch_align = TKRT_DEFAULT_SCRATCH_ALIGN;
-  for (size_t c = 0; c < count; ++c) {
+  size_t c = 0;
+  for (c = 0; c < count; ++c) {
     tkrt_config_state_t* cs = &state->configs[c];
     const tkrt_kernel_t* kernel = call->configs[c].kernel;
     const tkrt_kernel_image_t* image = NULL;
@@ -205,17 +206,20 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     for (size_t m = 0; !why && m < state->module_count; ++m) {
       if (loaded_images[m] == image) module = state->modules[m];
     }
+    /* A config that does not fit this device is skipped (tuning picks among the others); one
+     * that fits but fails to load is an error: a JIT failure or a missing kernel is a bug, and
+     * a transient failure must not quietly change which config runs. */
     if (!why && !module) {
       tkrt_image_t raw = {image->kind, image->data, image->size};
-      why = tkrt_module_load(device, &raw, &module);
-      if (!why) {
-        loaded_images[state->module_count] = image;
-        state->modules[state->module_count++] = module;
-      }
+      status = tkrt_module_load(device, &raw, &module);
+      if (status) goto config_failed;
+      loaded_images[state->module_count] = image;
+      state->modules[state->module_count++] = module;
     }
     if (!why) {
       const char* entry = image->entry_name ? image->entry_name : kernel->desc.name;
-      why = tkrt_module_get_function(module, entry, &cs->function);
+      status = tkrt_module_get_function(module, entry, &cs->function);
+      if (status) goto config_failed;
     }
     if (why) {
       char label[160];
@@ -256,6 +260,10 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   *out_state = state;
   return NULL;
 
+config_failed: {
+  char label[160];
+  status = tkrt_status_annotate(status, "%s", tkrt_config_label(call, c, label, sizeof(label)));
+}
 fail:
   free(loaded_images);
   tkrt_call_device_state_free(state);

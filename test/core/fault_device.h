@@ -1,0 +1,22 @@
+/* A HAL device that forwards to a real one and fails the Nth fallible operation: the tests' tool
+ * for proving that every error path releases what it took and loses nothing. */
+#ifndef TKRT_TEST_CORE_FAULT_DEVICE_H_
+#define TKRT_TEST_CORE_FAULT_DEVICE_H_
+
+#include "hal/hal.h"
+
+typedef struct tkrt_fault_stats {
+  int operations;        /* fallible operations seen so far */
+  int injected;          /* 1 once the fault fired */
+  char injected_op[64];  /* which operation failed */
+  int live_device_allocs;
+  int live_host_allocs;
+  int launches;
+} tkrt_fault_stats_t;
+
+/* Wraps `inner` (retained). Operation number `fail_at` (1-based; 0 = never) fails with `code`. */
+tkrt_status_t tkrt_fault_device_create(tkrt_device_t* inner, int fail_at, tkrt_status_code_t code,
+                                       tkrt_device_t** out_device);
+const tkrt_fault_stats_t* tkrt_fault_device_stats(tkrt_device_t* device);
+
+#endif /* TKRT_TEST_CORE_FAULT_DEVICE_H_ */
