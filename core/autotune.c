@@ -38,6 +38,7 @@ typedef struct tkrt_tune_pin {
 struct tkrt_autotuner_s {
   uint32_t id;
   tkrt_tune_policy_t policy;
+  tkrt_capture_policy_t capture_policy;
   double target_ms;
   uint32_t max_iterations;
   char* store_dir; /* NULL: no persistence */
@@ -174,6 +175,11 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
     tkrt_autotuner_options_init(&defaults);
     options = &defaults;
   }
+  if (options->capture_policy != TKRT_CAPTURE_POLICY_ERROR &&
+      options->capture_policy != TKRT_CAPTURE_POLICY_FIRST_CONFIG) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "autotuner options: unknown capture policy %d",
+                            (int)options->capture_policy);
+  }
   if (!(options->target_ms >= 0.0) || options->max_iterations == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "autotuner options: target_ms must be >= 0 and max_iterations >= 1");
@@ -185,6 +191,7 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   static atomic_uint tkrt_next_tuner_id;
   tuner->id = atomic_fetch_add(&tkrt_next_tuner_id, 1) + 1;
   tuner->policy = options->policy;
+  tuner->capture_policy = options->capture_policy;
   tuner->target_ms = options->target_ms;
   tuner->max_iterations = options->max_iterations;
   tkrt_status_t status = NULL;
@@ -502,7 +509,7 @@ static void tkrt_store_warn(tkrt_autotuner_t* tuner, const char* what) {
 static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                        const tkrt_call_device_state_t* state,
                                        const tkrt_call_launch_args_t* args,
-                                       tkrt_tune_entry_t* entry) {
+                                       tkrt_tune_entry_t* entry, bool* out_provisional) {
   const tkrt_device_info_t* info = tkrt_device_info(args->device);
   char key[65];
   tkrt_decision_key(call->digest, info->arch, info->driver_version, key);
@@ -539,6 +546,12 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   }
   bool capturing = false;
   if ((status = tkrt_stream_is_capturing(args->device, args->stream, &capturing))) goto done;
+  if (capturing && tuner->capture_policy == TKRT_CAPTURE_POLICY_FIRST_CONFIG) {
+    entry->source = TKRT_TUNE_SOURCE_DEFAULT;
+    entry->chosen = 0;
+    *out_provisional = true;
+    goto done;
+  }
   if (capturing) {
     status = TKRT_STATUS_MAKE(
         TKRT_STATUS_FAILED_PRECONDITION,
@@ -569,7 +582,9 @@ done:
 
 tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
                                     tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args, size_t* out_index) {
+                                    const tkrt_call_launch_args_t* args, size_t* out_index,
+                                    bool* out_provisional) {
+  *out_provisional = false;
   if (!tuner) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "call '%s' has %zu configs: launching it needs an autotuner "
@@ -627,18 +642,19 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
   tuner->entries = entry;
   pthread_mutex_unlock(&tuner->lock);
 
-  tkrt_status_t status = tkrt_decide_entry(tuner, call, state, args, entry);
+  tkrt_status_t status = tkrt_decide_entry(tuner, call, state, args, entry, out_provisional);
 
   pthread_mutex_lock(&tuner->lock);
-  if (status) {
+  if (status || *out_provisional) {
     tkrt_entry_unlink(tuner, entry); /* waiters retry, each on its own stream */
+    if (!status) *out_index = entry->chosen;
   } else {
     entry->state = TKRT_TUNE_ENTRY_DONE;
     *out_index = entry->chosen;
   }
   pthread_cond_broadcast(&tuner->done);
   pthread_mutex_unlock(&tuner->lock);
-  if (status) {
+  if (status || *out_provisional) {
     free(entry->times_ms);
     free(entry);
   }

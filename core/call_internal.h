@@ -71,9 +71,11 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
 /* A process-unique, non-zero id of the tuner (autotune.c). */
 uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner);
 
-/* Decides which config of an autotuned call runs on args->device (autotune.c). */
+/* Decides which config of an autotuned call runs on args->device (autotune.c). A provisional
+ * answer (capture fallback) holds for this launch only and must not be cached. */
 tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
                                     tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args, size_t* out_index);
+                                    const tkrt_call_launch_args_t* args, size_t* out_index,
+                                    bool* out_provisional);
 
 #endif /* TKRT_CORE_CALL_INTERNAL_H_ */

@@ -451,8 +451,12 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     if (decision && decision >> 32 == tuner_id) {
       chosen = (size_t)(uint32_t)decision;
     } else {
-      TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &chosen));
-      atomic_store_explicit(&state->decision, tuner_id << 32 | chosen, memory_order_release);
+      bool provisional = false;
+      TKRT_RETURN_IF_ERROR(
+          tkrt_autotuner_decide(args->tuner, call, state, args, &chosen, &provisional));
+      if (!provisional) {
+        atomic_store_explicit(&state->decision, tuner_id << 32 | chosen, memory_order_release);
+      }
     }
   }
   const tkrt_config_state_t* cs = &state->configs[chosen];

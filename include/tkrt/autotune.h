@@ -20,9 +20,21 @@ typedef enum tkrt_tune_policy {
   TKRT_TUNE_POLICY_NEVER = 1, /* never benchmark: a pinned or known decision, else the first config */
 } tkrt_tune_policy_t;
 
+/* What an autotuned call does when it has no decision yet and its stream is capturing (CUDA
+ * graphs, XLA command buffers), where benchmarking is impossible: the graph would record the
+ * tuning launches, and the buffers may not hold their data yet. */
+typedef enum tkrt_capture_policy {
+  /* FAILED_PRECONDITION, explaining how to get a decision first. */
+  TKRT_CAPTURE_POLICY_ERROR = 0,
+  /* Launch the first config for this capture without recording a decision, so the next launch
+   * outside capture still benchmarks; a pinned or stored decision is used when there is one. */
+  TKRT_CAPTURE_POLICY_FIRST_CONFIG = 1,
+} tkrt_capture_policy_t;
+
 typedef struct tkrt_autotuner_options {
   size_t struct_size;
   tkrt_tune_policy_t policy;
+  tkrt_capture_policy_t capture_policy;
   /* Each config runs enough iterations to fill target_ms (based on one timed launch), at least
    * one and at most max_iterations, after a warm-up launch. Defaults: 10 ms, 100 (jaxlib's). */
   double target_ms;

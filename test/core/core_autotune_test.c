@@ -325,6 +325,53 @@ static void test_autotune_never_during_capture(void) {
   free(b);
 }
 
+static void test_autotune_capture_fallback_first_config(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = "off";
+  options.use_environment = false;
+  options.target_ms = 2.0;
+  options.max_iterations = 3;
+  options.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
+  tkrt_autotuner_t* tuner = NULL;
+  ASSERT_OK(tkrt_autotuner_create(&options, &tuner));
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(g_device, &stream));
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  EXPECT_OK(tkrt_call_prepare(call, g_device));
+  /* Under capture without a decision: config 0 is recorded, nothing is benchmarked. */
+  ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
+  EXPECT_OK(core_launch(call, g_device, stream, buffers, 3, 1, tuner));
+  tkrt_graph_t* graph = NULL;
+  EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
+  EXPECT_OK(tkrt_graph_launch(g_device, graph, stream));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  uint32_t counts[4];
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_TRUE(counts[0] == 1 && counts[1] == 0 && counts[2] == 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_NONE); /* provisional: nothing recorded */
+  /* The first launch outside capture benchmarks on the real data. */
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), stream));
+  EXPECT_OK(core_launch(call, g_device, stream, buffers, 3, 1, tuner));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, stream));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_TUNED && report.chosen == 1);
+  EXPECT_OK(tkrt_graph_destroy(g_device, graph));
+  EXPECT_OK(tkrt_stream_destroy(g_device, stream));
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
 static void test_autotune_skips_configs_over_limits(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
@@ -469,6 +516,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_alias_unknown_sizes),
       TKRT_TEST_CASE(test_autotune_gather_reads_produced_indices),
       TKRT_TEST_CASE(test_autotune_never_during_capture),
+      TKRT_TEST_CASE(test_autotune_capture_fallback_first_config),
       TKRT_TEST_CASE(test_autotune_skips_configs_over_limits),
       TKRT_TEST_CASE(test_autotune_policy_never_and_pins),
       TKRT_TEST_CASE(test_autotune_decision_shared_by_devices_of_one_arch),
