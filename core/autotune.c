@@ -480,16 +480,35 @@ done:
       tkrt_status_free(restore);
       restore = tkrt_alias_restore(args, &saves);
     }
-    if (!restore) restore = tkrt_stream_synchronize(device, args->stream);
     if (restore && !status) {
       status = restore;
     } else {
       tkrt_status_free(restore);
     }
-  } else if (saves.count) {
-    tkrt_status_free(tkrt_stream_synchronize(device, args->stream));
   }
-  tkrt_alias_saves_free(device, &saves);
+  /* The saved copies may still be read or written by queued copies: free them only once the
+   * stream has drained. A stream that cannot be drained keeps them (a leak on a broken stream
+   * beats freeing memory the device may still touch). */
+  int drained = 1;
+  if (saves.count) {
+    tkrt_status_t drain = tkrt_stream_synchronize(device, args->stream);
+    if (drain) {
+      /* Reported either way; a second attempt only decides whether freeing is safe. */
+      tkrt_status_t again = tkrt_stream_synchronize(device, args->stream);
+      drained = again == NULL;
+      tkrt_status_free(again);
+      if (!status) {
+        status = drain;
+      } else {
+        tkrt_status_free(drain);
+      }
+    }
+  }
+  if (drained) {
+    tkrt_alias_saves_free(device, &saves);
+  } else {
+    free(saves.inputs);
+  }
   if (bench.start) tkrt_status_free(tkrt_event_destroy(device, bench.start));
   if (bench.end) tkrt_status_free(tkrt_event_destroy(device, bench.end));
   return status;
