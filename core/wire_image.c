@@ -131,7 +131,9 @@ tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t
     snprintf(joined, length, "%s/%s", base_dir, path);
     full = joined;
   }
-  fd = open(full, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO must not hang the decoder; it is rejected below as not regular
+   * (reads from regular files ignore the flag). */
+  fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     tkrt_status_code_t code = err == ENOENT || err == ENOTDIR ? TKRT_STATUS_NOT_FOUND

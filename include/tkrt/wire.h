@@ -54,9 +54,11 @@ TKRT_API void tkrt_wire_decode_options_init(tkrt_wire_decode_options_t* options)
 
 /* Decodes a jaxlib blob (zlib or raw, see options->format; NULL options: defaults) into a new call.
  * Errors: INVALID_ARGUMENT for every malformed input ("empty blob", "zlib inflate failed: ...",
- * "unknown kernel call type", "unknown scalar parameter type", truncations, bad lengths, ...),
- * NOT_FOUND for an HSACO path that does not exist. *out_call is written only on success; the caller
- * releases it with tkrt_call_release. */
+ * "unknown kernel call type", "unknown scalar parameter type", truncations, bad lengths, ...), with
+ * the field and the byte offset in the decompressed message; NOT_FOUND (or PERMISSION_DENIED) for
+ * an HSACO path that does not exist (cannot be read); FAILED_PRECONDITION for an HSACO path when
+ * read_hsaco_files is off and the blob does not carry the bytes. *out_call is written only on
+ * success; the caller releases it with tkrt_call_release. Thread-safe: no shared state. */
 TKRT_API tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
                                         const tkrt_wire_decode_options_t* options,
                                         tkrt_call_t** out_call);
@@ -76,7 +78,9 @@ TKRT_API void tkrt_wire_encode_options_init(tkrt_wire_encode_options_t* options)
 
 /* Serializes a call as a TritonAnyKernelCall, fields in field-number order as jaxlib writes them.
  * On success *out_bytes (free with tkrt_wire_free) and *out_size are written. A call decoded from
- * a jaxlib blob encodes back to the same bytes. */
+ * a jaxlib blob encodes back to the same bytes (uncompressed; compressed too with the same zlib).
+ * Which image goes to which field: docs/wire.md. INVALID_ARGUMENT when include_tkrt_images is off
+ * and a kernel has no image that jaxlib's fields can carry. Thread-safe. */
 TKRT_API tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call,
                                         const tkrt_wire_encode_options_t* options,
                                         void** out_bytes, size_t* out_size);

@@ -147,6 +147,15 @@ static void test_hsaco_path_read_once_never_deleted(void) {
   EXPECT_STATUS(decode_with(&m, true, NULL, &call), TKRT_STATUS_INVALID_ARGUMENT,
                 "is not a regular file");
   wt_msg_free(&m);
+  /* A FIFO with no writer: rejected at once, not waited on. */
+  snprintf(path, sizeof(path), "%s/fifo", g_tmp);
+  ASSERT_TRUE(mkfifo(path, 0600) == 0);
+  wt_msg_init(&m);
+  rocm_blob(&m, path);
+  EXPECT_STATUS(decode_with(&m, true, NULL, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "is not a regular file");
+  wt_msg_free(&m);
+  unlink(path);
 }
 
 static void test_hsaco_bytes_travel_in_the_blob(void) {
@@ -571,8 +580,8 @@ int main(int argc, char** argv) {
   if (g_tmp[0]) {
     /* Our own files only. */
     char path[600];
-    static const char* const files[] = {"gfx942.hsaco", "gfx90a.hsaco", "not-hsaco.bin"};
-    for (size_t i = 0; i < 3; ++i) {
+    static const char* const files[] = {"gfx942.hsaco", "gfx90a.hsaco", "not-hsaco.bin", "fifo"};
+    for (size_t i = 0; i < 4; ++i) {
       snprintf(path, sizeof(path), "%s/%s", g_tmp, files[i]);
       unlink(path);
     }
