@@ -42,6 +42,9 @@ struct tkrt_autotuner_s {
   double target_ms;
   uint32_t max_iterations;
   char* store_dir; /* NULL: no persistence */
+  bool refresh_store;
+  void (*progress)(void*, size_t, size_t, int, uint32_t, float);
+  void* progress_user;
   pthread_mutex_t lock; /* guards entries and pins; held only while deciding, never to launch */
   pthread_cond_t done;  /* an entry left PENDING */
   tkrt_tune_entry_t* entries;
@@ -192,6 +195,9 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   tuner->id = atomic_fetch_add(&tkrt_next_tuner_id, 1) + 1;
   tuner->policy = options->policy;
   tuner->capture_policy = options->capture_policy;
+  tuner->refresh_store = options->refresh_store;
+  tuner->progress = options->progress;
+  tuner->progress_user = options->progress_user;
   tuner->target_ms = options->target_ms;
   tuner->max_iterations = options->max_iterations;
   tkrt_status_t status = NULL;
@@ -453,6 +459,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
     }
     float ms = 0;
     if ((status = tkrt_bench_config(&bench, c, 1, &ms))) goto done;
+    if (tuner->progress) tuner->progress(tuner->progress_user, c, count, 1, 1, ms);
     if (best < 0 || ms < best) best = ms;
   }
   uint32_t iterations = tuner->max_iterations;
@@ -466,6 +473,9 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
   for (size_t c = 0; c < count; ++c) {
     if (state->configs[c].unrunnable) continue;
     if ((status = tkrt_bench_config(&bench, c, iterations, &entry->times_ms[c]))) goto done;
+    if (tuner->progress) {
+      tuner->progress(tuner->progress_user, c, count, 2, iterations, entry->times_ms[c]);
+    }
     if (chosen == count || entry->times_ms[c] < entry->times_ms[chosen]) chosen = c;
   }
   entry->chosen = chosen;
@@ -549,7 +559,7 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
                                   info->driver_version, &decision, &found, problem,
                                   sizeof(problem));
       if (status) goto done;
-      if (found) {
+      if (found && !tuner->refresh_store) {
         entry->source = TKRT_TUNE_SOURCE_STORE;
         entry->chosen = decision.chosen;
         entry->iterations = decision.iterations;

@@ -44,6 +44,13 @@ typedef struct tkrt_autotuner_options {
   const char* store_dir;
   /* Honour TKRT_TUNE_POLICY (auto|never), TKRT_TUNE_DIR and TKRT_TUNE_PIN. */
   bool use_environment;
+  /* Benchmark even when the store has a decision (which is then replaced). Pins still win. */
+  bool refresh_store;
+  /* Called after each measurement while benchmarking (pass 1: one launch; pass 2: the mean over
+   * `iterations` launches), from the launching thread; may be NULL. */
+  void (*progress)(void* user, size_t config, size_t config_count, int pass, uint32_t iterations,
+                   float ms);
+  void* progress_user;
 } tkrt_autotuner_options_t;
 
 TKRT_API void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options);

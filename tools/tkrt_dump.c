@@ -1,0 +1,188 @@
+/* tkrt dump: a decoded call, as text for people or as JSON with every field for tools. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/tkrt_cli.h"
+
+static const char kDumpUsage[] =
+    "usage: tkrt dump FILE [--json]\n"
+    "\n"
+    "Decodes a serialized call (zlib-compressed or raw TritonAnyKernelCall; or a case directory\n"
+    "holding call.pb.z) and prints it. --json prints every field: type, name, metadata size, and\n"
+    "per config the description, kernel name, num_warps, num_ctas, shared_mem_bytes,\n"
+    "compute_capability, images (kind, size, backend, arch), global scratch, grid, and each\n"
+    "parameter with its kind and value; then the alias records.\n";
+
+static const char* kind_name(tkrt_param_kind_t kind) { return tkrt_param_kind_name(kind); }
+
+static void print_param_value(FILE* out, const tkrt_param_t* p, int json) {
+  switch (p->kind) {
+    case TKRT_PARAM_ARRAY:
+      fprintf(out, json ? "{\"bytes_to_zero\": %llu, \"ptr_divisibility\": %llu}"
+                        : "bytes_to_zero=%llu divisibility=%llu",
+              (unsigned long long)p->value.array.bytes_to_zero,
+              (unsigned long long)p->value.array.ptr_divisibility);
+      break;
+    case TKRT_PARAM_BOOL: fprintf(out, "%s", p->value.b ? "true" : "false"); break;
+    case TKRT_PARAM_I32: fprintf(out, "%d", p->value.i32); break;
+    case TKRT_PARAM_U32: fprintf(out, "%u", p->value.u32); break;
+    case TKRT_PARAM_I64: fprintf(out, "%lld", (long long)p->value.i64); break;
+    case TKRT_PARAM_U64: fprintf(out, "%llu", (unsigned long long)p->value.u64); break;
+    case TKRT_PARAM_F32:
+      if (json && !isfinite(p->value.f32)) {
+        fprintf(out, "\"%g\"", (double)p->value.f32);
+      } else {
+        fprintf(out, "%.9g", (double)p->value.f32);
+      }
+      break;
+    case TKRT_PARAM_F64:
+      if (json && !isfinite(p->value.f64)) {
+        fprintf(out, "\"%g\"", p->value.f64);
+      } else {
+        fprintf(out, "%.17g", p->value.f64);
+      }
+      break;
+    case TKRT_PARAM_TMA: {
+      const tkrt_tma_desc_t* t = &p->value.tma;
+      fprintf(out, json ? "{\"elem_type\": %u, \"swizzle\": %u, \"oob_fill\": %u, \"shape\": ["
+                        : "elem_type=%u swizzle=%u oob_fill=%u shape=[",
+              t->elem_type, t->swizzle, t->oob_fill);
+      for (uint32_t i = 0; i < t->rank; ++i) {
+        fprintf(out, "%s%llu", i ? ", " : "", (unsigned long long)t->shape[i]);
+      }
+      fprintf(out, json ? "], \"strides\": [" : "] strides=[");
+      for (uint32_t i = 0; i < t->rank; ++i) {
+        fprintf(out, "%s%llu", i ? ", " : "", (unsigned long long)t->strides[i]);
+      }
+      fprintf(out, json ? "], \"block_shape\": [" : "] block_shape=[");
+      for (uint32_t i = 0; i < t->rank; ++i) fprintf(out, "%s%u", i ? ", " : "", t->block_shape[i]);
+      fprintf(out, json ? "]}" : "]");
+      break;
+    }
+  }
+}
+
+static void dump_json(const tkrt_call_t* call) {
+  const tkrt_call_desc_t* d = tkrt_call_get_desc(call);
+  char digest[65];
+  for (int i = 0; i < 32; ++i) snprintf(digest + 2 * i, 3, "%02x", tkrt_call_digest(call)[i]);
+  printf("{\n  \"type\": \"%s\",\n  \"name\": ", d->autotuned ? "autotuned_kernel_call" : "kernel_call");
+  tkrt_cli_json_string(stdout, d->name);
+  printf(",\n  \"metadata_size\": %zu,\n  \"metadata\": ", d->metadata_size);
+  tkrt_cli_json_bytes_as_string(stdout, d->metadata, d->metadata_size);
+  printf(",\n  \"digest\": \"%s\",\n  \"autotune_name\": ", digest);
+  tkrt_cli_json_string(stdout, d->autotune_name);
+  printf(",\n  \"configs\": [");
+  for (size_t c = 0; c < d->config_count; ++c) {
+    const tkrt_config_desc_t* config = &d->configs[c];
+    const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(config->kernel);
+    printf("%s\n    {\n      \"description\": ", c ? "," : "");
+    tkrt_cli_json_string(stdout, config->description);
+    printf(",\n      \"kernel_name\": ");
+    tkrt_cli_json_string(stdout, k->name);
+    printf(",\n      \"num_warps\": %u,\n      \"num_ctas\": %s%u,\n", k->num_warps,
+           "", k->num_ctas);
+    printf("      \"num_ctas_present\": %s,\n", k->present & TKRT_KERNEL_HAS_NUM_CTAS ? "true" : "false");
+    printf("      \"cluster_dims\": [%u, %u, %u],\n", k->cluster_dims[0], k->cluster_dims[1],
+           k->cluster_dims[2]);
+    printf("      \"shared_mem_bytes\": %u,\n      \"compute_capability\": %u,\n",
+           k->shared_mem_bytes, k->compute_capability);
+    printf("      \"global_scratch_size\": %u,\n      \"global_scratch_align\": %u,\n",
+           k->global_scratch_size, k->global_scratch_align);
+    printf("      \"ttir_size\": %zu,\n      \"images\": [", k->ttir ? strlen(k->ttir) : 0);
+    for (size_t i = 0; i < k->image_count; ++i) {
+      const tkrt_kernel_image_t* image = &k->images[i];
+      printf("%s\n        {\"kind\": \"%s\", \"size\": %zu, \"backend\": \"%s\", \"arch\": ",
+             i ? "," : "", tkrt_image_kind_name(image->kind), image->size,
+             tkrt_kernel_image_backend(image));
+      tkrt_cli_json_string(stdout, image->arch);
+      printf(", \"entry_name\": ");
+      tkrt_cli_json_string(stdout, image->entry_name);
+      printf(", \"source_path\": ");
+      tkrt_cli_json_string(stdout, image->source_path);
+      printf("}");
+    }
+    printf("\n      ],\n      \"grid\": [%u, %u, %u],\n      \"parameters\": [", config->grid[0],
+           config->grid[1], config->grid[2]);
+    for (size_t i = 0; i < config->param_count; ++i) {
+      printf("%s\n        {\"kind\": \"%s\", \"value\": ", i ? "," : "",
+             kind_name(config->params[i].kind));
+      print_param_value(stdout, &config->params[i], 1);
+      printf("}");
+    }
+    printf("\n      ]\n    }");
+  }
+  printf("\n  ],\n  \"aliases\": [");
+  for (size_t i = 0; i < d->alias_count; ++i) {
+    printf("%s\n    {\"input_index\": %llu, \"output_index\": %llu, \"size_bytes\": %llu}",
+           i ? "," : "", (unsigned long long)d->aliases[i].input_index,
+           (unsigned long long)d->aliases[i].output_index,
+           (unsigned long long)d->aliases[i].size_bytes);
+  }
+  printf("%s]\n}\n", d->alias_count ? "\n  " : "");
+}
+
+static void dump_text(const tkrt_call_t* call) {
+  const tkrt_call_desc_t* d = tkrt_call_get_desc(call);
+  printf("%s call '%s': %zu config%s, %zu bytes of metadata\n",
+         d->autotuned ? "autotuned" : "plain", d->name ? d->name : "", d->config_count,
+         d->config_count == 1 ? "" : "s", d->metadata_size);
+  for (size_t c = 0; c < d->config_count; ++c) {
+    const tkrt_config_desc_t* config = &d->configs[c];
+    const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(config->kernel);
+    printf("config %zu%s%s%s: kernel %s, grid %ux%ux%u, %u warps, num_ctas %u, shared %u B, cc %u",
+           c, config->description ? " '" : "", config->description ? config->description : "",
+           config->description ? "'" : "", k->name, config->grid[0], config->grid[1],
+           config->grid[2], k->num_warps, k->num_ctas, k->shared_mem_bytes, k->compute_capability);
+    if (k->global_scratch_size) printf(", scratch %u B/CTA", k->global_scratch_size);
+    printf("\n");
+    for (size_t i = 0; i < k->image_count; ++i) {
+      const tkrt_kernel_image_t* image = &k->images[i];
+      printf("  image: %s %s for %s, %zu bytes%s%s\n", tkrt_kernel_image_backend(image),
+             tkrt_image_kind_name(image->kind), image->arch ? image->arch : "any arch",
+             image->size, image->source_path ? ", from " : "",
+             image->source_path ? image->source_path : "");
+    }
+    for (size_t i = 0; i < config->param_count; ++i) {
+      printf("  param %zu: %s ", i, kind_name(config->params[i].kind));
+      print_param_value(stdout, &config->params[i], 0);
+      printf("\n");
+    }
+  }
+  for (size_t i = 0; i < d->alias_count; ++i) {
+    printf("alias: input %llu -> output %llu, %llu bytes\n",
+           (unsigned long long)d->aliases[i].input_index,
+           (unsigned long long)d->aliases[i].output_index,
+           (unsigned long long)d->aliases[i].size_bytes);
+  }
+}
+
+int tkrt_cli_dump(int argc, char** argv) {
+  const char* path = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(kDumpUsage, stdout);
+      return TKRT_CLI_OK;
+    }
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (argv[i][0] == '-' || path) {
+      return tkrt_cli_usage_error("dump", "unexpected argument '%s'", argv[i]);
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) return tkrt_cli_usage_error("dump", "no call file given");
+  tkrt_call_t* call = NULL;
+  tkrt_status_t status = tkrt_cli_load_call(path, &call);
+  if (status) return tkrt_cli_fail("dump", status);
+  if (json) {
+    dump_json(call);
+  } else {
+    dump_text(call);
+  }
+  tkrt_call_release(call);
+  return TKRT_CLI_OK;
+}

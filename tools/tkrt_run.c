@@ -1,0 +1,570 @@
+/* tkrt run and tkrt tune: replay a serialized call on real buffers (inputs from files), check the
+ * outputs against expected files, time it, and report or store the tuning decision. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tools/tkrt_cli.h"
+
+#define MAX_BUFFERS 64
+
+static const char kRunUsage[] =
+    "usage: tkrt run FILE|DIR [options]\n"
+    "\n"
+    "Launches a serialized call (zlib or raw TritonAnyKernelCall) on real buffers: allocates them,\n"
+    "uploads the inputs, tunes if the call is autotuned and no decision is known, launches, downloads\n"
+    "the outputs, compares them with the expected files, and prints the timing and the chosen config.\n"
+    "DIR is a case directory (as in the jaxlib vectors): call.pb.z (or call.pb), in0.bin, in1.bin, ...\n"
+    "as inputs and out0.bin, out1.bin, ... as expected outputs, unless --in / --expect are given.\n"
+    "\n"
+    "  --in FILE          an input buffer, in order (repeatable)\n"
+    "  --expect FILE      the expected bytes of the next output (repeatable); also sizes it\n"
+    "  --out-size BYTES   the size of the next output when there is no --expect (repeatable)\n"
+    "  --alias IN:OUT     output OUT is input IN's buffer (XLA input_output_aliases); default: the\n"
+    "                     call's alias records, read as (input, output ordinal)\n"
+    "  --rtol R --atol A  compare as numbers of --dtype within |got-want| <= A + R*|want|;\n"
+    "                     without them outputs must match bit for bit\n"
+    "  --dtype T          element type for tolerant comparison: f16 bf16 f32 f64 (default f32)\n"
+    "  --backend B        cuda, hip, host or a comma list (default: TKRT_BACKEND, then cuda,hip,host)\n"
+    "  --device N         device ordinal (default 0)\n"
+    "  --iterations N     timed launches after the checked one (default 20; 0 to skip)\n"
+    "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
+    "  --policy auto|never   tune when no decision is known (auto), or use the first config\n"
+    "  --pin N            run config N, never benchmark\n"
+    "  --save DIR         write the outputs to DIR/out<i>.bin\n"
+    "exit status: 0 outputs as expected, 1 an output differs, 2 bad usage, 3 error.\n";
+
+static const char kTuneUsage[] =
+    "usage: tkrt tune FILE|DIR [options]\n"
+    "\n"
+    "Benchmarks every config of an autotuned call on real buffers (as `tkrt run` sets them up, with\n"
+    "aliased inputs restored before each config), shows progress, prints a per-config timing table\n"
+    "and stores the decision (replacing a stored one) so that later processes do not retune.\n"
+    "Options as for `tkrt run` (--in --expect --out-size --alias --backend --device --store), plus:\n"
+    "  --target-ms MS     time to fill per config and pass (default 10, as jaxlib)\n"
+    "  --max-iterations N most launches per config (default 100)\n"
+    "exit status: 0 tuned (and outputs as expected when given), 1 an output differs, 2 bad usage,\n"
+    "3 error.\n";
+
+typedef struct run_options {
+  const char* command;
+  const char* path;
+  const char* inputs[MAX_BUFFERS];
+  size_t input_count;
+  const char* expects[MAX_BUFFERS];
+  size_t expect_count;
+  uint64_t out_sizes[MAX_BUFFERS];
+  size_t out_size_count;
+  size_t alias_in[MAX_BUFFERS], alias_out[MAX_BUFFERS];
+  size_t alias_count;
+  int aliases_given;
+  double rtol, atol;
+  int tolerant;
+  const char* dtype;
+  const char* backend;
+  int ordinal;
+  long iterations;
+  const char* store;
+  const char* policy;
+  long pin;
+  const char* save_dir;
+  double target_ms;
+  long max_iterations;
+  int tune;
+} run_options_t;
+
+/* Directory names for a case folder's files, kept alive for the whole command. */
+static char g_case_paths[2][MAX_BUFFERS][4200];
+
+static int parse_count(const char* text, long* out) {
+  char* end = NULL;
+  long value = strtol(text, &end, 10);
+  if (!*text || *end || value < 0) return 0;
+  *out = value;
+  return 1;
+}
+
+static int parse_options(int argc, char** argv, run_options_t* o) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE() \
+  if (!next) return tkrt_cli_usage_error(o->command, "%s needs a value", a); \
+  ++i
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(o->tune ? kTuneUsage : kRunUsage, stdout);
+      return -1;
+    } else if (strcmp(a, "--in") == 0) {
+      NEED_VALUE();
+      if (o->input_count == MAX_BUFFERS) return tkrt_cli_usage_error(o->command, "too many --in");
+      o->inputs[o->input_count++] = next;
+    } else if (strcmp(a, "--expect") == 0) {
+      NEED_VALUE();
+      if (o->expect_count == MAX_BUFFERS) return tkrt_cli_usage_error(o->command, "too many --expect");
+      o->expects[o->expect_count++] = next;
+    } else if (strcmp(a, "--out-size") == 0) {
+      NEED_VALUE();
+      long size = 0;
+      if (!parse_count(next, &size) || o->out_size_count == MAX_BUFFERS) {
+        return tkrt_cli_usage_error(o->command, "bad --out-size '%s'", next);
+      }
+      o->out_sizes[o->out_size_count++] = (uint64_t)size;
+    } else if (strcmp(a, "--alias") == 0) {
+      NEED_VALUE();
+      unsigned long in = 0, out = 0;
+      char tail = 0;
+      if (sscanf(next, "%lu:%lu%c", &in, &out, &tail) != 2 || o->alias_count == MAX_BUFFERS) {
+        return tkrt_cli_usage_error(o->command, "bad --alias '%s' (expected IN:OUT)", next);
+      }
+      o->alias_in[o->alias_count] = in;
+      o->alias_out[o->alias_count++] = out;
+      o->aliases_given = 1;
+    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0) {
+      NEED_VALUE();
+      char* end = NULL;
+      double value = strtod(next, &end);
+      if (*end || !(value >= 0)) return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+      if (a[2] == 'r') {
+        o->rtol = value;
+      } else {
+        o->atol = value;
+      }
+      o->tolerant = 1;
+    } else if (strcmp(a, "--dtype") == 0) {
+      NEED_VALUE();
+      if (strcmp(next, "f16") && strcmp(next, "bf16") && strcmp(next, "f32") && strcmp(next, "f64")) {
+        return tkrt_cli_usage_error(o->command, "unknown --dtype '%s' (f16, bf16, f32, f64)", next);
+      }
+      o->dtype = next;
+    } else if (strcmp(a, "--backend") == 0) {
+      NEED_VALUE();
+      o->backend = next;
+    } else if (strcmp(a, "--device") == 0) {
+      NEED_VALUE();
+      long ordinal = 0;
+      if (!parse_count(next, &ordinal)) return tkrt_cli_usage_error(o->command, "bad --device '%s'", next);
+      o->ordinal = (int)ordinal;
+    } else if (strcmp(a, "--iterations") == 0 && !o->tune) {
+      NEED_VALUE();
+      if (!parse_count(next, &o->iterations)) {
+        return tkrt_cli_usage_error(o->command, "bad --iterations '%s'", next);
+      }
+    } else if (strcmp(a, "--store") == 0) {
+      NEED_VALUE();
+      o->store = next;
+    } else if (strcmp(a, "--policy") == 0 && !o->tune) {
+      NEED_VALUE();
+      if (strcmp(next, "auto") && strcmp(next, "never")) {
+        return tkrt_cli_usage_error(o->command, "bad --policy '%s' (auto or never)", next);
+      }
+      o->policy = next;
+    } else if (strcmp(a, "--pin") == 0 && !o->tune) {
+      NEED_VALUE();
+      if (!parse_count(next, &o->pin)) return tkrt_cli_usage_error(o->command, "bad --pin '%s'", next);
+    } else if (strcmp(a, "--save") == 0 && !o->tune) {
+      NEED_VALUE();
+      o->save_dir = next;
+    } else if (strcmp(a, "--target-ms") == 0 && o->tune) {
+      NEED_VALUE();
+      char* end = NULL;
+      o->target_ms = strtod(next, &end);
+      if (*end || !(o->target_ms >= 0)) return tkrt_cli_usage_error(o->command, "bad --target-ms");
+    } else if (strcmp(a, "--max-iterations") == 0 && o->tune) {
+      NEED_VALUE();
+      if (!parse_count(next, &o->max_iterations) || o->max_iterations == 0) {
+        return tkrt_cli_usage_error(o->command, "bad --max-iterations '%s'", next);
+      }
+    } else if (a[0] == '-' || o->path) {
+      return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
+    } else {
+      o->path = a;
+    }
+#undef NEED_VALUE
+  }
+  if (!o->path) return tkrt_cli_usage_error(o->command, "no call file or case directory given");
+  if (tkrt_cli_is_directory(o->path)) {
+    struct stat st;
+    for (int kind = 0; kind < 2; ++kind) {
+      size_t* count = kind == 0 ? &o->input_count : &o->expect_count;
+      const char** list = kind == 0 ? o->inputs : o->expects;
+      if (*count) continue; /* explicit files win over the folder's */
+      for (size_t i = 0; i < MAX_BUFFERS; ++i) {
+        snprintf(g_case_paths[kind][i], sizeof(g_case_paths[kind][i]), "%s/%s%zu.bin", o->path,
+                 kind == 0 ? "in" : "out", i);
+        if (stat(g_case_paths[kind][i], &st) != 0) break;
+        list[(*count)++] = g_case_paths[kind][i];
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- comparing */
+
+static double half_to_double(uint16_t h) {
+  int exponent = (h >> 10) & 31, mantissa = h & 1023;
+  double sign = h & 0x8000 ? -1.0 : 1.0;
+  if (exponent == 0) return sign * ldexp(mantissa, -24);
+  if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
+  return sign * ldexp(mantissa + 1024, exponent - 25);
+}
+
+static double element(const unsigned char* data, size_t index, const char* dtype) {
+  if (strcmp(dtype, "f16") == 0) {
+    uint16_t h;
+    memcpy(&h, data + index * 2, 2);
+    return half_to_double(h);
+  }
+  if (strcmp(dtype, "bf16") == 0) {
+    uint16_t h;
+    memcpy(&h, data + index * 2, 2);
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  if (strcmp(dtype, "f64") == 0) {
+    double d;
+    memcpy(&d, data + index * 8, 8);
+    return d;
+  }
+  float f;
+  memcpy(&f, data + index * 4, 4);
+  return f;
+}
+
+static size_t dtype_size(const char* dtype) {
+  return strcmp(dtype, "f64") == 0 ? 8 : strcmp(dtype, "f32") == 0 ? 4 : 2;
+}
+
+/* Returns 1 when the output matches; prints a one-line verdict. */
+static int compare_output(const run_options_t* o, size_t index, const unsigned char* got,
+                          const unsigned char* want, size_t size) {
+  if (!o->tolerant) {
+    size_t differing = 0, first = size;
+    for (size_t i = 0; i < size; ++i) {
+      if (got[i] != want[i]) {
+        if (first == size) first = i;
+        ++differing;
+      }
+    }
+    if (differing) {
+      printf("output %zu: MISMATCH: %zu of %zu bytes differ (first at byte %zu)\n", index,
+             differing, size, first);
+      return 0;
+    }
+    printf("output %zu: matches bit for bit (%zu bytes)\n", index, size);
+    return 1;
+  }
+  const char* dtype = o->dtype ? o->dtype : "f32";
+  size_t count = size / dtype_size(dtype), bad = 0, worst = 0;
+  double max_abs = 0, max_rel = 0, err2 = 0, ref2 = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double g = element(got, i, dtype), w = element(want, i, dtype);
+    if (isnan(g) && isnan(w)) continue;
+    double diff = fabs(g - w);
+    err2 += diff * diff;
+    ref2 += w * w;
+    if (!(diff <= o->atol + o->rtol * fabs(w))) {
+      if (!bad) worst = i;
+      ++bad;
+    }
+    if (diff > max_abs) max_abs = diff;
+    if (w != 0 && diff / fabs(w) > max_rel) max_rel = diff / fabs(w);
+  }
+  double frobenius = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+  printf("output %zu: %s: %zu of %zu %s elements outside rtol %g atol %g; max abs err %.3g, "
+         "max rel err %.3g, relative Frobenius err %.3g\n",
+         index, bad ? "MISMATCH" : "within tolerance", bad, count, dtype, o->rtol, o->atol,
+         max_abs, max_rel, frobenius);
+  if (bad) {
+    printf("  first outside: element %zu: got %.9g, expected %.9g\n", worst,
+           element(got, worst, dtype), element(want, worst, dtype));
+  }
+  return bad == 0;
+}
+
+/* ---------------------------------------------------------------- the session */
+
+typedef struct session {
+  tkrt_device_t* device;
+  tkrt_call_t* call;
+  tkrt_autotuner_t* tuner;
+  tkrt_buffer_t buffers[2 * MAX_BUFFERS];
+  int owned[2 * MAX_BUFFERS]; /* this buffer is an allocation to free */
+  size_t input_count, output_count;
+  void* expected[MAX_BUFFERS];
+  size_t expected_size[MAX_BUFFERS];
+} session_t;
+
+static void session_close(session_t* s) {
+  for (size_t i = 0; i < s->input_count + s->output_count; ++i) {
+    if (s->owned[i]) tkrt_status_free(tkrt_memory_free(s->device, s->buffers[i].ptr));
+  }
+  for (size_t i = 0; i < MAX_BUFFERS; ++i) free(s->expected[i]);
+  tkrt_autotuner_destroy(s->tuner);
+  tkrt_call_release(s->call);
+  tkrt_device_release(s->device);
+}
+
+static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
+                          float ms) {
+  (void)user;
+  fprintf(stderr, "tkrt tune: pass %d, config %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
+          config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
+}
+
+static tkrt_status_t session_open(const run_options_t* o, session_t* s) {
+  TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, &s->call));
+  tkrt_device_options_t device_options;
+  tkrt_device_options_init(&device_options);
+  device_options.backend = o->backend;
+  device_options.ordinal = o->ordinal;
+  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+
+  tkrt_autotuner_options_t tune_options;
+  tkrt_autotuner_options_init(&tune_options);
+  tune_options.store_dir = o->store;
+  if (o->policy) {
+    tune_options.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER
+                                                          : TKRT_TUNE_POLICY_AUTO;
+  }
+  if (o->tune) {
+    tune_options.refresh_store = true;
+    tune_options.progress = tune_progress;
+    if (o->target_ms >= 0) tune_options.target_ms = o->target_ms;
+    if (o->max_iterations > 0) tune_options.max_iterations = (uint32_t)o->max_iterations;
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune_options, &s->tuner));
+  if (o->pin >= 0) TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->pin));
+
+  s->input_count = o->input_count;
+  for (size_t i = 0; i < o->input_count; ++i) {
+    void* bytes = NULL;
+    size_t size = 0;
+    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->inputs[i], &bytes, &size));
+    tkrt_status_t status = NULL;
+    if (size) {
+      status = tkrt_memory_alloc(s->device, size, &s->buffers[i].ptr);
+      if (!status) {
+        s->owned[i] = 1;
+        s->buffers[i].size = size;
+        status = tkrt_memcpy_htod_async(s->device, s->buffers[i].ptr, bytes, size, NULL);
+      }
+      if (!status) status = tkrt_stream_synchronize(s->device, NULL);
+    }
+    free(bytes);
+    if (status) return tkrt_status_annotate(status, "input %zu (%s)", i, o->inputs[i]);
+  }
+
+  /* Outputs: as many as expected files or --out-size values. */
+  s->output_count = o->expect_count > o->out_size_count ? o->expect_count : o->out_size_count;
+  uint64_t sizes[MAX_BUFFERS] = {0};
+  for (size_t i = 0; i < o->expect_count; ++i) {
+    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->expects[i], &s->expected[i], &s->expected_size[i]));
+    sizes[i] = s->expected_size[i];
+  }
+  for (size_t i = 0; i < o->out_size_count; ++i) {
+    if (i < o->expect_count && o->out_sizes[i] != sizes[i]) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--out-size %llu for output %zu disagrees with %s (%llu bytes)",
+                              (unsigned long long)o->out_sizes[i], i, o->expects[i],
+                              (unsigned long long)sizes[i]);
+    }
+    sizes[i] = o->out_sizes[i];
+  }
+  /* Aliases: --alias pairs, else the call's records read as (input, output ordinal). */
+  long alias_of[MAX_BUFFERS];
+  for (size_t i = 0; i < MAX_BUFFERS; ++i) alias_of[i] = -1;
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(s->call);
+  size_t pairs = o->aliases_given ? o->alias_count : desc->alias_count;
+  for (size_t p = 0; p < pairs; ++p) {
+    size_t in = o->aliases_given ? o->alias_in[p] : (size_t)desc->aliases[p].input_index;
+    size_t out = o->aliases_given ? o->alias_out[p] : (size_t)desc->aliases[p].output_index;
+    if (!o->aliases_given && out >= s->output_count && out >= s->input_count &&
+        out - s->input_count < s->output_count) {
+      out -= s->input_count; /* jaxlib's reading: a buffer index */
+    }
+    if (in >= s->input_count || out >= s->output_count) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "alias %zu:%zu names a buffer that does not exist (%zu inputs, %zu "
+                              "outputs)",
+                              in, out, s->input_count, s->output_count);
+    }
+    alias_of[out] = (long)in;
+  }
+  for (size_t j = 0; j < s->output_count; ++j) {
+    tkrt_buffer_t* b = &s->buffers[s->input_count + j];
+    if (alias_of[j] >= 0) {
+      *b = s->buffers[alias_of[j]]; /* the same memory, as XLA passes a donated input */
+      if (sizes[j] && b->size && sizes[j] != b->size) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "output %zu aliases input %ld but their sizes differ (%llu vs %llu)",
+                                j, alias_of[j], (unsigned long long)sizes[j],
+                                (unsigned long long)b->size);
+      }
+      continue;
+    }
+    if (!sizes[j]) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "the size of output %zu is unknown: give --expect or --out-size", j);
+    }
+    TKRT_RETURN_IF_ERROR(tkrt_memory_alloc(s->device, sizes[j], &b->ptr));
+    s->owned[s->input_count + j] = 1;
+    b->size = sizes[j];
+    TKRT_RETURN_IF_ERROR(tkrt_memset_async(s->device, b->ptr, 0, sizes[j], NULL));
+  }
+  return tkrt_stream_synchronize(s->device, NULL);
+}
+
+static tkrt_status_t session_launch(session_t* s) {
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = s->device;
+  args.buffers = s->buffers;
+  args.input_count = s->input_count;
+  args.output_count = s->output_count;
+  args.tuner = s->tuner;
+  return tkrt_call_launch(s->call, &args);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void print_decision(session_t* s, int table) {
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(s->call);
+  float times[256];
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  report.times_ms = times;
+  report.times_capacity = 256;
+  tkrt_status_t status =
+      tkrt_autotuner_get_report(s->tuner, s->call, tkrt_device_info(s->device)->arch, &report);
+  if (status) {
+    tkrt_status_free(status);
+    return;
+  }
+  const tkrt_config_desc_t* chosen = &desc->configs[report.chosen];
+  printf("config: %zu of %zu%s%s%s (kernel %s), decided by: %s\n", report.chosen, desc->config_count,
+         chosen->description ? " '" : "", chosen->description ? chosen->description : "",
+         chosen->description ? "'" : "", tkrt_kernel_get_desc(chosen->kernel)->name,
+         tkrt_tune_source_name(report.source));
+  if (!table || desc->config_count == 1) return;
+  printf("\n  %-3s %-28s %-20s %5s %-16s %9s %12s\n", "#", "description", "kernel", "warps", "grid",
+         "shared", "ms/launch");
+  for (size_t c = 0; c < desc->config_count; ++c) {
+    const tkrt_config_desc_t* config = &desc->configs[c];
+    const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(config->kernel);
+    char grid[32], time[32];
+    snprintf(grid, sizeof(grid), "%ux%ux%u", config->grid[0], config->grid[1], config->grid[2]);
+    if (c < 256 && times[c] >= 0) {
+      snprintf(time, sizeof(time), "%.4f", (double)times[c]);
+    } else {
+      snprintf(time, sizeof(time), "skipped");
+    }
+    printf("%s %-3zu %-28.28s %-20.20s %5u %-16s %9u %12s\n", c == report.chosen ? "*" : " ", c,
+           config->description ? config->description : "", k->name, k->num_warps, grid,
+           k->shared_mem_bytes, time);
+  }
+  if (report.skip_reason[0]) printf("  skipped: %s\n", report.skip_reason);
+  printf("  (%u timed launches per config)\n", report.iterations);
+}
+
+static int run_or_tune(int argc, char** argv, int tune) {
+  run_options_t o;
+  memset(&o, 0, sizeof(o));
+  o.command = tune ? "tune" : "run";
+  o.tune = tune;
+  o.iterations = tune ? 0 : 20;
+  o.pin = -1;
+  o.target_ms = -1;
+  int parsed = parse_options(argc, argv, &o);
+  if (parsed) return parsed < 0 ? TKRT_CLI_OK : parsed;
+  if (tune && !tkrt_cli_is_directory(o.path) && !o.input_count) {
+    fprintf(stderr, "tkrt tune: note: no --in given; the call runs with no input buffers\n");
+  }
+
+  session_t s;
+  memset(&s, 0, sizeof(s));
+  tkrt_status_t status = session_open(&o, &s);
+  if (status) {
+    session_close(&s);
+    return tkrt_cli_fail(o.command, status);
+  }
+  const tkrt_device_info_t* info = tkrt_device_info(s.device);
+  printf("device: %s %d: %s (%s)\n", info->backend, info->ordinal, info->name, info->arch);
+  double start = now_ms();
+  status = session_launch(&s);
+  if (!status) status = tkrt_stream_synchronize(s.device, NULL);
+  double first_ms = now_ms() - start;
+  if (status) {
+    session_close(&s);
+    return tkrt_cli_fail(o.command, status);
+  }
+  print_decision(&s, tune);
+  printf("first launch: %.3f ms wall (includes module load%s)\n", first_ms,
+         tkrt_call_get_desc(s.call)->config_count > 1 ? " and tuning when not yet decided" : "");
+
+  int result = TKRT_CLI_OK;
+  for (size_t j = 0; j < s.output_count && !status; ++j) {
+    const tkrt_buffer_t* b = &s.buffers[s.input_count + j];
+    unsigned char* got = malloc(b->size ? b->size : 1);
+    if (!got) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      break;
+    }
+    status = tkrt_memcpy_dtoh_async(s.device, got, b->ptr, b->size, NULL);
+    if (!status) status = tkrt_stream_synchronize(s.device, NULL);
+    if (!status && j < o.expect_count) {
+      if (s.expected_size[j] != b->size) {
+        printf("output %zu: MISMATCH: %llu bytes, expected file has %zu\n", j,
+               (unsigned long long)b->size, s.expected_size[j]);
+        result = TKRT_CLI_MISMATCH;
+      } else if (!compare_output(&o, j, got, s.expected[j], b->size)) {
+        result = TKRT_CLI_MISMATCH;
+      }
+    }
+    if (!status && o.save_dir) {
+      char path[4200];
+      snprintf(path, sizeof(path), "%s/out%zu.bin", o.save_dir, j);
+      status = tkrt_cli_write_file(path, got, b->size);
+      if (!status) printf("output %zu: written to %s\n", j, path);
+    }
+    free(got);
+  }
+
+  if (!status && o.iterations > 0) {
+    /* Timing after the check: an in-place kernel keeps updating its buffer from here on. */
+    tkrt_event_t begin = NULL, end = NULL;
+    float ms = 0;
+    status = tkrt_event_create(s.device, &begin);
+    if (!status) status = tkrt_event_create(s.device, &end);
+    if (!status) status = tkrt_event_record(s.device, begin, NULL);
+    for (long i = 0; i < o.iterations && !status; ++i) status = session_launch(&s);
+    if (!status) status = tkrt_event_record(s.device, end, NULL);
+    if (!status) status = tkrt_event_synchronize(s.device, end);
+    if (!status) status = tkrt_event_elapsed_ms(s.device, begin, end, &ms);
+    if (!status) {
+      printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
+             (double)ms / (double)o.iterations, o.iterations);
+    }
+    if (begin) tkrt_status_free(tkrt_event_destroy(s.device, begin));
+    if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));
+  }
+  if (!status && tune) {
+    printf("decision stored in %s\n",
+           o.store ? o.store : getenv("TKRT_TUNE_DIR") ? getenv("TKRT_TUNE_DIR")
+                                                       : "the default store (~/.cache/tkrt/tune)");
+  }
+  session_close(&s);
+  if (status) return tkrt_cli_fail(o.command, status);
+  return result;
+}
+
+int tkrt_cli_run(int argc, char** argv) { return run_or_tune(argc, argv, 0); }
+int tkrt_cli_tune(int argc, char** argv) { return run_or_tune(argc, argv, 1); }
