@@ -1,6 +1,7 @@
-/* Autotuning and aliasing on the host backend: the fastest config wins, aliased inputs are saved
- * and restored so every config sees the original data and the result is computed exactly once,
- * tuning never runs under capture, and pinned / never policies do not benchmark. */
+/* Autotuning and aliasing on any backend (host in CI, CUDA on the GPU machine): the fastest
+ * config wins, aliased inputs are saved and restored so every config sees the original data and
+ * the result is computed exactly once, tuning never runs under capture, and pinned / never
+ * policies do not benchmark. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -375,7 +376,9 @@ static void test_autotune_capture_fallback_first_config(void) {
 static void test_autotune_skips_configs_over_limits(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
-  tkrt_call_t* call = inplace_call(400000); /* config 2 asks for more shared memory than exists */
+  /* Config 2 asks for more shared memory than the device has. */
+  uint32_t too_much_shared = tkrt_device_info(g_device)->max_shared_per_block_optin + 1;
+  tkrt_call_t* call = inplace_call(too_much_shared);
   tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
   tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
   EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
@@ -389,7 +392,9 @@ static void test_autotune_skips_configs_over_limits(void) {
   EXPECT_EQ_U64(report.chosen, 1);
   EXPECT_TRUE(times[2] == TKRT_TUNE_SKIPPED_MS && times[0] > 0 && times[1] > 0);
   EXPECT_TRUE(strstr(report.skip_reason, "config 2 'inplace_add_2048'") != NULL);
-  EXPECT_TRUE(strstr(report.skip_reason, "400000 bytes") != NULL);
+  char shared_text[64];
+  snprintf(shared_text, sizeof(shared_text), "%u bytes", too_much_shared);
+  EXPECT_TRUE(strstr(report.skip_reason, shared_text) != NULL);
   uint32_t counts[4];
   core_download(g_device, counts, b->counter, 16);
   EXPECT_EQ_U64(counts[2], 0);
@@ -482,7 +487,7 @@ static void test_autotune_policy_never_and_pins(void) {
 static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
-  tkrt_device_t* second = core_open_host();
+  tkrt_device_t* second = core_open_device();
   ASSERT_TRUE(second != NULL);
   tkrt_call_t* call = inplace_call(0);
   tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
@@ -492,7 +497,8 @@ static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
   core_download(g_device, before, b->counter, 16);
   EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
   EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
-  /* Host memory is shared by both host devices, so the second device can use the buffers. */
+  /* Both devices are ordinal 0 of one backend: host devices share the process's memory and CUDA
+   * devices share the GPU's primary context, so the second device can use the buffers. */
   EXPECT_OK(core_launch(call, second, NULL, buffers, 3, 1, tuner));
   EXPECT_OK(tkrt_stream_synchronize(second, NULL));
   core_download(g_device, after, b->counter, 16);
@@ -506,9 +512,10 @@ static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
-  g_device = core_open_host();
-  if (!g_device) return 1;
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  g_device = core_open_main_device(&exit_code);
+  if (!g_device) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_autotune_alias_same_buffer_exactly_once),
       TKRT_TEST_CASE(test_autotune_alias_partial_overlap),

@@ -1,5 +1,6 @@
-/* First calls from 16 threads at once: one thread tunes, the others wait and reuse its decision;
- * every thread's in-place result is computed exactly once. Also run under ThreadSanitizer. */
+/* First calls from 16 threads at once, each on its own stream: one thread tunes, the others wait
+ * and reuse its decision; every thread's in-place result is computed exactly once. Also run under
+ * ThreadSanitizer (host backend). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -115,9 +116,10 @@ static void test_concurrent_first_calls_tune_once(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
-  g_device = core_open_host();
-  if (!g_device) return 1;
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  g_device = core_open_main_device(&exit_code);
+  if (!g_device) return exit_code;
   static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(test_concurrent_first_calls_tune_once)};
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
   tkrt_device_release(g_device);

@@ -1,6 +1,7 @@
-/* Fault injection: an autotuned, aliased, in-place call is launched on a device that fails its
- * Nth operation, for every N until a launch sees no fault. Each failure must surface as the
- * injected error, leave the aliased input exactly as it was, and leak no device or host memory. */
+/* Fault injection: an autotuned, aliased, in-place call is launched on a device that wraps the
+ * chosen backend's (host in CI, CUDA on the GPU machine) and fails its Nth operation, for every N
+ * until a launch sees no fault. Each failure must surface as the injected error, leave the
+ * aliased input exactly as it was, and leak no device or host memory. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -8,7 +9,7 @@
 #include "test/core/fault_device.h"
 
 #define N 3000
-static tkrt_device_t* g_host;
+static tkrt_device_t* g_inner; /* the real device the fault device wraps */
 
 static tkrt_call_t* make_call(void) {
   static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
@@ -43,14 +44,14 @@ static int sweep(tkrt_status_code_t code) {
     x[i] = (float)i * 3.0f;
     y[i] = 7.0f;
   }
-  tkrt_deviceptr_t dx = core_upload(g_host, x, sizeof(x)), dy = core_upload(g_host, y, sizeof(y));
-  tkrt_deviceptr_t counter = core_upload(g_host, NULL, 16);
+  tkrt_deviceptr_t dx = core_upload(g_inner, x, sizeof(x)), dy = core_upload(g_inner, y, sizeof(y));
+  tkrt_deviceptr_t counter = core_upload(g_inner, NULL, 16);
   int clean_operations = -1;
   for (int fail_at = 1; fail_at < 1000 && clean_operations < 0; ++fail_at) {
-    EXPECT_OK(tkrt_memcpy_htod_async(g_host, dx, x, sizeof(x), NULL));
-    EXPECT_OK(tkrt_stream_synchronize(g_host, NULL));
+    EXPECT_OK(tkrt_memcpy_htod_async(g_inner, dx, x, sizeof(x), NULL));
+    EXPECT_OK(tkrt_stream_synchronize(g_inner, NULL));
     tkrt_device_t* device = NULL;
-    EXPECT_OK(tkrt_fault_device_create(g_host, fail_at, code, &device));
+    EXPECT_OK(tkrt_fault_device_create(g_inner, fail_at, code, &device));
     tkrt_call_t* call = make_call();
     tkrt_autotuner_options_t options;
     tkrt_autotuner_options_init(&options);
@@ -63,9 +64,9 @@ static int sweep(tkrt_status_code_t code) {
     if (!device || !call || !tuner) break;
     tkrt_buffer_t buffers[] = {{dx, N * 4}, {dy, N * 4}, {counter, 16}, {dx, N * 4}};
     tkrt_status_t status = core_launch(call, device, NULL, buffers, 3, 1, tuner);
-    EXPECT_OK(tkrt_stream_synchronize(g_host, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(g_inner, NULL));
     const tkrt_fault_stats_t* stats = tkrt_fault_device_stats(device);
-    core_download(g_host, out, dx, sizeof(out));
+    core_download(g_inner, out, dx, sizeof(out));
     if (!status) {
       /* Only a launch that met no fault may succeed: an injected error must never vanish. Two
        * documented recoveries: device memory running out while saving an aliased input moves the
@@ -104,9 +105,9 @@ static int sweep(tkrt_status_code_t code) {
     EXPECT_EQ_U64(stats->live_host_allocs, 0);
     tkrt_device_release(device);
   }
-  EXPECT_OK(tkrt_memory_free(g_host, dx));
-  EXPECT_OK(tkrt_memory_free(g_host, dy));
-  EXPECT_OK(tkrt_memory_free(g_host, counter));
+  EXPECT_OK(tkrt_memory_free(g_inner, dx));
+  EXPECT_OK(tkrt_memory_free(g_inner, dy));
+  EXPECT_OK(tkrt_memory_free(g_inner, counter));
   return clean_operations;
 }
 
@@ -125,15 +126,16 @@ static void test_fault_every_operation_out_of_memory(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
-  g_host = core_open_host();
-  if (!g_host) return 1;
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  g_inner = core_open_main_device(&exit_code);
+  if (!g_inner) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_fault_every_operation_internal),
       TKRT_TEST_CASE(test_fault_every_operation_out_of_memory),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_host);
+  tkrt_device_release(g_inner);
   free(g_image);
   return result;
 }

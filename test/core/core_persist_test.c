@@ -1,6 +1,6 @@
 /* Tuning decisions persist across processes: a second process reads the store instead of
  * benchmarking, corrupt entries are reported and rewritten, and two processes starting together
- * tune once and agree. The test runs copies of itself as the processes. */
+ * tune once and agree. The test runs copies of itself as the processes, on the same backend. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -11,11 +11,12 @@
 #define N 4096
 static const char* g_self;
 static const char* g_image_path;
+static char g_backend_option[sizeof(CORE_BACKEND_OPTION) + TKRT_BACKEND_NAME_MAX];
 
 /* Child: tunes the in-place call with the store in `dir`; exit code 10 + tkrt_tune_source_t, or
  * 1 when the result is wrong or a launch failed. Prints the launches it made per config. */
 static int child_main(const char* dir) {
-  tkrt_device_t* device = core_open_host();
+  tkrt_device_t* device = core_open_device();
   if (!device) return 1;
   static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
   static const uint32_t blocks[3] = {128, 512, 2048}, micros[3] = {2000, 100, 1000};
@@ -91,7 +92,7 @@ static int child_main(const char* dir) {
 static pid_t spawn_child(const char* dir) {
   pid_t pid = fork();
   if (pid == 0) {
-    execl(g_self, g_self, g_image_path, "--child", dir, (char*)NULL);
+    execl(g_self, g_self, g_image_path, g_backend_option, "--child", dir, (char*)NULL);
     _exit(127);
   }
   return pid;
@@ -177,10 +178,11 @@ static void test_persist_concurrent_processes_agree(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) return 2;
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
   g_self = "/proc/self/exe";
   g_image_path = argv[1];
-  if (!core_test_load_image(argv[1])) return 2;
+  snprintf(g_backend_option, sizeof(g_backend_option), CORE_BACKEND_OPTION "%s", g_backend);
   char self[4096];
   ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length > 0) {
@@ -192,6 +194,14 @@ int main(int argc, char** argv) {
     free(g_image);
     return code;
   }
+  /* The processes are children that open their own devices: this one only checks, once, that
+   * the backend has a device here (else the whole test skips) and lets it go before forking. */
+  tkrt_device_t* device = core_open_main_device(&exit_code);
+  if (!device) {
+    free(g_image);
+    return exit_code;
+  }
+  tkrt_device_release(device);
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_persist_second_process_does_not_retune),
       TKRT_TEST_CASE(test_persist_concurrent_processes_agree),

@@ -1,39 +1,128 @@
-/* Helpers shared by the core tests: a host device, kernels built from the core test image, and
- * device buffers filled from and read back to host arrays. */
+/* Helpers shared by the core tests: the backend and kernel image a test program runs with, the
+ * device, kernels built from the image, and device buffers filled from and read back to host
+ * arrays. The same programs run on every backend that has a build of the core test kernels.
+ *
+ * Usage: <test> <kernel image> [--backend=NAME] [case...]
+ * The image's bytes decide what it is (a host shared object, CUDA PTX, ...): tkrt_image_inspect,
+ * as TKRT_IMAGE_AUTO would. The backend is --backend=NAME, else $TKRT_CORE_TEST_BACKEND, else the
+ * backend the image is for (the host backend for the host image). A backend that has no device
+ * here makes the program exit 77 (CTest's skip). */
 #ifndef TKRT_TEST_CORE_UTIL_H_
 #define TKRT_TEST_CORE_UTIL_H_
 
 #include "test/harness.h"
 #include "tkrt/tkrt.h"
 
+#define CORE_BACKEND_OPTION "--backend="
+
 static void* g_image;
 static size_t g_image_size;
+static tkrt_image_info_t g_image_info;   /* what the image's bytes say it is */
+static char g_backend[TKRT_BACKEND_NAME_MAX]; /* the backend the tests run on */
 
-static inline int core_test_load_image(const char* path) {
-  g_image = tkrt_test_read_file(path, &g_image_size);
-  if (!g_image) fprintf(stderr, "cannot read %s\n", path);
-  return g_image != NULL;
+/* The kernel image as a kernel description carries it: kind and arch from the bytes, the
+ * backend derived from the kind. */
+static inline tkrt_kernel_image_t core_image(void) {
+  tkrt_kernel_image_t image = {.kind = g_image_info.kind, .arch = g_image_info.arch,
+                               .data = g_image, .size = g_image_size};
+  return image;
 }
 
-static inline tkrt_device_t* core_open_host(void) {
+/* Reads and inspects the image named by argv[1], picks the backend, and removes a --backend=
+ * option from argv so that the rest are case names (or a test's own arguments). Returns 0, or
+ * the exit code for a usage error (2). */
+static inline int core_test_init(int* argc, char** argv) {
+  if (*argc < 2) {
+    fprintf(stderr, "usage: %s <kernel image> [" CORE_BACKEND_OPTION "NAME] [case...]\n",
+            argv[0]);
+    return 2;
+  }
+  const char* backend = getenv("TKRT_CORE_TEST_BACKEND");
+  int kept = 2;
+  for (int i = 2; i < *argc; ++i) {
+    if (strncmp(argv[i], CORE_BACKEND_OPTION, strlen(CORE_BACKEND_OPTION)) == 0) {
+      backend = argv[i] + strlen(CORE_BACKEND_OPTION);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  argv[kept] = NULL;
+  g_image = tkrt_test_read_file(argv[1], &g_image_size);
+  if (!g_image) {
+    fprintf(stderr, "cannot read %s\n", argv[1]);
+    return 2;
+  }
+  tkrt_status_t status = tkrt_image_inspect(g_image, g_image_size, &g_image_info);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_image_inspect", status);
+    tkrt_status_free(status);
+    return 2;
+  }
+  tkrt_kernel_image_t image = core_image();
+  const char* image_backend = tkrt_kernel_image_backend(&image);
+  if (!backend || !*backend) backend = image_backend;
+  if (strlen(backend) >= sizeof(g_backend)) {
+    fprintf(stderr, "backend name '%s' is too long\n", backend);
+    return 2;
+  }
+  snprintf(g_backend, sizeof(g_backend), "%s", backend);
+  if (strcmp(g_backend, image_backend) != 0) {
+    fprintf(stderr, "%s is a %s image for the %s backend, not for %s\n", argv[1],
+            tkrt_image_kind_name(g_image_info.kind), image_backend, g_backend);
+    return 2;
+  }
+  return 0;
+}
+
+/* Opens a device of the chosen backend. NULL with *out_exit_code set when it cannot: 77 when
+ * the backend has no device here (UNAVAILABLE), else 1. */
+static inline tkrt_device_t* core_open_device_or_exit_code(int* out_exit_code) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
-  options.backend = "host";
+  options.backend = g_backend;
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);
   if (status) {
-    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_device_open", status);
+    char* text = tkrt_status_to_string(status);
+    int unavailable = tkrt_status_code(status) == TKRT_STATUS_UNAVAILABLE;
+    fprintf(stderr, "%s backend: %s%s\n", g_backend, text ? text : "(no memory)",
+            unavailable ? " (skipping)" : "");
+    free(text);
     tkrt_status_free(status);
-    ++tkrt_test_failed_;
+    *out_exit_code = unavailable ? 77 : 1;
+    return NULL;
   }
+  *out_exit_code = 0;
+  return device;
+}
+
+/* Opens the first device of a test program and says what it runs on. */
+static inline tkrt_device_t* core_open_main_device(int* out_exit_code) {
+  tkrt_device_t* device = core_open_device_or_exit_code(out_exit_code);
+  if (!device) {
+    if (*out_exit_code == 77) printf("0 passed, 0 failed, 1 skipped\n");
+    return NULL;
+  }
+  const tkrt_device_info_t* info = tkrt_device_info(device);
+  fprintf(stderr, "core tests on the %s backend: %s (%s), warp %u; kernels: %s %s\n",
+          info->backend, info->name, info->arch, info->warp_size,
+          tkrt_image_kind_name(g_image_info.kind), g_image_info.arch);
+  return device;
+}
+
+/* Another device of the chosen backend, inside a test case (a failure counts). */
+static inline tkrt_device_t* core_open_device(void) {
+  int exit_code = 0;
+  tkrt_device_t* device = core_open_device_or_exit_code(&exit_code);
+  if (!device) ++tkrt_test_failed_;
   return device;
 }
 
 /* A kernel from the core test image; shape fields as in a Triton compile. */
 static inline tkrt_kernel_t* core_kernel(const char* name, uint32_t num_warps, uint32_t num_ctas,
-                                  uint32_t shared) {
-  tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
-                               .size = g_image_size};
+                                         uint32_t shared) {
+  tkrt_kernel_image_t image = core_image();
   tkrt_kernel_desc_t desc;
   tkrt_kernel_desc_init(&desc);
   desc.name = name;
@@ -73,8 +162,9 @@ static inline tkrt_param_t core_u32(uint32_t v) {
 }
 
 /* A plain (single-config) call; takes over the kernel reference. */
-static inline tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, uint32_t gy, uint32_t gz,
-                                    const tkrt_param_t* params, size_t count) {
+static inline tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, uint32_t gy,
+                                           uint32_t gz, const tkrt_param_t* params,
+                                           size_t count) {
   if (!kernel) return NULL;
   tkrt_config_desc_t config = {.kernel = kernel, .grid = {gx, gy, gz}, .params = params,
                                .param_count = count};
@@ -94,6 +184,8 @@ static inline tkrt_call_t* core_plain_call(tkrt_kernel_t* kernel, uint32_t gx, u
   return call;
 }
 
+/* Device memory is only ever touched through tkrt's copies: on a GPU backend a device address
+ * is not a host pointer. */
 static inline tkrt_deviceptr_t core_upload(tkrt_device_t* device, const void* data, size_t size) {
   tkrt_deviceptr_t ptr = 0;
   tkrt_status_t status = tkrt_memory_alloc(device, size, &ptr);
@@ -108,14 +200,15 @@ static inline tkrt_deviceptr_t core_upload(tkrt_device_t* device, const void* da
   return ptr;
 }
 
-static inline void core_download(tkrt_device_t* device, void* data, tkrt_deviceptr_t ptr, size_t size) {
+static inline void core_download(tkrt_device_t* device, void* data, tkrt_deviceptr_t ptr,
+                                 size_t size) {
   EXPECT_OK(tkrt_memcpy_dtoh_async(device, data, ptr, size, NULL));
   EXPECT_OK(tkrt_stream_synchronize(device, NULL));
 }
 
-static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device, tkrt_stream_t stream,
-                                 const tkrt_buffer_t* buffers, size_t inputs, size_t outputs,
-                                 tkrt_autotuner_t* tuner) {
+static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device,
+                                        tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                                        size_t inputs, size_t outputs, tkrt_autotuner_t* tuner) {
   tkrt_call_launch_args_t args;
   tkrt_call_launch_args_init(&args);
   args.device = device;

@@ -1,10 +1,12 @@
 /* Core launches: jaxlib's launch semantics (buffers, scalars, hidden pointers, block and cluster
- * shapes, bytes_to_zero, global scratch) and every validation error, all on the host backend. */
+ * shapes, bytes_to_zero, global scratch) and every validation error, on any backend (host in CI,
+ * CUDA on the GPU machine); limits come from the device's info. */
 #include <stdint.h>
 
 #include "test/core/core_test_util.h"
 
 static tkrt_device_t* g_device;
+static const tkrt_device_info_t* g_info;
 
 static void test_validate_too_few_buffers(void) {
   tkrt_param_t params[] = {core_array(16, 0), core_array(16, 0), core_array(16, 0), core_i32(8),
@@ -67,63 +69,135 @@ static void test_validate_grid_limits_after_cluster_scaling(void) {
   tkrt_param_t params[] = {core_array(0, 0)};
   tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
   tkrt_buffer_t buffer = {a, 64};
-  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 0), 1, 70000, 1, params, 1);
+  char expected[160];
+  uint32_t over_y = g_info->max_grid_dim[1] + 1;
+  tkrt_call_t* call =
+      core_plain_call(core_kernel("count_programs", 4, 1, 0), 1, over_y, 1, params, 1);
+  snprintf(expected, sizeof(expected), "grid dimension y is %u, over the %s device limit of %u",
+           over_y, g_info->backend, g_info->max_grid_dim[1]);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT, "grid dimension y is 70000, over the host device limit of 65535");
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   tkrt_call_release(call);
-  /* 2^29 CTAs fit in x, but not once multiplied by a cluster of 4. */
-  call = core_plain_call(core_kernel("count_programs", 4, 4, 0), 1u << 29, 1, 1, params, 1);
+  /* The most CTAs that fit in x with one more cluster of 4's worth: they fit before the cluster
+   * scaling, not after it. */
+  ASSERT_TRUE(g_info->max_cluster_size >= 4);
+  uint32_t fits_x = g_info->max_grid_dim[0] / 4 + 1;
+  ASSERT_TRUE(fits_x <= g_info->max_grid_dim[0] && (uint64_t)fits_x * 4 <= UINT32_MAX);
+  call = core_plain_call(core_kernel("count_programs", 4, 4, 0), fits_x, 1, 1, params, 1);
+  snprintf(expected, sizeof(expected), "grid dimension x is %u, over the %s device limit of %u",
+           fits_x * 4, g_info->backend, g_info->max_grid_dim[0]);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT, "grid dimension x is 2147483648");
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   tkrt_call_release(call);
+  /* Past 2^32 CTAs once scaled: refused before the limits are even compared. */
   call = core_plain_call(core_kernel("count_programs", 4, 4, 0), 1u << 30, 1, 1, params, 1);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
                 TKRT_STATUS_INVALID_ARGUMENT, "overflows");
   tkrt_call_release(call);
-  call = core_plain_call(core_kernel("count_programs", 4, 16, 0), 2, 1, 1, params, 1);
+  uint32_t big_cluster = g_info->max_cluster_size * 2;
+  call = core_plain_call(core_kernel("count_programs", 4, big_cluster, 0), 2, 1, 1, params, 1);
+  snprintf(expected, sizeof(expected), "has %u blocks, over the device limit of %u", big_cluster,
+           g_info->max_cluster_size);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT, "over the device limit of 8");
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   tkrt_call_release(call);
-  call = core_plain_call(core_kernel("count_programs", 64, 1, 0), 2, 1, 1, params, 1);
+  /* Twice the widest block, in warps of the device's size. */
+  uint32_t too_many_warps = g_info->max_block_dim[0] / g_info->warp_size * 2;
+  call = core_plain_call(core_kernel("count_programs", too_many_warps, 1, 0), 2, 1, 1, params, 1);
+  snprintf(expected, sizeof(expected), "block dimension x is %u; the device allows 1 to %u",
+           too_many_warps * g_info->warp_size, g_info->max_block_dim[0]);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT, "block dimension x is 2048; the device allows 1 to 1024");
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   tkrt_call_release(call);
+  /* Nothing above ran: the accumulator is still zero. */
+  uint32_t value = 1;
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 0);
   EXPECT_OK(tkrt_memory_free(g_device, a));
 }
 
-static void test_validate_shared_memory_and_images(void) {
-  tkrt_param_t params[] = {core_array(0, 0)};
-  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
-  tkrt_buffer_t buffer = {a, 64};
-  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 4, 1, 300000), 1, 1, 1, params, 1);
-  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT,
-                "dynamic shared memory of 300000 bytes is over the device limit of 232448 bytes");
-  tkrt_call_release(call);
+/* An arch of the device's own backend that is not the device's, spelled so that the core can
+ * tell (an unknown CUDA spelling would be left to the driver): the next SM number, arch-specific. */
+static void core_other_arch(char* out, size_t capacity) {
+  if (strcmp(g_info->backend, "cuda") == 0) {
+    snprintf(out, capacity, "sm_%da", g_info->cc_major * 10 + g_info->cc_minor + 1);
+  } else {
+    snprintf(out, capacity, "not-%s", g_info->arch);
+  }
+}
 
-  const char ptx[] = ".version 8.7\n.target sm_90a\n";
-  tkrt_kernel_image_t image = {.backend = "cuda", .arch = "sm_90a", .kind = TKRT_IMAGE_PTX,
-                               .data = ptx, .size = sizeof(ptx) - 1};
+/* A kernel named `name` whose only image is `image`; the call takes one array parameter. */
+static tkrt_call_t* call_with_image(const char* name, const tkrt_kernel_image_t* image,
+                                    const tkrt_param_t* params) {
   tkrt_kernel_desc_t desc;
   tkrt_kernel_desc_init(&desc);
-  desc.name = "k";
+  desc.name = name;
   desc.num_warps = 4;
-  desc.images = &image;
+  desc.images = image;
   desc.image_count = 1;
   tkrt_kernel_t* kernel = NULL;
-  ASSERT_OK(tkrt_kernel_create(&desc, &kernel));
-  call = core_plain_call(kernel, 1, 1, 1, params, 1);
+  EXPECT_OK(tkrt_kernel_create(&desc, &kernel));
+  return core_plain_call(kernel, 1, 1, 1, params, 1);
+}
+
+static void test_validate_shared_memory_and_images(void) {
+  tkrt_param_t params[] = {core_array(0, 4)};
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  char expected[256];
+  uint32_t limit = g_info->max_shared_per_block_optin;
+  tkrt_call_t* call =
+      core_plain_call(core_kernel("count_programs", 4, 1, limit + 1), 1, 1, 1, params, 1);
+  snprintf(expected, sizeof(expected),
+           "dynamic shared memory of %u bytes is over the device limit of %u bytes", limit + 1,
+           limit);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
-                TKRT_STATUS_INVALID_ARGUMENT,
-                "kernel 'k' has no image for this device (host");
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
+  tkrt_call_release(call);
+  /* Exactly the limit runs (the kernel has no static shared memory): 2 programs counted. */
+  call = core_plain_call(core_kernel("count_programs", 4, 1, limit), 2, 1, 1, params, 1);
+  EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
+  uint32_t value = 0;
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 2);
+  tkrt_call_release(call);
+
+  /* Only an image for another backend: CUDA PTX on the host device, a host image elsewhere. */
+  const char ptx[] = ".version 8.7\n.target sm_90a\n";
+  const char elf[] = "\177ELF";
+  int on_host = strcmp(g_info->backend, "host") == 0;
+  tkrt_kernel_image_t foreign = {.kind = on_host ? TKRT_IMAGE_PTX : TKRT_IMAGE_HOST,
+                                 .arch = on_host ? "sm_90a" : NULL,
+                                 .data = on_host ? ptx : elf,
+                                 .size = on_host ? sizeof(ptx) - 1 : sizeof(elf) - 1};
+  call = call_with_image("k", &foreign, params);
+  snprintf(expected, sizeof(expected), "kernel 'k' has no image for this device (%s %s)",
+           g_info->backend, g_info->arch);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   EXPECT_STATUS(tkrt_call_prepare(call, g_device), TKRT_STATUS_INVALID_ARGUMENT,
-                "it has: cuda ptx for sm_90a");
+                on_host ? "it has: cuda ptx for sm_90a" : "it has: host host");
+  tkrt_call_release(call);
+
+  /* The right backend and kind, built for another arch of it. */
+  char other_arch[sizeof(g_info->arch) + 8];
+  core_other_arch(other_arch, sizeof(other_arch));
+  tkrt_kernel_image_t wrong_arch = core_image();
+  wrong_arch.arch = other_arch;
+  call = call_with_image("count_programs", &wrong_arch, params);
+  snprintf(expected, sizeof(expected), "it has: %s %s for %s", g_info->backend,
+           tkrt_image_kind_name(wrong_arch.kind), other_arch);
+  EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, expected);
   tkrt_call_release(call);
 
   call = core_plain_call(core_kernel("no_such_kernel", 4, 1, 0), 1, 1, 1, params, 1);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL), TKRT_STATUS_NOT_FOUND,
                 "no_such_kernel");
   tkrt_call_release(call);
+  /* None of the refused calls ran or zeroed its buffer. */
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 2);
   EXPECT_OK(tkrt_memory_free(g_device, a));
 }
 
@@ -147,8 +221,7 @@ static void test_bytes_to_zero_before_every_launch(void) {
 }
 
 static void test_launch_shape_hidden_params_and_scratch(void) {
-  tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
-                               .size = g_image_size};
+  tkrt_kernel_image_t image = core_image();
   tkrt_kernel_desc_t desc;
   tkrt_kernel_desc_init(&desc);
   desc.name = "launch_probe";
@@ -174,11 +247,11 @@ static void test_launch_shape_hidden_params_and_scratch(void) {
     EXPECT_EQ_U64(out[0], 6); /* grid x 3, times the cluster of 2 */
     EXPECT_EQ_U64(out[1], 2);
     EXPECT_EQ_U64(out[2], 1);
-    EXPECT_EQ_U64(out[3], 4 * 32); /* num_warps x warp size */
+    EXPECT_EQ_U64(out[3], 4 * g_info->warp_size); /* num_warps x warp size */
     EXPECT_EQ_U64(out[4], 2);
     EXPECT_EQ_U64(out[5], 1);
     EXPECT_EQ_U64(out[6], 1);
-    EXPECT_EQ_U64(out[7], 1000);
+    EXPECT_EQ_U64(out[7], 1000); /* dynamic shared memory */
     EXPECT_EQ_U64(out[10], 1); /* profile scratch is null */
     uint64_t scratch = (uint64_t)out[9] << 32 | out[8];
     EXPECT_TRUE(scratch != 0 && scratch % 1024 == 0);
@@ -198,8 +271,7 @@ static void test_launch_shape_hidden_params_and_scratch(void) {
 }
 
 static void test_legacy_cluster_dims(void) {
-  tkrt_kernel_image_t image = {.backend = "host", .kind = TKRT_IMAGE_HOST, .data = g_image,
-                               .size = g_image_size};
+  tkrt_kernel_image_t image = core_image();
   tkrt_kernel_desc_t desc;
   tkrt_kernel_desc_init(&desc);
   desc.name = "launch_probe";
@@ -217,7 +289,7 @@ static void test_legacy_cluster_dims(void) {
   EXPECT_OK(core_launch(call, g_device, NULL, &buffer, 0, 1, NULL));
   core_download(g_device, out, a, sizeof(out));
   EXPECT_EQ_U64(out[0], 8);
-  EXPECT_EQ_U64(out[3], 64);
+  EXPECT_EQ_U64(out[3], 2 * g_info->warp_size);
   EXPECT_EQ_U64(out[4], 2);
   EXPECT_EQ_U64(out[8] | out[9], 0); /* no global scratch asked for: null */
   EXPECT_OK(tkrt_memory_free(g_device, a));
@@ -334,9 +406,11 @@ static void test_objects_reject_bad_descriptions(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !core_test_load_image(argv[1])) return 2;
-  g_device = core_open_host();
-  if (!g_device) return 1;
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  g_device = core_open_main_device(&exit_code);
+  if (!g_device) return exit_code;
+  g_info = tkrt_device_info(g_device);
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_validate_too_few_buffers),
       TKRT_TEST_CASE(test_validate_divisibility),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Verifies the CUDA backend on a machine with an NVIDIA GPU (CUDA 13 driver, sm_90): builds tkrt
-# in build/gpu (Release, HIP off), runs the cuda/cts/gpu CTest labels, then the GPU programs one
-# by one with their output, and prints one summary line per check. Needs only the repository
-# (vectors are in test/gpu/vectors). Writes a copy of everything to $OUT/gpu.log when OUT is set.
+# in build/gpu (Release, HIP off), runs the cuda/cts/gpu CTest labels, then the core tests
+# (test/core) and the GPU programs one by one with their output, and prints one summary line per
+# check. Needs only the repository (vectors are in test/gpu/vectors). Writes a copy of everything
+# to $OUT/gpu.log when OUT is set.
 #
 # Environment: TKRT_GPU_JOBS (build parallelism), TKRT_GPU_CMAKE_ARGS (extra configure flags),
 # TKRT_GPU_ALLOW_SKIP=1 (a check that skips for want of a device does not fail the run; for
@@ -112,17 +113,34 @@ EOF
 fi
 
 # ---------------------------------------------------------------- CTest
+# The core tests (label core) run below, one check each with their output, not twice.
 echo
-echo "==> ctest -L 'cuda|cts|gpu'"
+echo "==> ctest -L 'cuda|cts|gpu' -LE '^core\$'"
 ctest_rc=0
-(cd "$build" && ctest -L 'cuda|cts|gpu' --output-on-failure --timeout 300) || ctest_rc=$?
-listed=$(cd "$build" && ctest -N -L 'cuda|cts|gpu' | sed -n 's/^Total Tests: //p')
+(cd "$build" && ctest -L 'cuda|cts|gpu' -LE '^core$' --output-on-failure --timeout 300) ||
+  ctest_rc=$?
+listed=$(cd "$build" && ctest -N -L 'cuda|cts|gpu' -LE '^core$' | sed -n 's/^Total Tests: //p')
 for name in cts.cuda.ptx cts.cuda.cubin; do
   if ! (cd "$build" && ctest -N -R "^${name//./\\.}\$" | grep -q "Total Tests: 1"); then
     echo "note: $name is not registered (test/cts/CMakeLists.txt)"
   fi
 done
 record "ctest cuda|cts|gpu" "$ctest_rc" "${listed:-0} tests"
+
+# ---------------------------------------------------------------- core tests on CUDA, with output
+# The programs of test/core (CTest: core.cuda.*) with the CUDA build of their kernels
+# (test/core/kernels/core_kernels.ptx): launch semantics and every validation error, autotuning
+# with aliased inputs, first calls from 16 threads, decisions persisted across processes, and a
+# fault injected at every operation. A few seconds each.
+core_bin="$build/test/core"
+core_ptx="$root/test/core/kernels/core_kernels.ptx"
+for core_test in validate alias_autotune concurrent persist fault; do
+  run "core $core_test (cuda)" timeout 300 "$core_bin/$core_test" "$core_ptx" --backend=cuda
+done
+registered=$(cd "$build" && ctest -N -L '^core$' -L '^cuda$' | sed -n 's/^Total Tests: //p')
+if [[ "${registered:-0}" != 5 ]]; then
+  echo "note: CTest registers ${registered:-0} core.cuda tests, this script runs 5 (test/core/CMakeLists.txt)"
+fi
 
 # ---------------------------------------------------------------- the GPU programs, with output
 vectors="$here/vectors"

@@ -1,5 +1,8 @@
 /* Host kernels for the core tests: autotune configs that differ in block size and speed, an
- * in-place kernel, a gather through indices, and kernels that expose how they were launched. */
+ * in-place kernel, a gather through indices, and kernels that expose how they were launched.
+ * core_kernels.cu is the CUDA build of the same kernels, with the same parameters and results.
+ * Like Triton kernels, every kernel declares the two hidden trailing pointers the core always
+ * passes (global scratch, then profile scratch), so both builds have identical parameter lists. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <time.h>
@@ -26,7 +29,7 @@ static void count_launch(uint32_t* counter, uint32_t slot, const tkrt_host_progr
  * measurably different; counter[SLOT] counts launches. Wrong results if it ever runs on x that an
  * earlier launch already modified. */
 #define INPLACE_ADD(BLOCK, SLOT)                                                        \
-  TKRT_HOST_KERNEL(inplace_add_##BLOCK, "*fp32,*fp32,i32,u32,*u32") {                  \
+  TKRT_HOST_KERNEL(inplace_add_##BLOCK, "*fp32,*fp32,i32,u32,*u32,*u8,*u8") {          \
     float* x = TKRT_HOST_PARAM(float*, 0);                                              \
     const float* y = TKRT_HOST_PARAM(const float*, 1);                                  \
     int32_t n = TKRT_HOST_PARAM(int32_t, 2);                                            \
@@ -42,7 +45,7 @@ INPLACE_ADD(2048, 2)
 
 /* out[i] = x[i] + y[i] (out distinct from x), BLOCK elements per program. */
 #define ADD(BLOCK, SLOT)                                                                \
-  TKRT_HOST_KERNEL(add_##BLOCK, "*fp32,*fp32,*fp32,i32,u32,*u32") {                    \
+  TKRT_HOST_KERNEL(add_##BLOCK, "*fp32,*fp32,*fp32,i32,u32,*u32,*u8,*u8") {            \
     const float* x = TKRT_HOST_PARAM(const float*, 0);                                  \
     const float* y = TKRT_HOST_PARAM(const float*, 1);                                  \
     float* out = TKRT_HOST_PARAM(float*, 2);                                            \
@@ -59,7 +62,7 @@ ADD(2048, 2)
 
 /* In place through indices: data[i] = table[data[i]]. `table` is a permutation of [0, n), so a
  * launch on unmodified data stays in range; out-of-range indices are counted in bad[0]. */
-TKRT_HOST_KERNEL(gather_inplace, "*i32,*i32,i32,*u32") {
+TKRT_HOST_KERNEL(gather_inplace, "*i32,*i32,i32,*u32,*u8,*u8") {
   int32_t* data = TKRT_HOST_PARAM(int32_t*, 0);
   const int32_t* table = TKRT_HOST_PARAM(const int32_t*, 1);
   int32_t n = TKRT_HOST_PARAM(int32_t, 2);
@@ -76,7 +79,7 @@ TKRT_HOST_KERNEL(gather_inplace, "*i32,*i32,i32,*u32") {
 }
 
 /* iota: data[i] = (i * 7) % n, produced on the stream right before a gather reads it. */
-TKRT_HOST_KERNEL(make_indices, "*i32,i32") {
+TKRT_HOST_KERNEL(make_indices, "*i32,i32,*u8,*u8") {
   int32_t* data = TKRT_HOST_PARAM(int32_t*, 0);
   int32_t n = TKRT_HOST_PARAM(int32_t, 1);
   int64_t begin = (int64_t)program->pid[0] * 256;
@@ -84,14 +87,17 @@ TKRT_HOST_KERNEL(make_indices, "*i32,i32") {
 }
 
 /* acc[0] += 1 for every program: with bytes_to_zero = 4 the result is the program count. */
-TKRT_HOST_KERNEL(count_programs, "*u32") {
+TKRT_HOST_KERNEL(count_programs, "*u32,*u8,*u8") {
   (void)program;
   __atomic_fetch_add(TKRT_HOST_PARAM(uint32_t*, 0), 1, __ATOMIC_RELAXED);
 }
 
-/* Records its launch: out[0..2] grid, out[3] block x, out[4..6] cluster, out[7] shared bytes;
- * writes its linear program id into the global scratch (hidden parameter) at pid*64 and copies
- * the scratch address into out[8..9]. Declares the two hidden pointers explicitly. */
+/* Records its launch: out[0..2] the grid in programs as launched (already scaled by the
+ * cluster), out[3] block x in threads, out[4..6] the cluster dims ({1,1,1} without a cluster),
+ * out[7] the dynamic shared memory bytes (shared_bytes is static + dynamic, and this kernel
+ * declares no static shared memory); writes its linear program id + 1 into the global scratch at
+ * pid*64 and copies the scratch address into out[8..9]; out[10] = 1 when the profile scratch is
+ * null. Only the hidden pointers follow `out`: it is the kernel that reads them. */
 TKRT_HOST_KERNEL(launch_probe, "*u32,*u8,*u8") {
   uint32_t* out = TKRT_HOST_PARAM(uint32_t*, 0);
   unsigned char* scratch = TKRT_HOST_PARAM(unsigned char*, 1);
@@ -110,9 +116,9 @@ TKRT_HOST_KERNEL(launch_probe, "*u32,*u8,*u8") {
   out[10] = profile == 0;
 }
 
-/* Every scalar kind: out[0..7] as u64 bit patterns (bool, i32 sign-extended, u32, i64, u64, f32
- * bits, f64 bits), then the array buffer address check. */
-TKRT_HOST_KERNEL(scalars, "*u64,i1,i32,u32,i64,u64,fp32,fp64") {
+/* Every scalar kind: out[0..6] as u64 bit patterns (bool as its raw byte, i32 sign-extended,
+ * u32, i64, u64, f32 bits, f64 bits). */
+TKRT_HOST_KERNEL(scalars, "*u64,i1,i32,u32,i64,u64,fp32,fp64,*u8,*u8") {
   if (program->pid[0] != 0) return;
   uint64_t* out = TKRT_HOST_PARAM(uint64_t*, 0);
   out[0] = TKRT_HOST_PARAM(uint8_t, 1);
