@@ -231,7 +231,7 @@ static tkrt_status_t tkrt_elf_find_section(const tkrt_elf_t* elf, const char* wa
   if (names.type == TKRT_SHT_NOBITS) return NULL;
   size_t wanted_length = strlen(wanted);
   for (uint32_t i = 1; i < elf->shnum; ++i) {
-    tkrt_elf_section_t s;
+    tkrt_elf_section_t s = {0};
     TKRT_RETURN_IF_ERROR(tkrt_elf_section_at(elf, i, &s));
     if (s.name >= names.size || names.size - s.name < wanted_length + 1) continue;
     if (memcmp(elf->data + names.offset + s.name, wanted, wanted_length + 1) == 0) {
@@ -256,7 +256,7 @@ static tkrt_status_t tkrt_elf_walk_kernels(const tkrt_elf_t* elf, tkrt_image_kin
   for (uint32_t pass = 0; pass < 2 && table_index == 0; ++pass) {
     uint32_t wanted = pass == 0 ? TKRT_SHT_SYMTAB : TKRT_SHT_DYNSYM;
     for (uint32_t i = 1; i < elf->shnum; ++i) {
-      tkrt_elf_section_t s;
+      tkrt_elf_section_t s = {0};
       TKRT_RETURN_IF_ERROR(tkrt_elf_section_at(elf, i, &s));
       if (s.type == wanted) {
         table_index = i;

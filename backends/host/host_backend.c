@@ -69,7 +69,7 @@ static tkrt_status_t tkrt_host_check_not_capturing(tkrt_device_t* device, const 
 static tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size,
                                             tkrt_deviceptr_t* out_ptr) {
   TKRT_RETURN_IF_ERROR(tkrt_host_check_not_capturing(device, "memory allocation"));
-  void* ptr;
+  void* ptr = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_host_alloc_impl(size, "device memory", &ptr));
   *out_ptr = (tkrt_deviceptr_t)(uintptr_t)ptr;
   return NULL;

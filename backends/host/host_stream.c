@@ -616,7 +616,7 @@ tkrt_status_t tkrt_host_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t sta
   tkrt_host_event_t *start_event = NULL, *end_event = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_host_event_resolve(device, start, &start_event));
   TKRT_RETURN_IF_ERROR(tkrt_host_event_resolve(device, end, &end_event));
-  uint64_t start_ns, end_ns;
+  uint64_t start_ns = 0, end_ns = 0;
   TKRT_RETURN_IF_ERROR(tkrt_host_event_time(start_event, "start", &start_ns));
   TKRT_RETURN_IF_ERROR(tkrt_host_event_time(end_event, "end", &end_ns));
   *out_ms = (float)(((double)end_ns - (double)start_ns) / 1e6);
