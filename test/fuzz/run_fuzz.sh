@@ -8,6 +8,7 @@
 #   BUILD_DIR  an existing build that has the wire_fuzz target (configured with clang and
 #              -DTKRT_BUILD_FUZZERS=ON); default: configure and build ./build-fuzz.
 #   JOBS=N     fuzz with N parallel workers (libFuzzer fork mode); default 1.
+#   FUZZ_ARGS  extra libFuzzer flags, e.g. FUZZ_ARGS=-use_value_profile=1.
 set -euo pipefail
 
 seconds=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR]}
@@ -36,6 +37,10 @@ fi
 
 args=(-max_len=65536 -timeout=5 -rss_limit_mb=4096 -max_total_time="$seconds"
       -dict="$root/test/fuzz/wire.dict" -artifact_prefix="$work/artifacts/" -print_final_stats=1)
+if [ -n "${FUZZ_ARGS:-}" ]; then
+  read -r -a extra <<<"$FUZZ_ARGS"
+  args+=("${extra[@]}")
+fi
 if [ "$jobs" -gt 1 ]; then
   args+=(-fork="$jobs" -ignore_crashes=0)
 fi
