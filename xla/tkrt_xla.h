@@ -1,0 +1,59 @@
+/* tkrt xla: the XLA custom-call targets of libtkrt_xla.so, wire-compatible with jaxlib's
+ * `triton_kernel_call_ffi` (typed FFI, api_version 4) and `triton_kernel_call` (legacy,
+ * api_version 2). The Python package `tkrt` registers them with JAX; docs/xla.md has the stages,
+ * the device and decode caches and the autotuning policy. */
+#ifndef TKRT_XLA_H_
+#define TKRT_XLA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xla/xla_ffi_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TKRT_XLA_EXPORT __attribute__((visibility("default")))
+
+/* Typed-FFI stage handlers. Register them as one bundle (jax.ffi.register_ffi_target with a dict
+ * {"instantiate", "initialize", "execute"}, api_version=1). Each also answers XLA's metadata
+ * query (FFI API 0.4, COMMAND_BUFFER_COMPATIBLE). Attribute `opaque` (string) is required; other
+ * attributes are ignored. */
+TKRT_XLA_EXPORT tkrt_ffi_error_t* tkrt_xla_ffi_instantiate(tkrt_ffi_call_frame_t* frame);
+TKRT_XLA_EXPORT tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame);
+TKRT_XLA_EXPORT tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame);
+
+/* The legacy status-returning custom call (API_VERSION_STATUS_RETURNING): the backend config is
+ * the opaque blob. `status` is XLA's XlaCustomCallStatus*. Register with api_version=0. */
+TKRT_XLA_EXPORT void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque,
+                                          size_t opaque_len, void* status);
+
+/* Counters for tests and diagnostics; monotonic since the library was loaded. */
+typedef struct tkrt_xla_stats {
+  size_t struct_size;
+  uint64_t instantiated;       /* FFI call sites instantiated */
+  uint64_t initialized;        /* FFI initialize calls */
+  uint64_t executed;           /* FFI execute calls that launched */
+  uint64_t executed_captured;  /* ... of which while the stream was capturing */
+  uint64_t legacy_executed;    /* legacy calls that launched */
+  uint64_t decoded;            /* blobs decoded (decode-cache misses) */
+  uint64_t cache_entries;      /* distinct blobs in the decode cache */
+  uint64_t tuned_in_execute;   /* autotuned launches that decided outside capture */
+  uint64_t capture_fallbacks;  /* autotuned launches under capture with no decision: config 0 */
+  uint64_t errors;             /* calls that returned an error to XLA */
+  uint64_t devices_opened;
+  uint64_t legacy_status_fallback; /* 1 when XlaCustomCallStatusSetFailure was not found */
+} tkrt_xla_stats_t;
+
+/* Fills *stats (struct_size must be set; fields beyond it are not written). */
+TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
+
+/* "tkrt-xla <tkrt version> ffi <major>.<minor>" */
+TKRT_XLA_EXPORT const char* tkrt_xla_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_XLA_H_ */

@@ -1,0 +1,386 @@
+/* tkrt xla: the shared state of the XLA targets. Everything on the launch path is lock-free:
+ * the decode cache is insert-only open addressing with atomic slots, devices sit in an atomic
+ * table indexed by ordinal, and the tuner is published once through an atomic pointer. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xla/xla_internal.h"
+
+tkrt_xla_counters_t tkrt_xla_counters;
+
+#define TKRT_XLA_COUNT(name) atomic_fetch_add_explicit(&tkrt_xla_counters.name, 1, memory_order_relaxed)
+
+/* ---------------------------------------------------------------- decode cache */
+
+/* Segment k has 2^(10+k) slots; a new segment opens when the newest is half full, so probes stay
+ * short and the table never rehashes (entries cannot move while readers hold no lock). */
+#define TKRT_XLA_SEGMENTS 16
+#define TKRT_XLA_SEGMENT_BITS0 10
+
+typedef struct tkrt_xla_segment {
+  size_t mask;
+  atomic_size_t used;
+  _Atomic(tkrt_xla_entry_t*) slots[];
+} tkrt_xla_segment_t;
+
+static _Atomic(tkrt_xla_segment_t*) tkrt_xla_segments[TKRT_XLA_SEGMENTS];
+
+static uint64_t tkrt_xla_mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+/* 8 bytes per step: blobs carry PTX and are tens of KiB, hashed on every legacy launch. */
+static uint64_t tkrt_xla_hash(const unsigned char* bytes, size_t size) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ size;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t w;
+    memcpy(&w, bytes + i, 8);
+    h = (h ^ (w * 0x87c37b91114253d5ull)) * 0x4cf5ad432745937full;
+    h = (h << 31) | (h >> 33);
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, bytes + i, size - i);
+  return tkrt_xla_mix(h ^ tail ^ ((uint64_t)(size - i) << 56));
+}
+
+static bool tkrt_xla_entry_matches(const tkrt_xla_entry_t* e, uint64_t hash, const void* bytes,
+                                   size_t size) {
+  return e->hash == hash && e->size == size && memcmp(e->bytes, bytes, size) == 0;
+}
+
+static tkrt_xla_entry_t* tkrt_xla_cache_find(uint64_t hash, const void* bytes, size_t size) {
+  for (int k = 0; k < TKRT_XLA_SEGMENTS; ++k) {
+    tkrt_xla_segment_t* seg = atomic_load_explicit(&tkrt_xla_segments[k], memory_order_acquire);
+    if (!seg) break;
+    for (size_t i = hash & seg->mask;; i = (i + 1) & seg->mask) {
+      tkrt_xla_entry_t* e = atomic_load_explicit(&seg->slots[i], memory_order_acquire);
+      if (!e) break;
+      if (tkrt_xla_entry_matches(e, hash, bytes, size)) return e;
+    }
+  }
+  return NULL;
+}
+
+static tkrt_xla_segment_t* tkrt_xla_segment(int k) {
+  tkrt_xla_segment_t* seg = atomic_load_explicit(&tkrt_xla_segments[k], memory_order_acquire);
+  if (seg) return seg;
+  size_t slots = (size_t)1 << (TKRT_XLA_SEGMENT_BITS0 + k);
+  tkrt_xla_segment_t* fresh = calloc(1, sizeof(*fresh) + slots * sizeof(fresh->slots[0]));
+  if (!fresh) return NULL;
+  fresh->mask = slots - 1;
+  tkrt_xla_segment_t* expected = NULL;
+  if (atomic_compare_exchange_strong_explicit(&tkrt_xla_segments[k], &expected, fresh,
+                                              memory_order_acq_rel, memory_order_acquire)) {
+    return fresh;
+  }
+  free(fresh); /* another thread opened it first */
+  return expected;
+}
+
+/* Publishes `entry`, or returns an equal entry that got there first (then `entry` is not
+ * published and the caller frees it). NULL when the table is out of memory or full. */
+static tkrt_xla_entry_t* tkrt_xla_cache_insert(tkrt_xla_entry_t* entry) {
+  for (int k = 0; k < TKRT_XLA_SEGMENTS; ++k) {
+    tkrt_xla_segment_t* seg = tkrt_xla_segment(k);
+    if (!seg) return NULL;
+    if (atomic_load_explicit(&seg->used, memory_order_relaxed) > (seg->mask + 1) / 2) continue;
+    for (size_t i = entry->hash & seg->mask;; i = (i + 1) & seg->mask) {
+      tkrt_xla_entry_t* seen = NULL;
+      if (atomic_compare_exchange_strong_explicit(&seg->slots[i], &seen, entry,
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+        atomic_fetch_add_explicit(&seg->used, 1, memory_order_relaxed);
+        TKRT_XLA_COUNT(cache_entries);
+        return entry;
+      }
+      if (tkrt_xla_entry_matches(seen, entry->hash, entry->bytes, entry->size)) return seen;
+    }
+  }
+  return NULL;
+}
+
+static void tkrt_xla_entry_free(tkrt_xla_entry_t* entry) {
+  if (!entry) return;
+  tkrt_call_release(entry->call);
+  free(entry);
+}
+
+tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_t** out_entry) {
+  if (!bytes || size == 0) {
+    /* jaxlib's wording for the same input. */
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "empty blob: the custom call carries no serialized kernel call");
+  }
+  uint64_t hash = tkrt_xla_hash(bytes, size);
+  tkrt_xla_entry_t* found = tkrt_xla_cache_find(hash, bytes, size);
+  if (found) {
+    *out_entry = found;
+    return NULL;
+  }
+  tkrt_xla_entry_t* entry = calloc(1, sizeof(*entry) + size);
+  if (!entry) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tkrt_wire_decode_options_t options;
+  tkrt_wire_decode_options_init(&options);
+  options.format = TKRT_WIRE_FORMAT_ZLIB; /* what jaxlib accepts */
+  tkrt_status_t status = tkrt_wire_decode(bytes, size, &options, &entry->call);
+  if (status) {
+    free(entry);
+    return tkrt_status_annotate(status, "decoding the opaque blob (%zu bytes)", size);
+  }
+  TKRT_XLA_COUNT(decoded);
+  entry->hash = hash;
+  entry->size = size;
+  memcpy(entry->bytes, bytes, size);
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(entry->call);
+  entry->autotuned = desc->config_count > 1;
+  for (size_t c = 0; c < desc->config_count; ++c) {
+    size_t arrays = 0;
+    for (size_t p = 0; p < desc->configs[c].param_count; ++p) {
+      arrays += desc->configs[c].params[p].kind == TKRT_PARAM_ARRAY;
+    }
+    if (arrays > entry->array_params) entry->array_params = arrays;
+  }
+  entry->label = desc->name && *desc->name ? desc->name
+                 : desc->autotune_name && *desc->autotune_name
+                     ? desc->autotune_name
+                     : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
+  atomic_init(&entry->decided_devices, 0);
+  tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
+  if (!winner) {
+    tkrt_xla_entry_free(entry);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                            "the decode cache cannot hold another call (out of host memory)");
+  }
+  if (winner != entry) tkrt_xla_entry_free(entry);
+  *out_entry = winner;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+static _Atomic(tkrt_device_t*) tkrt_xla_devices[TKRT_XLA_MAX_DEVICES];
+
+tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
+  if (ordinal < 0 || ordinal >= TKRT_XLA_MAX_DEVICES) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "device ordinal %d is outside the %d devices tkrt's XLA targets handle",
+                            ordinal, TKRT_XLA_MAX_DEVICES);
+  }
+  tkrt_device_t* device = atomic_load_explicit(&tkrt_xla_devices[ordinal], memory_order_acquire);
+  if (device) {
+    *out_device = device;
+    return NULL;
+  }
+  /* First use of the ordinal: open outside any lock; a thread that loses the race releases its
+   * handle (opening is idempotent: tkrt devices share the driver's primary context). */
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  const char* backend = getenv("TKRT_XLA_BACKEND");
+  /* Never the host backend: XLA hands us device pointers and a GPU stream. */
+  options.backend = backend && *backend ? backend : "cuda,hip";
+  options.ordinal = ordinal;
+  tkrt_device_t* opened = NULL;
+  tkrt_status_t status = tkrt_device_open(&options, &opened);
+  if (status) return tkrt_status_annotate(status, "opening device %d for XLA", ordinal);
+  tkrt_device_t* expected = NULL;
+  if (atomic_compare_exchange_strong_explicit(&tkrt_xla_devices[ordinal], &expected, opened,
+                                              memory_order_acq_rel, memory_order_acquire)) {
+    TKRT_XLA_COUNT(devices_opened);
+    *out_device = opened;
+  } else {
+    tkrt_device_release(opened);
+    *out_device = expected;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- the autotuner */
+
+static _Atomic(tkrt_autotuner_t*) tkrt_xla_tuner;
+static pthread_mutex_t tkrt_xla_tuner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One tuner for the process, created on the first autotuned launch: TKRT_TUNE_DIR,
+ * TKRT_TUNE_PIN and TKRT_TUNE_POLICY apply; TKRT_XLA_CAPTURE_POLICY=error turns the capture
+ * fallback (config 0 for that capture) into an error. */
+static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
+  tkrt_autotuner_t* tuner = atomic_load_explicit(&tkrt_xla_tuner, memory_order_acquire);
+  if (tuner) {
+    *out_tuner = tuner;
+    return NULL;
+  }
+  tkrt_status_t status = NULL;
+  pthread_mutex_lock(&tkrt_xla_tuner_lock);
+  tuner = atomic_load_explicit(&tkrt_xla_tuner, memory_order_acquire);
+  if (!tuner) {
+    tkrt_autotuner_options_t options;
+    tkrt_autotuner_options_init(&options);
+    options.use_environment = true;
+    const char* capture = getenv("TKRT_XLA_CAPTURE_POLICY");
+    options.capture_policy = capture && strcmp(capture, "error") == 0
+                                 ? TKRT_CAPTURE_POLICY_ERROR
+                                 : TKRT_CAPTURE_POLICY_FIRST_CONFIG;
+    status = tkrt_autotuner_create(&options, &tuner);
+    if (!status) atomic_store_explicit(&tkrt_xla_tuner, tuner, memory_order_release);
+  }
+  pthread_mutex_unlock(&tkrt_xla_tuner_lock);
+  if (status) return tkrt_status_annotate(status, "creating the autotuner");
+  *out_tuner = tuner;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- launching */
+
+tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_t* device,
+                              tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                              size_t input_count, size_t output_count, bool* out_captured) {
+  bool capturing = false;
+  TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(device, stream, &capturing));
+  *out_captured = capturing;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = device;
+  args.stream = stream;
+  args.buffers = buffers;
+  args.input_count = input_count;
+  args.output_count = output_count;
+  uint64_t bit = (uint64_t)1 << (ordinal & 63);
+  bool undecided = false;
+  if (entry->autotuned) {
+    TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
+    undecided = !(atomic_load_explicit(&entry->decided_devices, memory_order_relaxed) & bit);
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_call_launch(entry->call, &args));
+  if (undecided) {
+    /* Rare path (once per call and device, plus every capture without a decision): ask the
+     * tuner what it did, for the counters. */
+    if (capturing) {
+      tkrt_tune_report_t report;
+      tkrt_tune_report_init(&report);
+      tkrt_status_t status = tkrt_autotuner_get_report(args.tuner, entry->call,
+                                                       tkrt_device_info(device)->arch, &report);
+      tkrt_status_free(status);
+      if (report.source == TKRT_TUNE_SOURCE_NONE) {
+        TKRT_XLA_COUNT(capture_fallbacks);
+        return NULL; /* provisional: the next launch outside capture still tunes */
+      }
+    } else {
+      TKRT_XLA_COUNT(tuned_in_execute);
+    }
+    atomic_fetch_or_explicit(&entry->decided_devices, bit, memory_order_relaxed);
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- legacy device lookup */
+
+typedef int (*tkrt_cu_stream_get_device_fn)(void* stream, int* device);
+typedef int (*tkrt_cu_stream_get_ctx_fn)(void* stream, void** ctx);
+typedef int (*tkrt_cu_ctx_fn)(void* ctx);
+typedef int (*tkrt_cu_ctx_pop_fn)(void** ctx);
+typedef int (*tkrt_cu_ctx_get_device_fn)(int* device);
+typedef int (*tkrt_hip_stream_get_device_fn)(void* stream, int* device);
+typedef int (*tkrt_hip_get_device_fn)(int* device);
+
+typedef struct tkrt_xla_driver_fns {
+  tkrt_cu_stream_get_device_fn cu_stream_get_device; /* CUDA 12.8+ */
+  tkrt_cu_stream_get_ctx_fn cu_stream_get_ctx;
+  tkrt_cu_ctx_fn cu_ctx_push;
+  tkrt_cu_ctx_pop_fn cu_ctx_pop;
+  tkrt_cu_ctx_get_device_fn cu_ctx_get_device;
+  tkrt_hip_stream_get_device_fn hip_stream_get_device;
+  tkrt_hip_get_device_fn hip_get_device;
+} tkrt_xla_driver_fns_t;
+
+static tkrt_xla_driver_fns_t tkrt_xla_driver;
+static pthread_once_t tkrt_xla_driver_once = PTHREAD_ONCE_INIT;
+
+static void* tkrt_xla_sym(void* lib, const char* name) { return lib ? dlsym(lib, name) : NULL; }
+
+/* Only libraries XLA already loaded (RTLD_NOLOAD): the stream came from one of them. */
+static void tkrt_xla_driver_load(void) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  tkrt_xla_driver_fns_t* d = &tkrt_xla_driver;
+  *(void**)&d->cu_stream_get_device = tkrt_xla_sym(cuda, "cuStreamGetDevice");
+  *(void**)&d->cu_stream_get_ctx = tkrt_xla_sym(cuda, "cuStreamGetCtx");
+  *(void**)&d->cu_ctx_push = tkrt_xla_sym(cuda, "cuCtxPushCurrent_v2");
+  *(void**)&d->cu_ctx_pop = tkrt_xla_sym(cuda, "cuCtxPopCurrent_v2");
+  *(void**)&d->cu_ctx_get_device = tkrt_xla_sym(cuda, "cuCtxGetDevice");
+  void* hip = dlopen("libamdhip64.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!hip) hip = dlopen("libamdhip64.so.6", RTLD_NOW | RTLD_NOLOAD);
+  *(void**)&d->hip_stream_get_device = tkrt_xla_sym(hip, "hipStreamGetDevice");
+  *(void**)&d->hip_get_device = tkrt_xla_sym(hip, "hipGetDevice");
+  /* The handles stay open for the process, like every vendor library tkrt opens. */
+}
+
+tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal) {
+  pthread_once(&tkrt_xla_driver_once, tkrt_xla_driver_load);
+  const tkrt_xla_driver_fns_t* d = &tkrt_xla_driver;
+  int device = -1;
+  /* A CUdevice is the device's ordinal (cuDeviceGet(&dev, i) yields i). */
+  if (d->cu_stream_get_device && stream && d->cu_stream_get_device(stream, &device) == 0) {
+    *out_ordinal = device;
+    return NULL;
+  }
+  void* ctx = NULL;
+  if (d->cu_stream_get_ctx && d->cu_ctx_push && d->cu_ctx_pop && d->cu_ctx_get_device && stream &&
+      d->cu_stream_get_ctx(stream, &ctx) == 0 && ctx && d->cu_ctx_push(ctx) == 0) {
+    int result = d->cu_ctx_get_device(&device);
+    void* popped = NULL;
+    d->cu_ctx_pop(&popped);
+    if (result == 0) {
+      *out_ordinal = device;
+      return NULL;
+    }
+  }
+  if (d->cu_ctx_get_device && d->cu_ctx_get_device(&device) == 0) { /* the current context */
+    *out_ordinal = device;
+    return NULL;
+  }
+  if (d->hip_stream_get_device && stream && d->hip_stream_get_device(stream, &device) == 0) {
+    *out_ordinal = device;
+    return NULL;
+  }
+  if (d->hip_get_device && d->hip_get_device(&device) == 0) {
+    *out_ordinal = device;
+    return NULL;
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                          "cannot tell which device stream %p belongs to: neither libcuda.so.1 nor "
+                          "libamdhip64 is loaded with a usable context",
+                          stream);
+}
+
+/* ---------------------------------------------------------------- exported helpers */
+
+void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
+  if (!stats || stats->struct_size < sizeof(size_t)) return;
+  tkrt_xla_stats_t s;
+  memset(&s, 0, sizeof(s));
+  tkrt_xla_counters_t* c = &tkrt_xla_counters;
+  s.struct_size = stats->struct_size < sizeof(s) ? stats->struct_size : sizeof(s);
+  s.instantiated = atomic_load(&c->instantiated);
+  s.initialized = atomic_load(&c->initialized);
+  s.executed = atomic_load(&c->executed);
+  s.executed_captured = atomic_load(&c->executed_captured);
+  s.legacy_executed = atomic_load(&c->legacy_executed);
+  s.decoded = atomic_load(&c->decoded);
+  s.cache_entries = atomic_load(&c->cache_entries);
+  s.tuned_in_execute = atomic_load(&c->tuned_in_execute);
+  s.capture_fallbacks = atomic_load(&c->capture_fallbacks);
+  s.errors = atomic_load(&c->errors);
+  s.devices_opened = atomic_load(&c->devices_opened);
+  s.legacy_status_fallback = atomic_load(&c->legacy_status_fallback);
+  memcpy(stats, &s, s.struct_size);
+}
+
+const char* tkrt_xla_version(void) {
+  return "tkrt-xla " TKRT_VERSION_STRING " ffi " "0.4";
+}

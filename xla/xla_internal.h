@@ -1,0 +1,63 @@
+/* tkrt xla: what the FFI and legacy targets share: the process-wide decode cache (keyed by the
+ * exact opaque bytes), the per-ordinal device table, the autotuner, counters and launching. */
+#ifndef TKRT_XLA_INTERNAL_H_
+#define TKRT_XLA_INTERNAL_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/tkrt.h"
+#include "tkrt/wire.h"
+#include "xla/tkrt_xla.h"
+
+#define TKRT_XLA_HIDDEN __attribute__((visibility("hidden")))
+#define TKRT_XLA_MAX_DEVICES 64
+
+/* One distinct blob. Entries are immutable after publication and live for the whole process
+ * (like jaxlib's cache): XLA call-site states point at them, and kernels may still be running. */
+typedef struct tkrt_xla_entry {
+  uint64_t hash;
+  size_t size;
+  tkrt_call_t* call;
+  bool autotuned;           /* more than one config: the tuner decides */
+  size_t array_params;      /* most array parameters of any config: buffers a launch consumes */
+  const char* label;        /* call name for messages (owned by the call) */
+  /* Bit d: an autotuned launch on device ordinal d has decided outside capture. Only feeds
+   * the counters; the decision itself lives in the core. */
+  atomic_uint_fast64_t decided_devices;
+  unsigned char bytes[];    /* the opaque blob, compared on lookup */
+} tkrt_xla_entry_t;
+
+/* Counters behind tkrt_xla_get_stats. */
+typedef struct tkrt_xla_counters {
+  atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
+      decoded, cache_entries, tuned_in_execute, capture_fallbacks, errors, devices_opened,
+      legacy_status_fallback;
+} tkrt_xla_counters_t;
+
+TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;
+
+/* Finds the entry for these exact bytes, decoding and inserting it on first sight. Lock-free:
+ * concurrent first sights may both decode; one entry wins a slot, the other is dropped. */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
+                                                 tkrt_xla_entry_t** out_entry);
+
+/* The process-wide device for an ordinal (lent, never released). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device);
+
+/* Launches entry->call on the buffers with the process tuner, keeping the counters. */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal,
+                                              tkrt_device_t* device, tkrt_stream_t stream,
+                                              const tkrt_buffer_t* buffers, size_t input_count,
+                                              size_t output_count, bool* out_captured);
+
+/* The device ordinal a legacy call's stream belongs to (CUDA or HIP driver, opened by XLA). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal);
+
+/* The C++ fallback for XlaCustomCallStatusSetFailure (xla_legacy_status.cc). */
+TKRT_XLA_HIDDEN void tkrt_xla_status_set_failure_fallback(void* status, const char* message,
+                                                          size_t length);
+
+#endif /* TKRT_XLA_INTERNAL_H_ */

@@ -1,0 +1,99 @@
+/* tkrt xla: the legacy status-returning custom call (api_version 2), a drop-in for jaxlib's
+ * triton_kernel_call. XLA passes bare pointers (no sizes, no buffer count), so the decoded call
+ * says how many buffers to read, and alias records supply the sizes the autotuner needs. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xla/xla_internal.h"
+
+#define TKRT_XLA_STACK_BUFFERS 32
+#define TKRT_XLA_COUNT(name) atomic_fetch_add_explicit(&tkrt_xla_counters.name, 1, memory_order_relaxed)
+
+typedef void (*tkrt_xla_set_failure_fn)(void* status, const char* message, size_t length);
+
+static tkrt_xla_set_failure_fn tkrt_xla_set_failure;
+static pthread_once_t tkrt_xla_set_failure_once = PTHREAD_ONCE_INIT;
+
+/* XLA's C entry point when some loaded library exports it (jaxlib's old xla_extension did);
+ * jaxlib 0.11's CUDA plugin links it in without exporting it, and then our C++ twin, built from
+ * XLA's own definition of the status object, writes the message. */
+static void tkrt_xla_set_failure_resolve(void) {
+  void* fn = dlsym(RTLD_DEFAULT, "XlaCustomCallStatusSetFailure");
+  if (fn) {
+    *(void**)&tkrt_xla_set_failure = fn;
+  } else {
+    tkrt_xla_set_failure = tkrt_xla_status_set_failure_fallback;
+    atomic_store(&tkrt_xla_counters.legacy_status_fallback, 1);
+  }
+}
+
+static void tkrt_xla_legacy_fail(void* xla_status, tkrt_status_t status, const char* label) {
+  char text[2048];
+  int n = snprintf(text, sizeof(text), "tkrt_triton_kernel_call_legacy%s%s%s: ",
+                   label ? " '" : "", label ? label : "", label ? "'" : "");
+  if (n < 0) n = 0;
+  if ((size_t)n >= sizeof(text)) n = (int)sizeof(text) - 1;
+  tkrt_status_format(status, text + n, sizeof(text) - (size_t)n);
+  tkrt_status_free(status);
+  TKRT_XLA_COUNT(errors);
+  pthread_once(&tkrt_xla_set_failure_once, tkrt_xla_set_failure_resolve);
+  if (xla_status) {
+    tkrt_xla_set_failure(xla_status, text, strlen(text));
+  } else {
+    fprintf(stderr, "%s\n", text); /* api_version 1 callers have no way to hear about errors */
+  }
+}
+
+void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size_t opaque_len,
+                          void* xla_status) {
+  tkrt_xla_entry_t* entry = NULL;
+  tkrt_status_t status = tkrt_xla_entry_get(opaque, opaque_len, &entry);
+  if (status) {
+    tkrt_xla_legacy_fail(xla_status, status, NULL);
+    return;
+  }
+  int ordinal = 0;
+  tkrt_device_t* device = NULL;
+  status = tkrt_xla_stream_ordinal(stream, &ordinal);
+  if (!status) status = tkrt_xla_device_get(ordinal, &device);
+  if (status) {
+    tkrt_xla_legacy_fail(xla_status, status, entry->label);
+    return;
+  }
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(entry->call);
+  /* The first array_params buffers are the kernel's; one pseudo output per alias record then
+   * shows the tuner which inputs XLA made in-place (XLA honours every declared alias, so the
+   * input and output share memory), with the record's size since buffers carry none. */
+  size_t inputs = entry->array_params;
+  size_t outputs = entry->autotuned ? desc->alias_count : 0;
+  size_t count = inputs + outputs;
+  tkrt_buffer_t stack[TKRT_XLA_STACK_BUFFERS];
+  tkrt_buffer_t* view = count <= TKRT_XLA_STACK_BUFFERS ? stack : malloc(count * sizeof(*view));
+  if (!view) {
+    tkrt_xla_legacy_fail(xla_status,
+                         TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory"),
+                         entry->label);
+    return;
+  }
+  for (size_t i = 0; i < inputs; ++i) {
+    view[i].ptr = (tkrt_deviceptr_t)(uintptr_t)buffers[i];
+    view[i].size = 0;
+  }
+  for (size_t r = 0; r < outputs; ++r) {
+    const tkrt_alias_t* alias = &desc->aliases[r];
+    view[inputs + r].ptr = alias->input_index < inputs ? view[alias->input_index].ptr : 0;
+    view[inputs + r].size = alias->size_bytes;
+  }
+  bool captured = false;
+  status = tkrt_xla_launch(entry, ordinal, device, (tkrt_stream_t)stream, view, inputs, outputs,
+                           &captured);
+  if (view != stack) free(view);
+  if (status) {
+    tkrt_xla_legacy_fail(xla_status, status, entry->label);
+    return;
+  }
+  TKRT_XLA_COUNT(legacy_executed);
+}
