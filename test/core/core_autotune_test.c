@@ -13,35 +13,9 @@ static tkrt_device_t* g_device;
 /* An in-place x += y call over three configs (BLOCK 128/512/2048, each with its own grid and a
  * different delay so that config 1 is clearly fastest), aliased as jax-triton declares it. */
 static tkrt_call_t* inplace_call(uint32_t shared_for_config2) {
-  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
-  static const uint32_t blocks[3] = {128, 512, 2048};
-  static const uint32_t micros[3] = {6000, 300, 3000};
-  tkrt_param_t params[3][5];
-  tkrt_config_desc_t configs[3];
-  for (int c = 0; c < 3; ++c) {
-    params[c][0] = core_array(16, 0);
-    params[c][1] = core_array(16, 0);
-    params[c][2] = core_i32(N);
-    params[c][3] = core_u32(micros[c]);
-    params[c][4] = core_array(0, 0);
-    configs[c] = (tkrt_config_desc_t){
-        .kernel = core_kernel(names[c], c == 2 ? 8 : 4, 1, c == 2 ? shared_for_config2 : 0),
-        .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1}, .params = params[c], .param_count = 5,
-        .description = names[c]};
-  }
-  tkrt_alias_t alias = {0, 0, N * 4}; /* (input 0, output ordinal 0): jax-triton's spelling */
-  tkrt_call_desc_t desc;
-  tkrt_call_desc_init(&desc);
-  desc.name = "inplace";
-  desc.autotuned = true;
-  desc.configs = configs;
-  desc.config_count = 3;
-  desc.aliases = &alias;
-  desc.alias_count = 1;
-  tkrt_call_t* call = NULL;
-  EXPECT_OK(tkrt_call_create(&desc, &call));
-  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
-  return call;
+  core_inplace_spec_t spec = {.n = N, .micros = {6000, 300, 3000}, .warps = {4, 4, 8},
+                              .shared = {0, 0, shared_for_config2}, .alias_record = true};
+  return core_inplace_call(&spec);
 }
 
 static tkrt_autotuner_t* make_tuner(tkrt_tune_policy_t policy) {

@@ -41,34 +41,10 @@ static void* worker_main(void* raw) {
 }
 
 static void test_concurrent_first_calls_tune_once(void) {
-  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
-  static const uint32_t blocks[3] = {128, 512, 2048}, micros[3] = {3000, 200, 1500};
-  tkrt_param_t params[3][5];
-  tkrt_config_desc_t configs[3];
-  for (int c = 0; c < 3; ++c) {
-    params[c][0] = core_array(16, 0);
-    params[c][1] = core_array(16, 0);
-    params[c][2] = core_i32(N);
-    params[c][3] = core_u32(micros[c]);
-    params[c][4] = core_array(0, 0);
-    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
-                                      .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
-                                      .params = params[c], .param_count = 5};
-  }
-  tkrt_call_desc_t desc;
-  tkrt_call_desc_init(&desc);
-  desc.autotuned = true;
-  desc.configs = configs;
-  desc.config_count = 3;
-  ASSERT_OK(tkrt_call_create(&desc, &g_call));
-  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
-  tkrt_autotuner_options_t options;
-  tkrt_autotuner_options_init(&options);
-  options.store_dir = "off";
-  options.use_environment = false;
-  options.target_ms = 1.0;
-  options.max_iterations = 2;
-  ASSERT_OK(tkrt_autotuner_create(&options, &g_tuner));
+  core_inplace_spec_t spec = {.n = N, .micros = {3000, 200, 1500}};
+  g_call = core_inplace_call(&spec);
+  g_tuner = core_tuner(NULL, 1.0, 2);
+  ASSERT_TRUE(g_call && g_tuner);
 
   worker_t* workers = calloc(THREADS, sizeof(worker_t));
   pthread_t threads[THREADS];

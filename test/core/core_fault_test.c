@@ -12,29 +12,9 @@
 static tkrt_device_t* g_inner; /* the real device the fault device wraps */
 
 static tkrt_call_t* make_call(void) {
-  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
-  static const uint32_t blocks[3] = {128, 512, 2048};
-  tkrt_param_t params[3][5];
-  tkrt_config_desc_t configs[3];
-  for (int c = 0; c < 3; ++c) {
-    params[c][0] = core_array(16, 0);
-    params[c][1] = core_array(16, 0);
-    params[c][2] = core_i32(N);
-    params[c][3] = core_u32(0);
-    params[c][4] = core_array(0, 4); /* zeroed before every launch: a memset per launch too */
-    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
-                                      .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
-                                      .params = params[c], .param_count = 5};
-  }
-  tkrt_call_desc_t desc;
-  tkrt_call_desc_init(&desc);
-  desc.autotuned = true;
-  desc.configs = configs;
-  desc.config_count = 3;
-  tkrt_call_t* call = NULL;
-  EXPECT_OK(tkrt_call_create(&desc, &call));
-  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
-  return call;
+  /* The counter is zeroed before every launch: a memset per launch, one more failure point. */
+  core_inplace_spec_t spec = {.n = N, .counter_zero_bytes = 4};
+  return core_inplace_call(&spec);
 }
 
 /* Runs the sweep with faults of `code`; returns how many operations a clean launch took. */
@@ -53,14 +33,7 @@ static int sweep(tkrt_status_code_t code) {
     tkrt_device_t* device = NULL;
     EXPECT_OK(tkrt_fault_device_create(g_inner, fail_at, code, &device));
     tkrt_call_t* call = make_call();
-    tkrt_autotuner_options_t options;
-    tkrt_autotuner_options_init(&options);
-    options.store_dir = "off";
-    options.use_environment = false;
-    options.target_ms = 0.2;
-    options.max_iterations = 2;
-    tkrt_autotuner_t* tuner = NULL;
-    EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
+    tkrt_autotuner_t* tuner = core_tuner(NULL, 0.2, 2);
     if (!device || !call || !tuner) break;
     tkrt_buffer_t buffers[] = {{dx, N * 4}, {dy, N * 4}, {counter, 16}, {dx, N * 4}};
     tkrt_status_t status = core_launch(call, device, NULL, buffers, 3, 1, tuner);

@@ -18,35 +18,11 @@ static char g_backend_option[sizeof(CORE_BACKEND_OPTION) + TKRT_BACKEND_NAME_MAX
 static int child_main(const char* dir) {
   tkrt_device_t* device = core_open_device();
   if (!device) return 1;
-  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
-  static const uint32_t blocks[3] = {128, 512, 2048}, micros[3] = {2000, 100, 1000};
-  tkrt_param_t params[3][5];
-  tkrt_config_desc_t configs[3];
-  for (int c = 0; c < 3; ++c) {
-    params[c][0] = core_array(16, 0);
-    params[c][1] = core_array(16, 0);
-    params[c][2] = core_i32(N);
-    params[c][3] = core_u32(micros[c]);
-    params[c][4] = core_array(0, 0);
-    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
-                                      .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
-                                      .params = params[c], .param_count = 5};
-  }
-  tkrt_call_desc_t desc;
-  tkrt_call_desc_init(&desc);
-  desc.autotuned = true;
-  desc.configs = configs;
-  desc.config_count = 3;
-  tkrt_call_t* call = NULL;
-  tkrt_status_t status = tkrt_call_create(&desc, &call);
-  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
-  tkrt_autotuner_options_t options;
-  tkrt_autotuner_options_init(&options);
-  options.store_dir = dir;
-  options.target_ms = 1.0;
-  options.max_iterations = 2;
-  tkrt_autotuner_t* tuner = NULL;
-  if (!status) status = tkrt_autotuner_create(&options, &tuner);
+  core_inplace_spec_t spec = {.n = N, .micros = {2000, 100, 1000}};
+  tkrt_call_t* call = core_inplace_call(&spec);
+  tkrt_autotuner_t* tuner = core_tuner(dir, 1.0, 2);
+  tkrt_status_t status = call && tuner ? NULL
+                                       : TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "test setup failed");
   float x[N], y[N], out[N];
   for (int i = 0; i < N; ++i) {
     x[i] = (float)i;

@@ -10,6 +10,8 @@
 #ifndef TKRT_TEST_CORE_UTIL_H_
 #define TKRT_TEST_CORE_UTIL_H_
 
+#include <stdbool.h>
+
 #include "test/harness.h"
 #include "tkrt/tkrt.h"
 
@@ -218,6 +220,64 @@ static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device
   args.output_count = outputs;
   args.tuner = tuner;
   return tkrt_call_launch(call, &args);
+}
+
+/* The autotuned in-place call the core tests share: x += y over n floats, three configs
+ * (inplace_add_128/512/2048, each with its own grid and described by its kernel name), parameters
+ * x, y, n, the config's spin in microseconds, and a launch counter (counter[config] counts the
+ * config's launches). */
+typedef struct core_inplace_spec {
+  int32_t n;
+  uint32_t micros[3];          /* delay of each config: makes one clearly fastest */
+  uint32_t warps[3];           /* 0: 4 warps */
+  uint32_t shared[3];          /* dynamic shared memory per config */
+  uint64_t counter_zero_bytes; /* bytes_to_zero of the counter (a memset per launch) */
+  bool alias_record;           /* declare (input 0, output 0) as jax-triton does */
+} core_inplace_spec_t;
+
+static inline tkrt_call_t* core_inplace_call(const core_inplace_spec_t* spec) {
+  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
+  static const uint32_t blocks[3] = {128, 512, 2048};
+  tkrt_param_t params[3][5];
+  tkrt_config_desc_t configs[3];
+  for (int c = 0; c < 3; ++c) {
+    params[c][0] = core_array(16, 0);
+    params[c][1] = core_array(16, 0);
+    params[c][2] = core_i32(spec->n);
+    params[c][3] = core_u32(spec->micros[c]);
+    params[c][4] = core_array(0, spec->counter_zero_bytes);
+    configs[c] = (tkrt_config_desc_t){
+        .kernel = core_kernel(names[c], spec->warps[c] ? spec->warps[c] : 4, 1, spec->shared[c]),
+        .grid = {((uint32_t)spec->n + blocks[c] - 1) / blocks[c], 1, 1},
+        .params = params[c], .param_count = 5, .description = names[c]};
+  }
+  tkrt_alias_t alias = {0, 0, (uint64_t)spec->n * 4};
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.name = "inplace";
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = 3;
+  desc.aliases = spec->alias_record ? &alias : NULL;
+  desc.alias_count = spec->alias_record ? 1 : 0;
+  tkrt_call_t* call = NULL;
+  EXPECT_OK(tkrt_call_create(&desc, &call));
+  for (int c = 0; c < 3; ++c) tkrt_kernel_release(configs[c].kernel);
+  return call;
+}
+
+/* A tuner for tests: no store (unless `store_dir`), no environment, short benchmarks. */
+static inline tkrt_autotuner_t* core_tuner(const char* store_dir, double target_ms,
+                                           uint32_t max_iterations) {
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = store_dir ? store_dir : "off";
+  options.use_environment = false;
+  options.target_ms = target_ms;
+  options.max_iterations = max_iterations;
+  tkrt_autotuner_t* tuner = NULL;
+  EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
+  return tuner;
 }
 
 #endif /* TKRT_TEST_CORE_UTIL_H_ */
