@@ -286,6 +286,7 @@ typedef int (*tkrt_cu_stream_get_ctx_fn)(void* stream, void** ctx);
 typedef int (*tkrt_cu_ctx_fn)(void* ctx);
 typedef int (*tkrt_cu_ctx_pop_fn)(void** ctx);
 typedef int (*tkrt_cu_ctx_get_device_fn)(int* device);
+typedef int (*tkrt_cu_stream_is_capturing_fn)(void* stream, int* status);
 typedef int (*tkrt_hip_stream_get_device_fn)(void* stream, int* device);
 typedef int (*tkrt_hip_get_device_fn)(int* device);
 
@@ -295,6 +296,7 @@ typedef struct tkrt_xla_driver_fns {
   tkrt_cu_ctx_fn cu_ctx_push;
   tkrt_cu_ctx_pop_fn cu_ctx_pop;
   tkrt_cu_ctx_get_device_fn cu_ctx_get_device;
+  tkrt_cu_stream_is_capturing_fn cu_stream_is_capturing;
   tkrt_hip_stream_get_device_fn hip_stream_get_device;
   tkrt_hip_get_device_fn hip_get_device;
 } tkrt_xla_driver_fns_t;
@@ -313,6 +315,7 @@ static void tkrt_xla_driver_load(void) {
   *(void**)&d->cu_ctx_push = tkrt_xla_sym(cuda, "cuCtxPushCurrent_v2");
   *(void**)&d->cu_ctx_pop = tkrt_xla_sym(cuda, "cuCtxPopCurrent_v2");
   *(void**)&d->cu_ctx_get_device = tkrt_xla_sym(cuda, "cuCtxGetDevice");
+  *(void**)&d->cu_stream_is_capturing = tkrt_xla_sym(cuda, "cuStreamIsCapturing");
   void* hip = dlopen("libamdhip64.so", RTLD_NOW | RTLD_NOLOAD);
   if (!hip) hip = dlopen("libamdhip64.so.6", RTLD_NOW | RTLD_NOLOAD);
   *(void**)&d->hip_stream_get_device = tkrt_xla_sym(hip, "hipStreamGetDevice");
@@ -329,9 +332,16 @@ tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal) {
     *out_ordinal = device;
     return NULL;
   }
+  /* cuStreamGetCtx misbehaves on a capturing stream (the driver pitfall jaxlib works around):
+   * ask it only when the stream is known not to capture, else use the current context. */
+  int capture_status = 1;
+  int not_capturing = d->cu_stream_is_capturing && stream &&
+                      d->cu_stream_is_capturing(stream, &capture_status) == 0 &&
+                      capture_status == 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
   void* ctx = NULL;
-  if (d->cu_stream_get_ctx && d->cu_ctx_push && d->cu_ctx_pop && d->cu_ctx_get_device && stream &&
-      d->cu_stream_get_ctx(stream, &ctx) == 0 && ctx && d->cu_ctx_push(ctx) == 0) {
+  if (not_capturing && d->cu_stream_get_ctx && d->cu_ctx_push && d->cu_ctx_pop &&
+      d->cu_ctx_get_device && d->cu_stream_get_ctx(stream, &ctx) == 0 && ctx &&
+      d->cu_ctx_push(ctx) == 0) {
     int result = d->cu_ctx_get_device(&device);
     void* popped = NULL;
     d->cu_ctx_pop(&popped);
