@@ -47,6 +47,8 @@ def main(argv):
     print(__doc__, file=sys.stderr)
     return 2
   library, args = argv[1], argv[2:]
+  # jaxlib reports its autotuning choice with absl LOG(INFO): let INFO through (before jax loads).
+  os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0"
   pointer, why = jaxlib_custom_call()
   lib = ctypes.CDLL(os.path.abspath(library), mode=os.RTLD_NOW | os.RTLD_LOCAL)
   lib.bench_main.restype = ctypes.c_int

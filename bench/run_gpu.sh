@@ -35,6 +35,7 @@ fi
 
 # ---------------------------------------------------------------- build
 build="$root/build/bench-gpu"
+mkdir -p "$root/build"
 if grep -q 'add_subdirectory(bench' "$root/CMakeLists.txt"; then
   src="$root"
   extra=(-DTKRT_BUILD_BENCHMARKS=ON -DBUILD_TESTING=OFF -DTKRT_BUILD_EXAMPLES=OFF)
