@@ -9,98 +9,31 @@
 #include <unistd.h>
 
 #include "core/wire_internal.h"
-
-enum {
-  TKRT_EM_X86_64 = 62,
-  TKRT_EM_AARCH64 = 183,
-  TKRT_EM_CUDA = 190,
-  TKRT_EM_AMDGPU = 224,
-};
-
-static uint32_t tkrt_wire_rd16(const uint8_t* p, bool big) {
-  return big ? ((uint32_t)p[0] << 8) | p[1] : ((uint32_t)p[1] << 8) | p[0];
-}
-
-static uint32_t tkrt_wire_rd32(const uint8_t* p, bool big) {
-  return big ? ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]
-             : ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0];
-}
-
-/* EF_AMDGPU_MACH values (LLVM's ELF.h) of the processors Triton targets. */
-static const char* tkrt_wire_amdgpu_mach_name(uint32_t mach) {
-  switch (mach) {
-    case 0x2c: return "gfx900";
-    case 0x2f: return "gfx906";
-    case 0x30: return "gfx908";
-    case 0x33: return "gfx1010";
-    case 0x36: return "gfx1030";
-    case 0x3f: return "gfx90a";
-    case 0x40: return "gfx940";
-    case 0x41: return "gfx1100";
-    case 0x43: return "gfx1150";
-    case 0x46: return "gfx1101";
-    case 0x47: return "gfx1102";
-    case 0x48: return "gfx1200";
-    case 0x4b: return "gfx941";
-    case 0x4c: return "gfx942";
-    case 0x4e: return "gfx1201";
-    case 0x4f: return "gfx950";
-  }
-  return NULL;
-}
+#include "hal/hal.h"
+#include "tkrt/image.h"
 
 static bool tkrt_wire_has_prefix(const uint8_t* data, size_t size, const char* prefix) {
   size_t n = strlen(prefix);
   return size >= n && memcmp(data, prefix, n) == 0;
 }
 
+/* The kind comes from the HAL's detector, the arch from the image inspector; an image whose
+ * headers do not inspect cleanly keeps its kind and no arch (its backend refuses it at load). */
 void tkrt_wire_image_detect(const uint8_t* data, size_t size, tkrt_wire_image_facts_t* facts) {
   memset(facts, 0, sizeof(*facts));
-  facts->kind = TKRT_IMAGE_AUTO;
-  if (size >= 52 && memcmp(data, "\x7f" "ELF", 4) == 0) {
-    bool is64 = data[4] == 2;
-    bool big = data[5] == 2;
-    if (is64 && size < 64) return;
-    uint32_t machine = tkrt_wire_rd16(data + 18, big);
-    uint32_t flags = tkrt_wire_rd32(data + (is64 ? 48 : 36), big);
-    switch (machine) {
-      case TKRT_EM_CUDA:
-        facts->kind = TKRT_IMAGE_CUBIN;
-        facts->backend = "cuda";
-        break;
-      case TKRT_EM_AMDGPU: {
-        facts->kind = TKRT_IMAGE_HSACO;
-        facts->backend = "hip";
-        const char* name = tkrt_wire_amdgpu_mach_name(flags & 0xff);
-        if (name) snprintf(facts->arch, sizeof(facts->arch), "%s", name);
-        break;
-      }
-      case TKRT_EM_X86_64:
-        facts->kind = TKRT_IMAGE_HOST;
-        facts->backend = "host";
-        snprintf(facts->arch, sizeof(facts->arch), "x86_64");
-        break;
-      case TKRT_EM_AARCH64:
-        facts->kind = TKRT_IMAGE_HOST;
-        facts->backend = "host";
-        snprintf(facts->arch, sizeof(facts->arch), "aarch64");
-        break;
-    }
-    return;
+  facts->kind = tkrt_hal_image_detect(data, size);
+  if (facts->kind == TKRT_IMAGE_AUTO) return;
+  tkrt_kernel_image_t probe = {.kind = facts->kind};
+  facts->backend = tkrt_kernel_image_backend(&probe);
+  if (facts->kind == TKRT_IMAGE_FATBIN) return; /* several archs: the driver picks */
+  tkrt_image_info_t* info = malloc(sizeof(*info));
+  if (!info) return;
+  tkrt_status_t status = tkrt_image_inspect(data, size, info);
+  if (!status && info->kind == facts->kind) {
+    snprintf(facts->arch, sizeof(facts->arch), "%.*s", (int)sizeof(facts->arch) - 1, info->arch);
   }
-  /* Fatbin container (0xBA55ED50) or its wrapper (0x466243B1), little-endian. */
-  if (size >= 4) {
-    uint32_t magic = tkrt_wire_rd32(data, false);
-    if (magic == 0xBA55ED50u || magic == 0x466243B1u) {
-      facts->kind = TKRT_IMAGE_FATBIN;
-      facts->backend = "cuda";
-      return;
-    }
-  }
-  if (tkrt_wire_has_prefix(data, size, "//") || tkrt_wire_has_prefix(data, size, ".version")) {
-    facts->kind = TKRT_IMAGE_PTX;
-    facts->backend = "cuda";
-  }
+  tkrt_status_free(status);
+  free(info);
 }
 
 bool tkrt_wire_ptx_field_is_text(const uint8_t* data, size_t size) {

@@ -8,5 +8,6 @@
 #include "tkrt/device.h"
 #include "tkrt/image.h"
 #include "tkrt/status.h"
+#include "tkrt/wire.h"
 
 #endif /* TKRT_TKRT_H_ */
