@@ -161,7 +161,7 @@ def run_mode(args):
   prim.def_abstract_eval(lambda x, y, **kw: jcore.ShapedArray(x.shape, x.dtype))
 
   def lowering(ctx, x, y, *, target, api, blob, alias):
-    out_type = mlir.aval_to_ir_type(ctx.avals_out[0])  # jax 0.11: (aval) only
+    out_type = mlir.aval_to_ir_type(ctx.module_context, ctx.avals_out[0])
     if api == "ffi":  # jax-triton's lowering of triton_kernel_call_ffi
       config, version = {"opaque": ir.StringAttr.get(blob)}, 4
     else:  # the legacy target: the blob is the backend config
