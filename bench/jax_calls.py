@@ -132,8 +132,8 @@ def run_mode(args):
   import jax.numpy as jnp
   import numpy as np
   from jax._src import core as jcore
+  from jax._src.interpreters import mlir  # custom_call is not public in jax 0.11
   from jax._src.lib.mlir import ir
-  from jax.interpreters import mlir
 
   result = {"mode": args.mode, "xla_flags": os.environ.get("XLA_FLAGS", ""), "k": args.k,
             "k_small": args.k_small, "reps": args.reps, "variants": []}
