@@ -22,6 +22,10 @@
 
 typedef struct tkrt_host_module {
   void* handle;
+  /* Open for the module's lifetime: the loader identifies objects by path, and a closed fd's
+   * number (so its /proc/self/fd path) would be reused by the next image, which dlopen would then
+   * answer with this module. */
+  int fd;
   pthread_mutex_t lock; /* guards `functions` */
   tkrt_host_function_t* functions;
 } tkrt_host_module_t;
@@ -144,7 +148,7 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
                               why ? why : "unknown error");
     goto fail;
   }
-  close(fd); /* the mapping keeps the image alive; nothing remains in any file system */
+  module->fd = fd; /* nothing is in any file system: the memfd is anonymous */
   pthread_mutex_init(&module->lock, NULL);
   *out_module = module;
   return NULL;
@@ -166,6 +170,7 @@ void tkrt_host_module_unload(tkrt_device_t* device, void* raw) {
     f = next;
   }
   dlclose(module->handle);
+  close(module->fd);
   pthread_mutex_destroy(&module->lock);
   free(module);
 }

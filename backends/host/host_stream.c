@@ -22,9 +22,10 @@ typedef struct tkrt_host_event {
   tkrt_host_device_t* device;
   pthread_mutex_t lock;
   pthread_cond_t completed_cond;
-  uint64_t recorded;  /* records enqueued (or captured and replayed) */
-  uint64_t completed; /* the latest record that ran */
-  uint64_t time_ns;   /* when it ran, CLOCK_MONOTONIC */
+  uint64_t recorded;  /* records enqueued (or captured and replayed): the latest's sequence */
+  uint64_t completed; /* the highest sequence that ran */
+  uint64_t pending;   /* records queued on some stream and not run yet (they point here) */
+  uint64_t time_ns;   /* when the highest sequence ran, CLOCK_MONOTONIC */
 } tkrt_host_event_t;
 
 typedef struct tkrt_host_item {
@@ -190,8 +191,12 @@ static void tkrt_host_execute(tkrt_host_stream_t* stream, tkrt_host_item_t* item
     case TKRT_HOST_ITEM_EVENT: {
       tkrt_host_event_t* event = item->u.event.event;
       pthread_mutex_lock(&event->lock);
-      event->time_ns = tkrt_host_now_ns();
-      if (item->u.event.sequence > event->completed) event->completed = item->u.event.sequence;
+      /* Records on several streams may run out of order: only the newest one sets the time. */
+      if (item->u.event.sequence > event->completed) {
+        event->completed = item->u.event.sequence;
+        event->time_ns = tkrt_host_now_ns();
+      }
+      --event->pending;
       pthread_cond_broadcast(&event->completed_cond);
       pthread_mutex_unlock(&event->lock);
       break;
@@ -268,6 +273,7 @@ static void tkrt_host_stream_push_locked(tkrt_host_stream_t* stream, tkrt_host_i
       tkrt_host_event_t* event = item->u.event.event;
       pthread_mutex_lock(&event->lock);
       item->u.event.sequence = ++event->recorded;
+      ++event->pending;
       pthread_mutex_unlock(&event->lock);
     }
   }
@@ -563,10 +569,11 @@ static void tkrt_host_event_wait_locked(tkrt_host_event_t* event) {
 tkrt_status_t tkrt_host_event_destroy(tkrt_device_t* device, tkrt_event_t handle) {
   tkrt_host_event_t* event = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_host_event_resolve(device, handle, &event));
-  /* A queued record still points at the event: let it run first. Graphs that captured a record
-   * of this event must be destroyed before the event, as with CUDA. */
+  /* Queued records still point at the event, on whatever stream: let them all run first (not
+   * just the newest). Graphs that captured a record of this event must be destroyed before the
+   * event, as with CUDA. */
   pthread_mutex_lock(&event->lock);
-  tkrt_host_event_wait_locked(event);
+  while (event->pending > 0) pthread_cond_wait(&event->completed_cond, &event->lock);
   pthread_mutex_unlock(&event->lock);
   event->magic = 0;
   pthread_cond_destroy(&event->completed_cond);

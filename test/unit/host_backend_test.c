@@ -8,6 +8,7 @@
 #include "tkrt/tkrt.h"
 
 static const char* g_image_path;
+static const char* g_image_b_path;
 
 static tkrt_device_t* open_host(void) {
   tkrt_device_options_t options;
@@ -316,12 +317,79 @@ static void test_device_limits(void) {
   tkrt_device_release(device);
 }
 
+static void test_same_kernel_name_in_two_images(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  size_t size_b = 0;
+  void* bytes_b = tkrt_test_read_file(g_image_b_path, &size_b);
+  ASSERT_TRUE(bytes_b != NULL);
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4, &out));
+  /* Load, unload and load again, so a reused path or file descriptor would show. */
+  for (int round = 0; round < 2; ++round) {
+    tkrt_module_t* a = load_test_kernels(device);
+    tkrt_image_t image_b = {TKRT_IMAGE_HOST, bytes_b, size_b};
+    tkrt_module_t* b = NULL;
+    EXPECT_OK(tkrt_module_load(device, &image_b, &b));
+    tkrt_module_t* modules[2] = {a, b};
+    for (int m = 0; m < 2 && a && b; ++m) {
+      tkrt_function_t* fn = NULL;
+      EXPECT_OK(tkrt_module_get_function(modules[m], "which_image", &fn));
+      void* params[] = {&out};
+      tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                                .param_count = 1};
+      uint32_t value = 0;
+      if (fn) EXPECT_OK(tkrt_launch(fn, &p, NULL));
+      EXPECT_OK(tkrt_memcpy_dtoh_async(device, &value, out, 4, NULL));
+      EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+      EXPECT_EQ_U64(value, (uint64_t)m + 1);
+    }
+    tkrt_module_unload(a);
+    tkrt_module_unload(b);
+  }
+  EXPECT_OK(tkrt_memory_free(device, out));
+  free(bytes_b);
+  tkrt_device_release(device);
+}
+
+static void test_event_recorded_on_two_streams(void) {
+  /* The older record (on a busy stream) runs after the newer one: the event must outlive both
+   * and keep the newer record's time. */
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  tkrt_function_t* spin = NULL;
+  if (module) EXPECT_OK(tkrt_module_get_function(module, "spin", &spin));
+  tkrt_stream_t busy = NULL, idle = NULL;
+  tkrt_event_t event = NULL;
+  EXPECT_OK(tkrt_stream_create(device, &busy));
+  EXPECT_OK(tkrt_stream_create(device, &idle));
+  EXPECT_OK(tkrt_event_create(device, &event));
+  if (spin && busy && idle && event) {
+    uint32_t micros = 30000;
+    void* params[] = {&micros};
+    tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                              .param_count = 1};
+    EXPECT_OK(tkrt_launch(spin, &p, busy));
+    EXPECT_OK(tkrt_event_record(device, event, busy));
+    EXPECT_OK(tkrt_event_record(device, event, idle));
+    EXPECT_OK(tkrt_event_synchronize(device, event));
+    EXPECT_OK(tkrt_event_destroy(device, event)); /* waits for the busy stream's record */
+    EXPECT_OK(tkrt_stream_synchronize(device, busy));
+  }
+  EXPECT_OK(tkrt_stream_destroy(device, busy));
+  EXPECT_OK(tkrt_stream_destroy(device, idle));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s <host test kernels image> [case...]\n", argv[0]);
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s <host test kernels image> <second image> [case...]\n", argv[0]);
     return 2;
   }
   g_image_path = argv[1];
+  g_image_b_path = argv[2];
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_load_from_memory_leaves_no_file),
       TKRT_TEST_CASE(test_wrong_image_kinds),
@@ -332,6 +400,8 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_capture_rules),
       TKRT_TEST_CASE(test_handles_and_frees_are_checked),
       TKRT_TEST_CASE(test_device_limits),
+      TKRT_TEST_CASE(test_same_kernel_name_in_two_images),
+      TKRT_TEST_CASE(test_event_recorded_on_two_streams),
   };
-  return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+  return tkrt_test_main(argc - 2, argv + 2, cases, sizeof(cases) / sizeof(cases[0]));
 }

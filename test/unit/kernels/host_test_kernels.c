@@ -42,3 +42,9 @@ TKRT_HOST_KERNEL(mixed_sizes, "i1,fp16,*u64,i8") {
   out[1] = TKRT_HOST_PARAM(uint16_t, 1);
   out[2] = (uint64_t)(int64_t)TKRT_HOST_PARAM(int8_t, 3);
 }
+
+/* Present in both test images with different results: proves each module runs its own code. */
+TKRT_HOST_KERNEL(which_image, "*u32") {
+  (void)program;
+  TKRT_HOST_PARAM(uint32_t*, 0)[0] = 1;
+}
