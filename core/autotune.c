@@ -8,6 +8,7 @@
 
 #include "core/call_internal.h"
 #include "core/decision_store.h"
+#include "hal/fs.h"
 #include "hal/hal.h"
 
 typedef enum tkrt_tune_entry_state {
@@ -115,6 +116,11 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
     *equals = '\0';
     char* at = strchr(item, '@');
     if (at) *at = '\0';
+    if (!*item) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_TUNE_PIN entry '%s=...' has no digest; use * to pin every call",
+                              at ? "@..." : "");
+    }
     const char* prefix = strcmp(item, "*") == 0 ? "" : item;
     for (const char* c = prefix; *c; ++c) {
       if (!isxdigit((unsigned char)*c)) {
@@ -136,17 +142,8 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
 }
 
 static char* tkrt_default_store_dir(void) {
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  const char* home = getenv("HOME");
   char path[4096];
-  if (xdg && *xdg) {
-    snprintf(path, sizeof(path), "%s/tkrt/tune", xdg);
-  } else if (home && *home) {
-    snprintf(path, sizeof(path), "%s/.cache/tkrt/tune", home);
-  } else {
-    return NULL;
-  }
-  return strdup(path);
+  return tkrt_fs_default_cache_dir("tune", path, sizeof(path)) ? strdup(path) : NULL;
 }
 
 void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner) {
@@ -220,7 +217,7 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
     const char* pins = getenv("TKRT_TUNE_PIN");
     if (pins && *pins && (status = tkrt_parse_pins(tuner, pins))) goto fail;
   }
-  if (dir && strcmp(dir, "off") == 0) {
+  if (dir && tkrt_fs_is_off(dir)) {
     tuner->store_dir = NULL;
   } else {
     tuner->store_dir = dir ? strdup(dir) : tkrt_default_store_dir();
@@ -534,6 +531,14 @@ static void tkrt_store_warn(tkrt_autotuner_t* tuner, const char* what) {
   if (first) fprintf(stderr, "tkrt: warning: tuning decision store: %s\n", what);
 }
 
+/* The first config that can run on the device: what "the first config" means for the never policy
+ * and the capture fallback (the state has at least one). */
+static size_t tkrt_first_runnable(const tkrt_call_device_state_t* state) {
+  size_t c = 0;
+  while (c + 1 < state->config_count && state->configs[c].unrunnable) ++c;
+  return c;
+}
+
 /* Decides an entry that this thread owns (PENDING). */
 static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                        const tkrt_call_device_state_t* state,
@@ -559,6 +564,11 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
                                   info->driver_version, &decision, &found, problem,
                                   sizeof(problem));
       if (status) goto done;
+      if (found && state->configs[decision.chosen].unrunnable) {
+        snprintf(problem, sizeof(problem), "%s: config %zu cannot run on this device",
+                 tuner->store_dir, decision.chosen);
+        found = 0;
+      }
       if (found && !tuner->refresh_store) {
         entry->source = TKRT_TUNE_SOURCE_STORE;
         entry->chosen = decision.chosen;
@@ -570,14 +580,14 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   }
   if (tuner->policy == TKRT_TUNE_POLICY_NEVER) {
     entry->source = TKRT_TUNE_SOURCE_DEFAULT;
-    entry->chosen = 0;
+    entry->chosen = tkrt_first_runnable(state);
     goto done;
   }
   bool capturing = false;
   if ((status = tkrt_stream_is_capturing(args->device, args->stream, &capturing))) goto done;
   if (capturing && tuner->capture_policy == TKRT_CAPTURE_POLICY_FIRST_CONFIG) {
     entry->source = TKRT_TUNE_SOURCE_DEFAULT;
-    entry->chosen = 0;
+    entry->chosen = tkrt_first_runnable(state);
     *out_provisional = true;
     goto done;
   }
@@ -656,6 +666,14 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
       return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
                               "pinned config %zu does not exist: the call has %zu configs",
                               pin->index, call->desc.config_count);
+    }
+    if (state->configs[pin->index].unrunnable) {
+      pthread_mutex_unlock(&tuner->lock);
+      free(times);
+      free(entry);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                              "config %zu is pinned but cannot run on this device: %s", pin->index,
+                              tkrt_status_message(state->configs[pin->index].unrunnable));
     }
     entry->source = TKRT_TUNE_SOURCE_PINNED;
     entry->chosen = pin->index;

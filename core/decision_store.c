@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/sha256.h"
+#include "hal/fs.h"
 #include "tkrt/api.h"
 
 #define TKRT_DECISION_MAGIC "tkrt-decision 1"
@@ -30,42 +31,23 @@ void tkrt_decision_key(const uint8_t digest[32], const char* arch, int driver_ve
   tkrt_hex_encode(hash, 32, out_key);
 }
 
-static tkrt_status_t tkrt_mkdirs(const char* dir) {
-  char path[4096];
-  if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "decision store path is too long");
-  }
-  for (char* p = path + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot create %s: %s", path,
-                              strerror(errno));
-    }
-    *p = '/';
-  }
-  if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot create %s: %s", path,
-                            strerror(errno));
-  }
-  return NULL;
-}
-
 tkrt_status_t tkrt_decision_lock(const char* dir, const char* key, int* out_fd) {
   *out_fd = -1;
-  TKRT_RETURN_IF_ERROR(tkrt_mkdirs(dir));
+  TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
   char path[4200];
   snprintf(path, sizeof(path), "%s/%s.lock", dir, key);
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot open %s: %s", path,
-                            strerror(errno));
+    int error = errno;
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
+                            strerror(error));
   }
   while (flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     int error = errno;
     close(fd);
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path, strerror(error));
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot lock %s: %s", path,
+                            strerror(error));
   }
   *out_fd = fd;
   return NULL;
@@ -92,6 +74,7 @@ tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t
   size_t configs = 0, chosen = 0;
   unsigned iterations = 0;
   const char* problem = NULL;
+  float* times = NULL;
   if (!fgets(line, sizeof(line), file) || strncmp(line, TKRT_DECISION_MAGIC "\n", 16) != 0) {
     problem = "missing header";
   } else if (fscanf(file, "tkrt %31s\ndigest %64s\narch %95s\ndriver %d\nconfigs %zu\nchosen %zu\n"
@@ -103,9 +86,12 @@ tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t
     problem = "written for another call, arch, driver or tkrt version";
   } else if (configs != decision->config_count || chosen >= configs) {
     problem = "config count or choice out of range";
+  } else if (!(times = malloc(configs * sizeof(float)))) {
+    fclose(file);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   } else {
     for (size_t i = 0; i < configs && !problem; ++i) {
-      if (fscanf(file, " %f", &decision->times_ms[i]) != 1) problem = "truncated timings";
+      if (fscanf(file, " %f", &times[i]) != 1) problem = "truncated timings";
     }
     for (int ch; !problem && (ch = fgetc(file)) != EOF;) {
       if (!isspace(ch)) problem = "trailing garbage";
@@ -113,9 +99,13 @@ tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t
   }
   fclose(file);
   if (problem) {
+    free(times);
     snprintf(out_problem, problem_capacity, "%s: %s", path, problem);
     return NULL;
   }
+  /* Written to the caller only once the whole entry parsed. */
+  memcpy(decision->times_ms, times, configs * sizeof(float));
+  free(times);
   decision->chosen = chosen;
   decision->iterations = iterations;
   *out_found = 1;
@@ -125,15 +115,16 @@ tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t
 tkrt_status_t tkrt_decision_write(const char* dir, const char* key, const uint8_t digest[32],
                                   const char* arch, int driver_version,
                                   const tkrt_decision_t* decision) {
-  TKRT_RETURN_IF_ERROR(tkrt_mkdirs(dir));
+  TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
   char path[4200], temp[4300], digest_hex[65];
   snprintf(path, sizeof(path), "%s/%s.decision", dir, key);
   snprintf(temp, sizeof(temp), "%s/.%s.%ld.tmp", dir, key, (long)getpid());
   tkrt_hex_encode(digest, 32, digest_hex);
   int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot create %s: %s", temp,
-                            strerror(errno));
+    int error = errno;
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot create %s: %s", temp,
+                            strerror(error));
   }
   FILE* file = fdopen(fd, "w");
   if (!file) {
@@ -153,7 +144,7 @@ tkrt_status_t tkrt_decision_write(const char* dir, const char* key, const uint8_
   if (failed || rename(temp, path) != 0) {
     int error = errno;
     unlink(temp);
-    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot write %s: %s", path,
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot write %s: %s", path,
                             strerror(error));
   }
   return NULL;

@@ -1,6 +1,7 @@
 /* tkrt CUDA backend: cubin cache files. One file per key, a fixed header (magic, version, sizes,
  * key, payload checksum) and the cubin; every failure is reported to the caller, never fatal. */
 #include "backends/cuda/cuda_cache.h"
+#include "hal/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,31 +39,14 @@ static void tkrt_cuda_cache_why(char* why, size_t capacity, const char* format, 
   va_end(args);
 }
 
-static int tkrt_cuda_cache_is_off(const char* value) {
-  static const char* const off[] = {"off", "0", "none", "false", "no"};
-  for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); ++i) {
-    if (strcasecmp(value, off[i]) == 0) return 1;
-  }
-  return 0;
-}
-
 int tkrt_cuda_cache_dir(char* out, size_t capacity) {
   const char* explicit_dir = getenv(TKRT_CUDA_CACHE_ENV);
   int written;
   if (explicit_dir && *explicit_dir) {
-    if (tkrt_cuda_cache_is_off(explicit_dir)) return 0;
+    if (tkrt_fs_is_off(explicit_dir)) return 0;
     written = snprintf(out, capacity, "%s/cubin", explicit_dir);
   } else {
-    const char* xdg = getenv("XDG_CACHE_HOME");
-    const char* home = getenv("HOME");
-    /* XDG says relative values are invalid and must be ignored. */
-    if (xdg && xdg[0] == '/') {
-      written = snprintf(out, capacity, "%s/tkrt/cubin", xdg);
-    } else if (home && *home) {
-      written = snprintf(out, capacity, "%s/.cache/tkrt/cubin", home);
-    } else {
-      return 0;
-    }
+    return tkrt_fs_default_cache_dir("cubin", out, capacity);
   }
   if (written < 0 || (size_t)written >= capacity) {
     if (capacity) out[0] = '\0';
@@ -243,33 +227,6 @@ cleanup:
   return result;
 }
 
-/* mkdir -p: creates each missing component; an existing folder is fine. */
-static int tkrt_cuda_make_dirs(const char* dir, char* why, size_t why_capacity) {
-  char path[PATH_MAX];
-  size_t length = strlen(dir);
-  if (length == 0 || length >= sizeof(path)) {
-    tkrt_cuda_cache_why(why, why_capacity, "bad cache folder '%s'", dir);
-    return -1;
-  }
-  memcpy(path, dir, length + 1);
-  for (size_t i = 1; i <= length; ++i) {
-    if (path[i] != '/' && path[i] != '\0') continue;
-    char saved = path[i];
-    path[i] = '\0';
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-      tkrt_cuda_cache_why(why, why_capacity, "mkdir %s: %s", path, strerror(errno));
-      return -1;
-    }
-    path[i] = saved;
-  }
-  struct stat info;
-  if (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode)) {
-    tkrt_cuda_cache_why(why, why_capacity, "%s is not a folder", dir);
-    return -1;
-  }
-  return 0;
-}
-
 int tkrt_cuda_cache_write(const char* dir, const tkrt_cuda_cache_key_t* key, const void* payload,
                           size_t size, char* why, size_t why_capacity) {
   int result = -1;
@@ -287,7 +244,10 @@ int tkrt_cuda_cache_write(const char* dir, const tkrt_cuda_cache_key_t* key, con
     tkrt_cuda_cache_why(why, why_capacity, "cache path too long");
     goto cleanup;
   }
-  if (tkrt_cuda_make_dirs(dir, why, why_capacity) != 0) {
+  tkrt_status_t made = tkrt_fs_mkdirs(dir);
+  if (made) {
+    tkrt_cuda_cache_why(why, why_capacity, "%s", tkrt_status_message(made));
+    tkrt_status_free(made);
     temp[0] = '\0';
     goto cleanup;
   }
