@@ -347,6 +347,31 @@ static void test_autotune_capture_fallback_first_config(void) {
   free(b);
 }
 
+static void test_autotune_first_config_means_first_runnable(void) {
+  /* Config 0 asks for more shared memory than the device has: the never policy and the capture
+   * fallback take config 1, and pinning config 0 is refused with the reason. */
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  core_inplace_spec_t spec = {.n = N, .shared = {400000, 0, 0}, .alias_record = true};
+  tkrt_call_t* call = core_inplace_call(&spec);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_NEVER);
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  uint32_t counts[4];
+  core_download(g_device, counts, b->counter, 16);
+  EXPECT_TRUE(counts[0] == 0 && counts[1] == 1 && counts[2] == 0);
+  tkrt_autotuner_destroy(tuner);
+  tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  EXPECT_OK(tkrt_autotuner_pin(tuner, call, NULL, 0));
+  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 3, 1, tuner),
+                TKRT_STATUS_FAILED_PRECONDITION, "config 0 is pinned but cannot run on this device");
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
 static void test_autotune_skips_configs_over_limits(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
@@ -499,6 +524,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_never_during_capture),
       TKRT_TEST_CASE(test_autotune_capture_fallback_first_config),
       TKRT_TEST_CASE(test_autotune_skips_configs_over_limits),
+      TKRT_TEST_CASE(test_autotune_first_config_means_first_runnable),
       TKRT_TEST_CASE(test_autotune_policy_never_and_pins),
       TKRT_TEST_CASE(test_autotune_decision_shared_by_devices_of_one_arch),
   };
