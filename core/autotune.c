@@ -27,6 +27,7 @@ typedef struct tkrt_tune_entry {
   uint32_t iterations;
   float* times_ms; /* config_count entries, or NULL */
   char skip_reason[256];
+  char store_file[1024]; /* the store entry read or written, "" if none */
 } tkrt_tune_entry_t;
 
 typedef struct tkrt_tune_pin {
@@ -570,6 +571,8 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         found = 0;
       }
       if (found && !tuner->refresh_store) {
+        snprintf(entry->store_file, sizeof(entry->store_file), "%s/%s.decision", tuner->store_dir,
+                 key);
         entry->source = TKRT_TUNE_SOURCE_STORE;
         entry->chosen = decision.chosen;
         entry->iterations = decision.iterations;
@@ -611,6 +614,9 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
     if (write) {
       tkrt_store_warn(tuner, tkrt_status_message(write));
       tkrt_status_free(write);
+    } else {
+      snprintf(entry->store_file, sizeof(entry->store_file), "%s/%s.decision", tuner->store_dir,
+               key);
     }
   }
 
@@ -718,6 +724,7 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
   report->chosen = 0;
   report->iterations = 0;
   report->skip_reason[0] = '\0';
+  report->store_file[0] = '\0';
   for (size_t i = 0; i < report->times_capacity && report->times_ms; ++i) {
     report->times_ms[i] = TKRT_TUNE_SKIPPED_MS;
   }
@@ -732,6 +739,7 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
     report->chosen = entry->chosen;
     report->iterations = entry->iterations;
     snprintf(report->skip_reason, sizeof(report->skip_reason), "%s", entry->skip_reason);
+    snprintf(report->store_file, sizeof(report->store_file), "%s", entry->store_file);
     for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->times_ms;
          ++i) {
       report->times_ms[i] = entry->times_ms[i];

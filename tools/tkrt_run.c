@@ -557,9 +557,21 @@ static int run_or_tune(int argc, char** argv, int tune) {
     if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));
   }
   if (!status && tune) {
-    printf("decision stored in %s\n",
-           o.store ? o.store : getenv("TKRT_TUNE_DIR") ? getenv("TKRT_TUNE_DIR")
-                                                       : "the default store (~/.cache/tkrt/tune)");
+    /* Say what happened to the decision, from the tuner's own account. */
+    tkrt_tune_report_t report;
+    tkrt_tune_report_init(&report);
+    status = tkrt_autotuner_get_report(s.tuner, s.call, info->arch, &report);
+    if (!status) {
+      if (report.source == TKRT_TUNE_SOURCE_SINGLE) {
+        printf("nothing to tune: the call has one config\n");
+      } else if (report.source == TKRT_TUNE_SOURCE_PINNED) {
+        printf("not benchmarked: config %zu is pinned (TKRT_TUNE_PIN)\n", report.chosen);
+      } else if (report.store_file[0]) {
+        printf("decision stored in %s\n", report.store_file);
+      } else {
+        printf("decision NOT stored: the store is off or unusable (see --store, TKRT_TUNE_DIR)\n");
+      }
+    }
   }
   session_close(&s);
   if (status) return tkrt_cli_fail(o.command, status);

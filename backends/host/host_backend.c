@@ -114,18 +114,26 @@ static void tkrt_host_device_destroy(tkrt_device_t* device) {
   free(host);
 }
 
-static uint32_t tkrt_host_worker_count(void) {
+/* TKRT_HOST_THREADS, or one worker per online CPU; a value that is not a count is an error rather
+ * than silently replaced. */
+static tkrt_status_t tkrt_host_worker_count(uint32_t* out_count) {
   const char* text = getenv("TKRT_HOST_THREADS");
   long count = 0;
   if (text && *text) {
     char* end = NULL;
     count = strtol(text, &end, 10);
-    if (*end || count < 1) count = 0; /* ignored; reported by tkrt info */
+    if (*end || count < 1 || count > (long)TKRT_HOST_MAX_WORKERS) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_HOST_THREADS is '%s'; expected a thread count from 1 to %u",
+                              text, TKRT_HOST_MAX_WORKERS);
+    }
+  } else {
+    count = sysconf(_SC_NPROCESSORS_ONLN);
+    if (count < 1) count = 1;
+    if (count > (long)TKRT_HOST_MAX_WORKERS) count = TKRT_HOST_MAX_WORKERS;
   }
-  if (count == 0) count = sysconf(_SC_NPROCESSORS_ONLN);
-  if (count < 1) count = 1;
-  if (count > (long)TKRT_HOST_MAX_WORKERS) count = TKRT_HOST_MAX_WORKERS;
-  return (uint32_t)count;
+  *out_count = (uint32_t)count;
+  return NULL;
 }
 
 static void tkrt_host_cpu_name(char* out, size_t capacity, uint32_t threads) {
@@ -171,8 +179,9 @@ static tkrt_status_t tkrt_host_device_create(int ordinal, tkrt_device_t** out_de
   tkrt_hal_device_initialize(&host->base, &tkrt_host_backend, &tkrt_host_device_vtable, ordinal);
   pthread_mutex_init(&host->streams_lock, NULL);
   atomic_init(&host->capturing_streams, 0);
-  uint32_t workers = tkrt_host_worker_count();
-  tkrt_status_t status = tkrt_host_pool_create(workers - 1, &host->pool);
+  uint32_t workers = 1;
+  tkrt_status_t status = tkrt_host_worker_count(&workers);
+  if (!status) status = tkrt_host_pool_create(workers - 1, &host->pool);
   if (!status) status = tkrt_host_stream_new(host, &host->default_stream);
   if (status) {
     tkrt_host_device_destroy(&host->base);

@@ -87,6 +87,9 @@ typedef struct tkrt_tune_report {
   float* times_ms;
   size_t times_capacity;
   char skip_reason[256]; /* the first skipped config's reason, if any */
+  /* The decision store entry the decision was read from (STORE) or written to (TUNED); "" when
+   * the store was not used (off, unusable, or a failed write, which is warned about). */
+  char store_file[1024];
 } tkrt_tune_report_t;
 
 TKRT_API void tkrt_tune_report_init(tkrt_tune_report_t* report);

@@ -198,6 +198,15 @@ static void test_many_programs_deterministic(void) {
     tkrt_device_release(device);
   }
   unsetenv("TKRT_HOST_THREADS");
+  /* A value that is not a count is refused, not replaced. */
+  setenv("TKRT_HOST_THREADS", "lots", 1);
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  options.backend = "host";
+  tkrt_device_t* refused = NULL;
+  EXPECT_STATUS(tkrt_device_open(&options, &refused), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_HOST_THREADS is 'lots'");
+  unsetenv("TKRT_HOST_THREADS");
   size_t wrong = 0;
   for (int64_t i = 0; i < n; ++i) wrong += first[i] != (uint64_t)(i * i) || second[i] != first[i];
   EXPECT_EQ_U64(wrong, 0);
