@@ -9,6 +9,7 @@
 #include "core/call_internal.h"
 #include "core/decision_store.h"
 #include "hal/fs.h"
+#include "hal/versioned.h"
 #include "hal/hal.h"
 
 typedef enum tkrt_tune_entry_state {
@@ -171,11 +172,13 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   if (!out_tuner) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_create: out_tuner is NULL");
   }
-  tkrt_autotuner_options_t defaults;
-  if (!options) {
-    tkrt_autotuner_options_init(&defaults);
-    options = &defaults;
+  tkrt_autotuner_options_t local;
+  tkrt_autotuner_options_init(&local);
+  if (options) {
+    TKRT_RETURN_IF_ERROR(
+        tkrt_versioned_read(&local, sizeof(local), options, "tkrt_autotuner_create"));
   }
+  options = &local;
   if (options->capture_policy != TKRT_CAPTURE_POLICY_ERROR &&
       options->capture_policy != TKRT_CAPTURE_POLICY_FIRST_CONFIG) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "autotuner options: unknown capture policy %d",
@@ -715,10 +718,16 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
 }
 
 tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
-                                        const char* arch, tkrt_tune_report_t* report) {
-  if (!tuner || !call || !arch || !report) {
+                                        const char* arch, tkrt_tune_report_t* caller_report) {
+  if (!tuner || !call || !arch || !caller_report) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_get_report: NULL argument");
   }
+  /* Filled in full here, then copied back only as far as the caller's struct reaches. */
+  tkrt_tune_report_t local;
+  tkrt_tune_report_init(&local);
+  TKRT_RETURN_IF_ERROR(
+      tkrt_versioned_read(&local, sizeof(local), caller_report, "tkrt_autotuner_get_report"));
+  tkrt_tune_report_t* report = &local;
   report->config_count = call->desc.config_count;
   report->source = TKRT_TUNE_SOURCE_NONE;
   report->chosen = 0;
@@ -730,7 +739,7 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
   }
   if (call->desc.config_count == 1) {
     report->source = TKRT_TUNE_SOURCE_SINGLE;
-    return NULL;
+    goto done;
   }
   pthread_mutex_lock(&tuner->lock);
   const tkrt_tune_entry_t* entry = tkrt_entry_find(tuner, call->digest, arch);
@@ -746,5 +755,9 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
     }
   }
   pthread_mutex_unlock(&tuner->lock);
+
+done:
+  memcpy((char*)caller_report + sizeof(size_t), (const char*)report + sizeof(size_t),
+         tkrt_versioned_capacity(caller_report, sizeof(local)) - sizeof(size_t));
   return NULL;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "hal/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
 
@@ -165,10 +166,16 @@ static void tkrt_kernel_destroy(tkrt_kernel_t* kernel) {
   free(kernel);
 }
 
-tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* desc, tkrt_kernel_t** out_kernel) {
-  if (!desc || !out_kernel) {
+tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* caller_desc,
+                                 tkrt_kernel_t** out_kernel) {
+  if (!caller_desc || !out_kernel) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_kernel_create: NULL argument");
   }
+  tkrt_kernel_desc_t local;
+  tkrt_kernel_desc_init(&local);
+  TKRT_RETURN_IF_ERROR(
+      tkrt_versioned_read(&local, sizeof(local), caller_desc, "tkrt_kernel_create"));
+  const tkrt_kernel_desc_t* desc = &local;
   if (!desc->name || !*desc->name) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "kernel has no name");
   }
@@ -304,10 +311,14 @@ static tkrt_status_t tkrt_check_param(const tkrt_param_t* p, size_t config, size
                           (int)p->kind);
 }
 
-tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* desc, tkrt_call_t** out_call) {
-  if (!desc || !out_call) {
+tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* caller_desc, tkrt_call_t** out_call) {
+  if (!caller_desc || !out_call) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_create: NULL argument");
   }
+  tkrt_call_desc_t local;
+  tkrt_call_desc_init(&local);
+  TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&local, sizeof(local), caller_desc, "tkrt_call_create"));
+  const tkrt_call_desc_t* desc = &local;
   if (desc->config_count == 0 || !desc->configs) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "call has no kernel configuration");
   }

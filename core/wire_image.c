@@ -28,6 +28,7 @@ void tkrt_wire_image_detect(const uint8_t* data, size_t size, tkrt_wire_image_fa
   if (facts->kind == TKRT_IMAGE_FATBIN) return; /* several archs: the driver picks */
   tkrt_image_info_t* info = malloc(sizeof(*info));
   if (!info) return;
+  info->struct_size = sizeof(*info);
   tkrt_status_t status = tkrt_image_inspect(data, size, info);
   if (!status && info->kind == facts->kind) {
     snprintf(facts->arch, sizeof(facts->arch), "%.*s", (int)sizeof(facts->arch) - 1, info->arch);

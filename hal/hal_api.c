@@ -8,6 +8,7 @@
 #include "hal/hal.h"
 #include "hal/hal_objects.h"
 #include "hal/registry.h"
+#include "hal/versioned.h"
 
 #define TKRT_CHECK_ARG(cond, ...) \
   do {                            \
@@ -75,11 +76,12 @@ static void tkrt_append_attempt(char* tried, size_t capacity, const char* name,
 tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
                                tkrt_device_t** out_device) {
   TKRT_CHECK_ARG(out_device, "tkrt_device_open: out_device is NULL");
-  tkrt_device_options_t defaults;
-  if (!options) {
-    tkrt_device_options_init(&defaults);
-    options = &defaults;
+  tkrt_device_options_t local;
+  tkrt_device_options_init(&local);
+  if (options) {
+    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&local, sizeof(local), options, "tkrt_device_open"));
   }
+  options = &local;
   TKRT_CHECK_ARG(options->ordinal >= 0, "tkrt_device_open: negative device ordinal %d",
                  options->ordinal);
 

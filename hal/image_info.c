@@ -769,7 +769,14 @@ tkrt_status_t tkrt_image_inspect(const void* data, size_t size, tkrt_image_info_
   info->struct_size = sizeof(*info);
   tkrt_image_sink_t sink = {tkrt_image_store_kernel, info, false};
   tkrt_status_t status = tkrt_image_walk(data, size, info, &sink);
-  if (!status) *out_info = *info;
+  if (!status) {
+    /* Never more than the caller's struct holds: struct_size 0 means this header's size. */
+    size_t capacity = out_info->struct_size ? out_info->struct_size : sizeof(*info);
+    if (capacity > sizeof(*info)) capacity = sizeof(*info);
+    if (capacity < sizeof(size_t)) capacity = sizeof(size_t);
+    info->struct_size = capacity;
+    memcpy(out_info, info, capacity);
+  }
   free(info);
   return status;
 }

@@ -43,6 +43,7 @@ static int info_image(const char* path) {
     free(bytes);
     return tkrt_cli_fail("info", TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
   }
+  info->struct_size = sizeof(*info);
   status = tkrt_image_inspect(bytes, size, info);
   free(bytes);
   if (status) {

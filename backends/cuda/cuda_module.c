@@ -270,6 +270,7 @@ tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* base, const tkrt_image_t* ima
       /* cuModuleLoadData takes no size: the driver trusts the headers. Check them against the
        * bytes we were given first, so a truncated image is an error, not an overread. */
       tkrt_image_info_t info;
+      info.struct_size = sizeof(info);
       status = tkrt_image_inspect(image->data, image->size, &info);
       if (status) {
         status = tkrt_status_annotate(status, "refusing a malformed %s image",

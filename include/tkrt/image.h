@@ -34,7 +34,10 @@ typedef enum tkrt_image_feature {
  * pointers into the inspected bytes, so it stays valid after they are freed. Strings are
  * NUL-terminated and "" when unknown. */
 typedef struct tkrt_image_info {
-  size_t struct_size;     /* sizeof(tkrt_image_info_t), set by tkrt_image_inspect */
+  /* Set by the caller to sizeof(tkrt_image_info_t) (0 means the same): tkrt_image_inspect never
+   * writes past it, so a program built against an older, smaller struct stays safe. On return it
+   * holds the number of bytes written. */
+  size_t struct_size;
   tkrt_image_kind_t kind; /* never TKRT_IMAGE_AUTO on success */
   /* The processor the code is for: "sm_90a" (PTX, cubin), "gfx90a" (HSACO), "x86_64" or
    * "aarch64" (host ELF), "" for a fatbin (see fatbin_entries) or an unknown processor. */

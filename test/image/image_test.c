@@ -1,5 +1,6 @@
 /* Tests for tkrt_image_inspect: real cubins, PTX, a fatbin, the jaxlib HSACO code objects and this
  * executable (a host ELF), then truncated and corrupted copies of each (run under ASan+UBSan). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,22 @@ static void test_host(void) {
 #endif
   CHECK(has_kernel(info, "image_test_kernel"), "%zu kernels, image_test_kernel missing",
         info->kernel_count);
+  /* A caller built against an older, smaller struct: nothing past its struct_size is written. */
+  size_t older = offsetof(tkrt_image_info_t, arch) + 4;
+  unsigned char* small = malloc(sizeof(tkrt_image_info_t));
+  memset(small, 0xA5, sizeof(tkrt_image_info_t));
+  memcpy(small, &older, sizeof(older));
+  tkrt_status_t status = tkrt_image_inspect(self, size, (tkrt_image_info_t*)small);
+  CHECK(status == NULL, "inspect with a small struct failed");
+  tkrt_status_free(status);
+  size_t touched = 0;
+  for (size_t i = older; i < sizeof(tkrt_image_info_t); ++i) touched += small[i] != 0xA5;
+  CHECK(touched == 0, "%zu bytes written past struct_size", touched);
+#if defined(__x86_64__)
+  CHECK(memcmp(small + offsetof(tkrt_image_info_t, arch), "x86_", 4) == 0,
+        "the part of arch inside struct_size was not written");
+#endif
+  free(small);
   free(self);
 }
 
@@ -368,6 +385,7 @@ static uint64_t rng_next(void) {
  * never another code. ASan and UBSan catch any out-of-bounds read. */
 static void inspect_any(const char* what, const unsigned char* data, size_t size, size_t detail) {
   tkrt_image_info_t* info = malloc(sizeof(*info));
+  info->struct_size = sizeof(*info);
   tkrt_status_t status = tkrt_image_inspect(data, size, info);
   if (status) {
     CHECK(tkrt_status_code(status) == TKRT_STATUS_INVALID_ARGUMENT, "%s (%zu): %s: %s", what,
