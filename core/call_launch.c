@@ -42,7 +42,12 @@ static int tkrt_parse_sm(const char* arch, char* out_suffix) {
   return *end ? 0 : (int)value;
 }
 
-/* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first). */
+/* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first).
+ * An empty device arch means the backend could not tell it (HIP when reading the device
+ * properties fails its cross-check): then any image of the backend fits, because the arch is
+ * unknown, not mismatched, and the backend's own check when it loads the image (the runtime's,
+ * for HIP) still rejects one built for another device. CUDA ranks by compute capability, which
+ * it always knows, so the rule does not reach it. */
 static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_info_t* info) {
   if (strcmp(tkrt_kernel_image_backend(image), info->backend) != 0) return 0;
   int rank = image->kind == TKRT_IMAGE_PTX ? 1 : 2;
@@ -63,6 +68,7 @@ static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_in
     }
     return rank; /* fatbin: the driver picks the entry */
   }
+  if (!info->arch[0]) return rank; /* the device arch is unknown: see above */
   if (strcmp(info->backend, "hip") == 0) {
     size_t base = strcspn(image->arch, ":");
     size_t device_base = strcspn(info->arch, ":");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/hip/hip_library_names.h"
 #include "xla/xla_internal.h"
 
 tkrt_xla_counters_t tkrt_xla_counters;
@@ -316,8 +317,15 @@ static void tkrt_xla_driver_load(void) {
   *(void**)&d->cu_ctx_pop = tkrt_xla_sym(cuda, "cuCtxPopCurrent_v2");
   *(void**)&d->cu_ctx_get_device = tkrt_xla_sym(cuda, "cuCtxGetDevice");
   *(void**)&d->cu_stream_is_capturing = tkrt_xla_sym(cuda, "cuStreamIsCapturing");
-  void* hip = dlopen("libamdhip64.so", RTLD_NOW | RTLD_NOLOAD);
-  if (!hip) hip = dlopen("libamdhip64.so.6", RTLD_NOW | RTLD_NOLOAD);
+  /* The names the HIP backend opens (TKRT_HIP_LIBRARY included): RTLD_NOLOAD matches a load name
+   * or soname only, so every ROCm soname must be listed, and the runtime found must be the one
+   * whose device ordinals the backend will use. */
+  tkrt_hip_library_names_t hip_names;
+  tkrt_hip_library_names_get(&hip_names);
+  void* hip = NULL;
+  for (size_t i = 0; !hip && i < hip_names.count; ++i) {
+    hip = dlopen(hip_names.names[i], RTLD_NOW | RTLD_NOLOAD);
+  }
   *(void**)&d->hip_stream_get_device = tkrt_xla_sym(hip, "hipStreamGetDevice");
   *(void**)&d->hip_get_device = tkrt_xla_sym(hip, "hipGetDevice");
   /* The handles stay open for the process, like every vendor library tkrt opens. */

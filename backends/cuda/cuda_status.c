@@ -8,7 +8,12 @@
 #include "backends/cuda/cuda_symbols.h"
 
 /* X(value, name, tkrt code). Values are CUDA's ABI and never change meaning; every code not
- * listed here maps to INTERNAL. The table lists every CUresult of CUDA 13.0. */
+ * listed here maps to INTERNAL. The table lists every CUresult of CUDA 13.0.
+ * A sticky device fault (illegal address, launch failure or timeout, device assert, illegal
+ * instruction, ...) leaves the context unusable until the process restarts, so it is INTERNAL,
+ * not ABORTED (which invites a retry) nor DEADLINE_EXCEEDED; XLA reports driver faults as
+ * INTERNAL too. An uncorrectable ECC error is DATA_LOSS. The HIP backend maps the same errors
+ * the same way (backends/hip/hip_status.c). */
 #define TKRT_CUDA_ERRORS(X) \
   X(0, CUDA_SUCCESS, OK)                                              \
   X(1, CUDA_ERROR_INVALID_VALUE, INVALID_ARGUMENT)                    \
@@ -62,7 +67,7 @@
   X(600, CUDA_ERROR_NOT_READY, UNAVAILABLE)                           \
   X(700, CUDA_ERROR_ILLEGAL_ADDRESS, INTERNAL)                        \
   X(701, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, RESOURCE_EXHAUSTED)      \
-  X(702, CUDA_ERROR_LAUNCH_TIMEOUT, DEADLINE_EXCEEDED)                \
+  X(702, CUDA_ERROR_LAUNCH_TIMEOUT, INTERNAL)                         \
   X(703, CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, INTERNAL)          \
   X(704, CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, ALREADY_EXISTS)      \
   X(705, CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, FAILED_PRECONDITION)     \

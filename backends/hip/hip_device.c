@@ -66,8 +66,10 @@ static const tkrt_hip_attribute_ids_t* tkrt_hip_attribute_ids(int runtime_versio
  * hipGetDeviceProperties in a library without R0600 -> the ROCm 5 layout), we mirror both layouts
  * up to gcnArchName below, the call writes into a buffer far larger than either struct, and the
  * result is cross-checked (warpSize field == the warp size attribute, name starts with "gfx" and
- * ends within its 256 bytes). If anything disagrees the name is left empty: the device still
- * works, only the pre-load arch check is skipped (the runtime still rejects wrong code objects). */
+ * ends within its 256 bytes). If anything disagrees the name is left empty and info->arch is ""
+ * (unknown): the device still works, image selection takes any HIP image (tkrt_image_fit in
+ * core/call_launch.c), and only the pre-load arch check is skipped (the runtime still rejects
+ * wrong code objects). */
 
 /* hipDeviceProp_t of ROCm 5.x (the R0000 layout), up to gcnArchName. */
 typedef struct tkrt_hip_props_r0000 {

@@ -7,17 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "backends/hip/hip_library_names.h" /* TKRT_HIP_LIBRARY_ENV, the names tried */
 #include "backends/hip/hip_symbols.h"
 #include "hal/hal.h"
 #include "tkrt/image.h"
 
 /* ---------------------------------------------------------------- the library (hip_library.c) */
-
-/* Replaces the library names tried (libamdhip64.so.7, .so.6, .so.5, .so) with a ':'-separated
- * list of paths or sonames (at most 8). Meant for tests and for picking one ROCm install: with
- * TKRT_HIP_LIBRARY=/nonexistent/libamdhip64.so the backend reports the library as missing and
- * names what it tried. Read once per process, at the first probe. */
-#define TKRT_HIP_LIBRARY_ENV "TKRT_HIP_LIBRARY"
 
 typedef struct tkrt_hip_library {
   void* handle;              /* never closed */

@@ -61,37 +61,20 @@ static const char* tkrt_hip_error_name(const tkrt_hip_symbols_t* api, hipError_t
 
 static void tkrt_hip_load_once(void) {
   tkrt_hip_library_t* lib = &tkrt_hip_state.library;
-  static const char* const default_names[] = {"libamdhip64.so.7", "libamdhip64.so.6",
-                                              "libamdhip64.so.5", "libamdhip64.so"};
-  const char* override_value = getenv(TKRT_HIP_LIBRARY_ENV);
-  const char* const* names = default_names;
-  size_t name_count = sizeof(default_names) / sizeof(default_names[0]);
-  /* The override is a ':'-separated list, split into a static copy (this runs once). */
-  static char override_copy[1024];
-  static const char* override_names[8];
-  bool overridden = override_value && *override_value;
-  if (overridden) {
-    snprintf(override_copy, sizeof(override_copy), "%s", override_value);
-    name_count = 0;
-    for (char* cursor = override_copy; cursor && name_count < 8;) {
-      char* colon = strchr(cursor, ':');
-      if (colon) *colon = '\0';
-      if (*cursor) override_names[name_count++] = cursor;
-      cursor = colon ? colon + 1 : NULL;
-    }
-    names = override_names;
-  }
+  /* Static: the names are read once, and `opened` below points into them. */
+  static tkrt_hip_library_names_t names;
+  tkrt_hip_library_names_get(&names);
   void* handle = NULL;
   const char* opened = NULL;
-  tkrt_status_t status = tkrt_dylib_open(names, name_count, 1, &handle, &opened);
+  tkrt_status_t status = tkrt_dylib_open(names.names, names.count, 1, &handle, &opened);
   if (status) {
     tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "HIP runtime library not found%s: %s",
-                  overridden ? " (names from " TKRT_HIP_LIBRARY_ENV ")" : "",
+                  names.overridden ? " (names from " TKRT_HIP_LIBRARY_ENV ")" : "",
                   tkrt_status_message(status));
     tkrt_status_free(status);
     return;
   }
-  /* The name is kept for messages; the override string lives in the environment, so copy it. */
+  /* The name is kept for messages. */
   static char opened_copy[256];
   snprintf(opened_copy, sizeof(opened_copy), "%s", opened);
   lib->handle = handle;

@@ -19,10 +19,11 @@ static_assert(HIP_FUNC_ATTRIBUTE_NUM_REGS == 4, "hipFunction_attribute moved");
 typedef struct tkrt_hip_function {
   hipFunction_t handle;
   uint32_t static_shared_bytes;
-  /* The dynamic shared memory limit set through tkrt. HIP needs no opt-in call for module kernels
-   * (hipFuncSetAttribute takes a host-side kernel stub of the runtime API, not a hipFunction_t,
-   * and AMD hardware lets every launch use the full per-block LDS), so tkrt keeps the limit itself
-   * and checks launches against it, which gives the same behaviour as on CUDA. */
+  /* The dynamic shared memory limit, kept by tkrt itself: HIP needs no opt-in call for module
+   * kernels (hipFuncSetAttribute takes a host-side kernel stub of the runtime API, not a
+   * hipFunction_t, and AMD hardware lets every launch use the full per-block LDS). It behaves as
+   * on CUDA: it starts at the per-block limit minus static shared memory, the caller may set it
+   * up to the opt-in limit minus static, and a launch above it raises it there by itself. */
   _Atomic uint32_t max_dynamic_shared_bytes;
   struct tkrt_hip_function* next;
 } tkrt_hip_function_t;
@@ -185,20 +186,31 @@ tkrt_status_t tkrt_hip_function_attrs(tkrt_device_t* base, void* opaque,
   return NULL;
 }
 
+/* The most dynamic shared memory the function may use: the opt-in limit minus static. */
+static uint32_t tkrt_hip_dynamic_shared_available(const tkrt_hip_device_t* device,
+                                                  const tkrt_hip_function_t* function) {
+  uint32_t optin = device->base.info.max_shared_per_block_optin;
+  return optin > function->static_shared_bytes ? optin - function->static_shared_bytes : 0;
+}
+
+static tkrt_status_t tkrt_hip_dynamic_shared_too_large(const tkrt_hip_device_t* device,
+                                                       const tkrt_hip_function_t* function,
+                                                       uint32_t bytes, const char* what) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                          "%u bytes of dynamic shared memory %s; HIP device %d allows %u (its "
+                          "%u-byte per-block limit minus %u bytes of static shared memory)",
+                          bytes, what, device->ordinal,
+                          tkrt_hip_dynamic_shared_available(device, function),
+                          device->base.info.max_shared_per_block_optin,
+                          function->static_shared_bytes);
+}
+
 tkrt_status_t tkrt_hip_function_set_max_dynamic_shared(tkrt_device_t* base, void* opaque,
                                                        uint32_t bytes) {
   tkrt_hip_device_t* device = tkrt_hip_device_cast(base);
   tkrt_hip_function_t* function = opaque;
-  uint32_t optin = device->base.info.max_shared_per_block_optin;
-  uint32_t available = optin > function->static_shared_bytes
-                           ? optin - function->static_shared_bytes
-                           : 0;
-  if (bytes > available) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                            "%u bytes of dynamic shared memory asked for; HIP device %d allows %u "
-                            "(its %u-byte per-block limit minus %u bytes of static shared memory)",
-                            bytes, device->ordinal, available, optin,
-                            function->static_shared_bytes);
+  if (bytes > tkrt_hip_dynamic_shared_available(device, function)) {
+    return tkrt_hip_dynamic_shared_too_large(device, function, bytes, "asked for");
   }
   atomic_store_explicit(&function->max_dynamic_shared_bytes, bytes, memory_order_relaxed);
   return NULL;
@@ -208,12 +220,18 @@ tkrt_status_t tkrt_hip_launch(tkrt_device_t* base, void* opaque,
                               const tkrt_launch_params_t* params, tkrt_stream_t stream) {
   tkrt_hip_device_t* device = tkrt_hip_device_cast(base);
   tkrt_hip_function_t* function = opaque;
-  uint32_t limit = atomic_load_explicit(&function->max_dynamic_shared_bytes, memory_order_relaxed);
-  if (params->shared_mem_bytes > limit) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "%u bytes of dynamic shared memory, over the kernel's limit of %u "
-                            "(raise it with tkrt_function_set_max_dynamic_shared)",
-                            params->shared_mem_bytes, limit);
+  if (params->shared_mem_bytes >
+      atomic_load_explicit(&function->max_dynamic_shared_bytes, memory_order_relaxed)) {
+    /* Raised by itself, as the CUDA and host backends do (the core checked only the device's
+     * opt-in limit, not this function's static share of it). Straight to the most the function
+     * may use, like CUDA: the limit reserves nothing, and later launches then skip this. One
+     * atomic store, no lock: racing launches store the same value. */
+    uint32_t available = tkrt_hip_dynamic_shared_available(device, function);
+    if (params->shared_mem_bytes > available) {
+      return tkrt_hip_dynamic_shared_too_large(device, function, params->shared_mem_bytes,
+                                               "at launch");
+    }
+    atomic_store_explicit(&function->max_dynamic_shared_bytes, available, memory_order_relaxed);
   }
   if (params->flags & TKRT_LAUNCH_PDL) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,

@@ -56,6 +56,7 @@ tkrt_status_code_t tkrt_hip_status_code(int error) {
     case 213: /* hipErrorNotMappedAsPointer */
     case 216: /* hipErrorContextAlreadyInUse */
     case 401: /* hipErrorIllegalState */
+    case 709: /* hipErrorContextIsDestroyed: as CUDA_ERROR_CONTEXT_IS_DESTROYED */
     case 600: /* hipErrorNotReady: work not finished (e.g. an event not yet reached) */
     case 704: /* hipErrorPeerAccessAlreadyEnabled */
     case 705: /* hipErrorPeerAccessNotEnabled */
@@ -77,14 +78,17 @@ tkrt_status_code_t tkrt_hip_status_code(int error) {
     case 217: /* hipErrorPeerAccessUnsupported */
     case 801: /* hipErrorNotSupported */
       return TKRT_STATUS_UNIMPLEMENTED;
+    /* A sticky device fault: the context is unusable until the process restarts, so INTERNAL,
+     * not ABORTED (which invites a retry); the CUDA backend maps the same errors the same way
+     * (backends/cuda/cuda_status.c), and XLA reports driver faults as INTERNAL too. */
     case 53:  /* hipErrorPriorLaunchFailure */
-    case 214: /* hipErrorECCNotCorrectable */
     case 700: /* hipErrorIllegalAddress */
     case 702: /* hipErrorLaunchTimeOut */
-    case 709: /* hipErrorContextIsDestroyed */
     case 710: /* hipErrorAssert */
     case 719: /* hipErrorLaunchFailure */
-      return TKRT_STATUS_ABORTED; /* the device faulted; the context is unusable */
+      return TKRT_STATUS_INTERNAL;
+    case 214: /* hipErrorECCNotCorrectable: as CUDA_ERROR_ECC_UNCORRECTABLE */
+      return TKRT_STATUS_DATA_LOSS;
     case 205:  /* hipErrorMapFailed */
     case 206:  /* hipErrorUnmapFailed */
     case 219:  /* hipErrorInvalidGraphicsContext */

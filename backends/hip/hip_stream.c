@@ -21,11 +21,15 @@ tkrt_status_t tkrt_hip_stream_create(tkrt_device_t* base, tkrt_stream_t* out_str
   tkrt_hip_device_scope_t scope;
   TKRT_RETURN_IF_ERROR(tkrt_hip_scope_enter(device, &scope));
   hipStream_t stream = NULL;
-  /* hipStreamDefault: ordered with the default stream, as CUDA's default flags are. */
-  hipError_t error = device->api->hipStreamCreateWithFlags(&stream, 0);
+  /* Non-blocking, as on CUDA: no implicit synchronisation with the null stream, which other
+   * libraries in the process may be using for unrelated work. tkrt never relies on that ordering:
+   * every operation names its stream, and hipFree waits for the whole device whatever the flags.
+   * Code that mixes the null stream (tkrt's NULL stream) with these orders them with events. */
+  hipError_t error = device->api->hipStreamCreateWithFlags(&stream, hipStreamNonBlocking);
   tkrt_hip_scope_exit(device, &scope);
   if (error != hipSuccess) {
-    return TKRT_HIP_STATUS(device->api, error, "hipStreamCreateWithFlags on HIP device %d",
+    return TKRT_HIP_STATUS(device->api, error,
+                           "hipStreamCreateWithFlags(hipStreamNonBlocking) on HIP device %d",
                            device->ordinal);
   }
   *out_stream = (tkrt_stream_t)stream;
