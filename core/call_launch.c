@@ -7,6 +7,7 @@
 #include "core/call_internal.h"
 #include "hal/hal.h"
 #include "hal/hal_objects.h"
+#include "hal/versioned.h"
 
 #define TKRT_STACK_PARAMS 64
 #define TKRT_DEFAULT_SCRATCH_ALIGN 256u
@@ -175,6 +176,11 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   }
   d->flags |= kd->launch_flags;
   d->shared_mem_bytes = image->shared_mem_bytes ? image->shared_mem_bytes : kd->shared_mem_bytes;
+  if (kd->global_scratch_size && programs > (UINT64_MAX >> 1) / kd->global_scratch_size) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "global scratch of %u bytes for each of %llu programs overflows",
+                            kd->global_scratch_size, (unsigned long long)programs);
+  }
   cs->scratch_bytes = programs * kd->global_scratch_size;
   if (cs->empty_grid) return NULL;
   return tkrt_hal_validate_launch(info, d);
@@ -254,6 +260,11 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   if (scratch_bytes) {
     /* One allocation per (call, device), sized for the largest config, reused by every launch. */
     size_t slack = scratch_align > TKRT_DEFAULT_SCRATCH_ALIGN ? scratch_align : 0;
+    if (scratch_bytes > SIZE_MAX - slack) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "global scratch of %llu bytes is too large",
+                                (unsigned long long)scratch_bytes);
+      goto fail;
+    }
     status = tkrt_memory_alloc(device, scratch_bytes + slack, &state->scratch_allocation);
     if (status) {
       status = tkrt_status_annotate(status, "allocating %llu bytes of global scratch",
@@ -426,9 +437,20 @@ done:
   return status;
 }
 
-tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args) {
-  if (!call || !args || !args->device) {
+tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* caller_args) {
+  if (!call || !caller_args) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_launch: NULL argument");
+  }
+  /* The launch path: only a caller built against another version of the struct pays a copy. */
+  const tkrt_call_launch_args_t* args = caller_args;
+  tkrt_call_launch_args_t local;
+  if (caller_args->struct_size != sizeof(local)) {
+    tkrt_call_launch_args_init(&local);
+    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&local, sizeof(local), caller_args, "tkrt_call_launch"));
+    args = &local;
+  }
+  if (!args->device) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_launch: no device");
   }
   if (!args->buffers && args->input_count + args->output_count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
