@@ -57,7 +57,8 @@ typedef struct tkrt_device_info {
   size_t struct_size;
   char backend[TKRT_BACKEND_NAME_MAX];
   char name[256];         /* marketing name, e.g. "NVIDIA H100 80GB HBM3" */
-  char arch[64];          /* "sm_90", "gfx942", "x86_64" */
+  char arch[64];          /* "sm_90", "gfx942", "x86_64"; "" when the backend cannot tell (HIP,
+                             if the device properties cannot be read safely) */
   int ordinal;
   int cc_major, cc_minor; /* compute capability (CUDA); gfx major/minor (HIP); 0 on host */
   uint32_t warp_size;
