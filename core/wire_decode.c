@@ -11,8 +11,10 @@
 #include "core/wire_schema.h"
 #include "tkrt/wire.h"
 
-/* Caps on repeated fields. Each bounds memory per input byte (a 4-byte parameter becomes a
- * ~150-byte record); real calls have tens of parameters and a handful of configs. */
+/* Caps on repeated fields, per message that holds them; real calls have tens of parameters and a
+ * handful of configs. They do not bound memory on their own (65,536 configs of 65,536 parameters
+ * each): the record budget (TKRT_WIRE_MAX_RECORD_BYTES, wd_budget_t below) does, across the whole
+ * message. */
 #define TKRT_WIRE_MAX_PARAMS 65536
 #define TKRT_WIRE_MAX_CONFIGS 65536
 #define TKRT_WIRE_MAX_ALIASES 65536
@@ -91,13 +93,17 @@ typedef struct wd_tma {
   uint32_t block_shape[TKRT_TMA_MAX_RANK];
 } wd_tma_t;
 
+/* Kept small (32 bytes): an empty Parameter is 2 input bytes. The TMA descriptor (128 bytes) is
+ * out of line, so that only TMA parameters pay for it. */
 typedef struct wd_param {
-  uint32_t which; /* the oneof member set last (a tkrt_param_kind_t), 0: none */
-  size_t offset;
-  uint64_t bits; /* scalars: the varint or fixed bits */
-  uint64_t bytes_to_zero, ptr_divisibility;
-  wd_tma_t tma;
+  uint32_t which;  /* the oneof member set last (a tkrt_param_kind_t), 0: none */
+  uint32_t offset; /* messages are at most TKRT_WIRE_MAX_MESSAGE_SIZE bytes */
+  uint64_t bits;   /* scalars: the varint or fixed bits; arrays: bytes_to_zero */
+  uint64_t ptr_divisibility; /* arrays */
+  wd_tma_t* tma;   /* TMA: owned, never NULL once which is TKRT_PARAM_TMA */
 } wd_param_t;
+
+_Static_assert(TKRT_WIRE_MAX_MESSAGE_SIZE <= UINT32_MAX, "wd_param_t.offset is 32 bits");
 
 typedef struct wd_kcall {
   bool present;
@@ -130,8 +136,50 @@ typedef struct wd_any {
   bool has_metadata;
 } wd_any_t;
 
+/* The record budget of one decode (TKRT_WIRE_MAX_RECORD_BYTES): every repeated record is charged
+ * when its field is read, before anything is allocated for it, with what it costs in the model
+ * (array growth included: a grown array is charged whole, which also covers the old block that
+ * realloc keeps until it has copied it) and later in the built call (see the WD_*_COST below).
+ * Charges are never refunded (records discarded by a oneof switch still count), so the total
+ * bounds the peak. */
+typedef struct wd_budget {
+  size_t used;
+  size_t limit;
+} wd_budget_t;
+
+/* What one record costs once built, beyond its model record: the decoder's tkrt_param_t and the
+ * call's deep copy; the decoder's config and the call's, plus the kernel object (its descriptor,
+ * image table and digest; 512 bytes is generous); the call's alias copy; the decoder's image
+ * table entry and the kernel's copy. */
+#define WD_PARAM_COST (2 * sizeof(tkrt_param_t))
+#define WD_CONFIG_COST (2 * sizeof(tkrt_config_desc_t) + 512)
+#define WD_ALIAS_COST (sizeof(tkrt_alias_t))
+#define WD_IMAGE_COST (2 * sizeof(tkrt_kernel_image_t))
+
+static tkrt_status_t wd_charge(wd_budget_t* budget, const tkrt_wire_reader_t* r,
+                               const tkrt_wire_field_t* f, size_t bytes) {
+  if (bytes <= budget->limit - budget->used) {
+    budget->used += bytes;
+    return NULL;
+  }
+  return tkrt_wire_field_error_code(
+      r, f, TKRT_STATUS_RESOURCE_EXHAUSTED,
+      "the decoded records (parameters, configs, aliases, images, across the whole message) "
+      "would exceed the limit of %zu bytes (TKRT_WIRE_MAX_RECORD_BYTES; %zu used) at offset %zu "
+      "%s",
+      budget->limit, budget->used, f->offset, r->where);
+}
+
+/* wd_push, after charging the budget for the grown array when it has to grow. */
+static tkrt_status_t wd_push_charged(wd_budget_t* budget, const tkrt_wire_reader_t* r,
+                                     const tkrt_wire_field_t* f, void** array, size_t* count,
+                                     size_t* capacity, size_t size, size_t extra_cost,
+                                     void** out_slot);
+
 typedef struct wd_ctx {
   tkrt_wire_decode_options_t options;
+  wd_budget_t budget;
+  size_t hsaco_bytes; /* read from HSACO files so far, counted per kernel */
   /* NUL-terminated copies and file contents made while building; freed at the end. */
   void** allocs;
   size_t alloc_count, alloc_capacity;
@@ -152,6 +200,24 @@ static void* wd_push(void** array, size_t* count, size_t* capacity, size_t size)
   return slot;
 }
 
+static tkrt_status_t wd_push_charged(wd_budget_t* budget, const tkrt_wire_reader_t* r,
+                                     const tkrt_wire_field_t* f, void** array, size_t* count,
+                                     size_t* capacity, size_t size, size_t extra_cost,
+                                     void** out_slot) {
+  size_t cost = extra_cost;
+  if (*count == *capacity) cost += (*capacity ? *capacity * 2 : 4) * size;
+  TKRT_RETURN_IF_ERROR(wd_charge(budget, r, f, cost));
+  *out_slot = wd_push(array, count, capacity, size);
+  return *out_slot ? NULL : TKRT_WIRE_OOM();
+}
+
+static void wd_params_free(wd_kcall_t* call) {
+  for (size_t i = 0; i < call->param_count; ++i) free(call->params[i].tma);
+  free(call->params);
+  call->params = NULL;
+  call->param_count = call->param_capacity = 0;
+}
+
 static void wd_kernel_free(wd_kernel_t* kernel) {
   free(kernel->images);
   memset(kernel, 0, sizeof(*kernel));
@@ -159,7 +225,7 @@ static void wd_kernel_free(wd_kernel_t* kernel) {
 
 static void wd_kcall_free(wd_kcall_t* call) {
   wd_kernel_free(&call->kernel);
-  free(call->params);
+  wd_params_free(call);
   memset(call, 0, sizeof(*call));
 }
 
@@ -202,15 +268,17 @@ static tkrt_status_t wd_parse_module(const tkrt_wire_reader_t* parent,
   return NULL;
 }
 
-static tkrt_status_t wd_parse_image(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_image(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                     const tkrt_wire_field_t* outer, wd_kernel_t* kernel) {
   if (kernel->image_count >= TKRT_WIRE_MAX_TKRT_IMAGES) {
     return tkrt_wire_field_error(parent, outer, "more than %d images at offset %zu %s",
                                  TKRT_WIRE_MAX_TKRT_IMAGES, outer->offset, parent->where);
   }
-  wd_image_t* image = wd_push((void**)&kernel->images, &kernel->image_count,
-                              &kernel->image_capacity, sizeof(*image));
-  if (!image) return TKRT_WIRE_OOM();
+  void* pushed;
+  TKRT_RETURN_IF_ERROR(wd_push_charged(budget, parent, outer, (void**)&kernel->images,
+                                       &kernel->image_count, &kernel->image_capacity,
+                                       sizeof(wd_image_t), WD_IMAGE_COST, &pushed));
+  wd_image_t* image = pushed;
   image->offset = outer->value_offset;
   tkrt_wire_reader_t r;
   tkrt_wire_reader_sub(&r, parent, outer, &kImageSchema);
@@ -239,7 +307,7 @@ static tkrt_status_t wd_parse_image(const tkrt_wire_reader_t* parent,
   return NULL;
 }
 
-static tkrt_status_t wd_parse_kernel(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_kernel(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                      const tkrt_wire_field_t* outer, wd_kernel_t* kernel) {
   tkrt_wire_reader_t r;
   tkrt_wire_reader_sub(&r, parent, outer, &kKernelSchema);
@@ -296,7 +364,7 @@ static tkrt_status_t wd_parse_kernel(const tkrt_wire_reader_t* parent,
           TKRT_RETURN_IF_ERROR(wd_parse_module(&r, &f, kernel));
           break;
         case TKRT_F_KERNEL_TKRT_IMAGES:
-          TKRT_RETURN_IF_ERROR(wd_parse_image(&r, &f, kernel));
+          TKRT_RETURN_IF_ERROR(wd_parse_image(budget, &r, &f, kernel));
           break;
         default: break;
       }
@@ -379,17 +447,17 @@ static tkrt_status_t wd_parse_array(const tkrt_wire_reader_t* parent,
     tkrt_wire_field_t f;
     TKRT_RETURN_IF_ERROR(tkrt_wire_next_field(&r, &f));
     if (f.wire_type != TKRT_WIRE_VARINT) continue;
-    if (f.number == TKRT_F_ARRAY_BYTES_TO_ZERO) param->bytes_to_zero = f.value;
+    if (f.number == TKRT_F_ARRAY_BYTES_TO_ZERO) param->bits = f.value;
     if (f.number == TKRT_F_ARRAY_PTR_DIVISIBILITY) param->ptr_divisibility = f.value;
   }
   return NULL;
 }
 
-static tkrt_status_t wd_parse_param(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_param(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                     const tkrt_wire_field_t* outer, wd_param_t* param) {
   tkrt_wire_reader_t r;
   tkrt_wire_reader_sub(&r, parent, outer, &kParamSchema);
-  param->offset = outer->value_offset;
+  param->offset = (uint32_t)outer->value_offset;
   while (!tkrt_wire_reader_done(&r)) {
     tkrt_wire_field_t f;
     TKRT_RETURN_IF_ERROR(tkrt_wire_next_field(&r, &f));
@@ -409,15 +477,21 @@ static tkrt_status_t wd_parse_param(const tkrt_wire_reader_t* parent,
     if (f.wire_type != expected) continue;
     /* Switching oneof members clears the previous one; the same message member merges. */
     if (param->which != f.number) {
-      size_t offset = param->offset;
+      uint32_t offset = param->offset;
+      free(param->tma);
       memset(param, 0, sizeof(*param));
       param->offset = offset;
+      if (f.number == TKRT_PARAM_TMA) {
+        TKRT_RETURN_IF_ERROR(wd_charge(budget, &r, &f, sizeof(*param->tma)));
+        param->tma = calloc(1, sizeof(*param->tma));
+        if (!param->tma) return TKRT_WIRE_OOM();
+      }
       param->which = f.number;
     }
     if (f.number == TKRT_PARAM_ARRAY) {
       TKRT_RETURN_IF_ERROR(wd_parse_array(&r, &f, param));
     } else if (f.number == TKRT_PARAM_TMA) {
-      TKRT_RETURN_IF_ERROR(wd_parse_tma(&r, &f, &param->tma));
+      TKRT_RETURN_IF_ERROR(wd_parse_tma(&r, &f, param->tma));
     } else {
       param->bits = f.value;
     }
@@ -427,7 +501,7 @@ static tkrt_status_t wd_parse_param(const tkrt_wire_reader_t* parent,
   return NULL;
 }
 
-static tkrt_status_t wd_parse_kcall(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_kcall(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                     const tkrt_wire_field_t* outer, wd_kcall_t* call) {
   tkrt_wire_reader_t r;
   tkrt_wire_reader_sub(&r, parent, outer, &kCallSchema);
@@ -439,7 +513,7 @@ static tkrt_status_t wd_parse_kcall(const tkrt_wire_reader_t* parent,
     tkrt_wire_field_t f;
     TKRT_RETURN_IF_ERROR(tkrt_wire_next_field(&r, &f));
     if (f.number == TKRT_F_CALL_KERNEL && f.wire_type == TKRT_WIRE_LEN) {
-      TKRT_RETURN_IF_ERROR(wd_parse_kernel(&r, &f, &call->kernel));
+      TKRT_RETURN_IF_ERROR(wd_parse_kernel(budget, &r, &f, &call->kernel));
     } else if (f.number >= TKRT_F_CALL_GRID_0 && f.number <= TKRT_F_CALL_GRID_0 + 2 &&
                f.wire_type == TKRT_WIRE_VARINT) {
       call->grid[f.number - TKRT_F_CALL_GRID_0] = (uint32_t)f.value;
@@ -448,16 +522,18 @@ static tkrt_status_t wd_parse_kcall(const tkrt_wire_reader_t* parent,
         return tkrt_wire_field_error(&r, &f, "more than %d parameters at offset %zu %s",
                                      TKRT_WIRE_MAX_PARAMS, f.offset, r.where);
       }
-      wd_param_t* param = wd_push((void**)&call->params, &call->param_count,
-                                  &call->param_capacity, sizeof(*param));
-      if (!param) return TKRT_WIRE_OOM();
-      TKRT_RETURN_IF_ERROR(wd_parse_param(&r, &f, param));
+      void* pushed;
+      TKRT_RETURN_IF_ERROR(wd_push_charged(budget, &r, &f, (void**)&call->params,
+                                           &call->param_count, &call->param_capacity,
+                                           sizeof(wd_param_t), WD_PARAM_COST, &pushed));
+      wd_param_t* param = pushed;
+      TKRT_RETURN_IF_ERROR(wd_parse_param(budget, &r, &f, param));
     }
   }
   return NULL;
 }
 
-static tkrt_status_t wd_parse_config(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_config(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                      const tkrt_wire_field_t* outer, wd_config_t* config) {
   tkrt_wire_reader_t r;
   tkrt_wire_reader_sub(&r, parent, outer, &kConfigSchema);
@@ -467,7 +543,7 @@ static tkrt_status_t wd_parse_config(const tkrt_wire_reader_t* parent,
     TKRT_RETURN_IF_ERROR(tkrt_wire_next_field(&r, &f));
     if (f.wire_type != TKRT_WIRE_LEN) continue;
     if (f.number == TKRT_F_CONFIG_KERNEL_CALL) {
-      TKRT_RETURN_IF_ERROR(wd_parse_kcall(&r, &f, &config->call));
+      TKRT_RETURN_IF_ERROR(wd_parse_kcall(budget, &r, &f, &config->call));
     } else if (f.number == TKRT_F_CONFIG_DESCRIPTION) {
       TKRT_RETURN_IF_ERROR(tkrt_wire_check_string(&r, &f, true));
       config->description = wd_slice(&f);
@@ -491,7 +567,7 @@ static tkrt_status_t wd_parse_alias(const tkrt_wire_reader_t* parent,
   return NULL;
 }
 
-static tkrt_status_t wd_parse_autotuned(const tkrt_wire_reader_t* parent,
+static tkrt_status_t wd_parse_autotuned(wd_budget_t* budget, const tkrt_wire_reader_t* parent,
                                         const tkrt_wire_field_t* outer,
                                         wd_autotuned_t* autotuned) {
   tkrt_wire_reader_t r;
@@ -508,26 +584,30 @@ static tkrt_status_t wd_parse_autotuned(const tkrt_wire_reader_t* parent,
         return tkrt_wire_field_error(&r, &f, "more than %d configs at offset %zu %s",
                                      TKRT_WIRE_MAX_CONFIGS, f.offset, r.where);
       }
-      wd_config_t* config = wd_push((void**)&autotuned->configs, &autotuned->config_count,
-                                    &autotuned->config_capacity, sizeof(*config));
-      if (!config) return TKRT_WIRE_OOM();
-      TKRT_RETURN_IF_ERROR(wd_parse_config(&r, &f, config));
+      void* pushed;
+      TKRT_RETURN_IF_ERROR(wd_push_charged(budget, &r, &f, (void**)&autotuned->configs,
+                                           &autotuned->config_count, &autotuned->config_capacity,
+                                           sizeof(wd_config_t), WD_CONFIG_COST, &pushed));
+      wd_config_t* config = pushed;
+      TKRT_RETURN_IF_ERROR(wd_parse_config(budget, &r, &f, config));
     } else if (f.number == TKRT_F_AUTOTUNED_ALIASES) {
       if (autotuned->alias_count >= TKRT_WIRE_MAX_ALIASES) {
         return tkrt_wire_field_error(&r, &f, "more than %d aliases at offset %zu %s",
                                      TKRT_WIRE_MAX_ALIASES, f.offset, r.where);
       }
-      tkrt_alias_t* alias = wd_push((void**)&autotuned->aliases, &autotuned->alias_count,
-                                    &autotuned->alias_capacity, sizeof(*alias));
-      if (!alias) return TKRT_WIRE_OOM();
+      void* pushed;
+      TKRT_RETURN_IF_ERROR(wd_push_charged(budget, &r, &f, (void**)&autotuned->aliases,
+                                           &autotuned->alias_count, &autotuned->alias_capacity,
+                                           sizeof(tkrt_alias_t), WD_ALIAS_COST, &pushed));
+      tkrt_alias_t* alias = pushed;
       TKRT_RETURN_IF_ERROR(wd_parse_alias(&r, &f, alias));
     }
   }
   return NULL;
 }
 
-static tkrt_status_t wd_parse_any(const uint8_t* data, size_t size, const char* where,
-                                  wd_any_t* any) {
+static tkrt_status_t wd_parse_any(wd_budget_t* budget, const uint8_t* data, size_t size,
+                                  const char* where, wd_any_t* any) {
   tkrt_wire_reader_t r;
   tkrt_wire_reader_init(&r, data, size, where, &kAnySchema);
   while (!tkrt_wire_reader_done(&r)) {
@@ -543,9 +623,9 @@ static tkrt_status_t wd_parse_any(const uint8_t* data, size_t size, const char* 
           any->which = f.number;
         }
         if (f.number == TKRT_F_ANY_KERNEL_CALL) {
-          TKRT_RETURN_IF_ERROR(wd_parse_kcall(&r, &f, &any->call));
+          TKRT_RETURN_IF_ERROR(wd_parse_kcall(budget, &r, &f, &any->call));
         } else {
-          TKRT_RETURN_IF_ERROR(wd_parse_autotuned(&r, &f, &any->autotuned));
+          TKRT_RETURN_IF_ERROR(wd_parse_autotuned(budget, &r, &f, &any->autotuned));
         }
         break;
       case TKRT_F_ANY_METADATA:
@@ -658,14 +738,29 @@ static tkrt_status_t wd_build_ptx_image(wd_ctx_t* ctx, wd_kernel_t* k, const cha
                             "reading files is off (tkrt_wire_decode_options_t.read_hsaco_files)",
                             k->ptx.offset, where, path);
   }
+  /* The files of one decode total at most max_message_size, counted once per kernel (each kernel
+   * keeps its own copy): otherwise a small blob of many configs naming one large file could make
+   * the decode allocate that file's size once per config. */
   uint8_t* bytes = NULL;
   size_t size = 0;
-  tkrt_status_t status = tkrt_wire_read_file(ctx->options.base_dir, path,
-                                             ctx->options.max_message_size, &bytes, &size);
+  size_t left = ctx->options.max_message_size - ctx->hsaco_bytes;
+  tkrt_status_t status = left == 0 ? TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                                                      "no bytes left for '%s'", path)
+                                   : tkrt_wire_read_file(ctx->options.base_dir, path, left,
+                                                         &bytes, &size);
   if (status) {
+    if (left < ctx->options.max_message_size) {
+      return tkrt_status_annotate(status,
+                                  "HSACO file named by TritonKernel.ptx (offset %zu %s; the HSACO "
+                                  "files of one message total at most %zu bytes "
+                                  "(max_message_size), %zu already read)",
+                                  k->ptx.offset, where, ctx->options.max_message_size,
+                                  ctx->hsaco_bytes);
+    }
     return tkrt_status_annotate(status, "HSACO file named by TritonKernel.ptx (offset %zu %s)",
                                 k->ptx.offset, where);
   }
+  ctx->hsaco_bytes += size;
   if (!wd_track(ctx, bytes)) {
     free(bytes);
     return TKRT_WIRE_OOM();
@@ -804,10 +899,10 @@ static tkrt_status_t wd_build_params(const wd_kcall_t* call, const char* where,
           return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                   "parameter %zu (TritonKernelCall.parameters at offset %zu %s): "
                                   "ptr_divisibility %llu is not a power of two",
-                                  i, src->offset, where,
+                                  i, (size_t)src->offset, where,
                                   (unsigned long long)src->ptr_divisibility);
         }
-        dst->value.array.bytes_to_zero = src->bytes_to_zero;
+        dst->value.array.bytes_to_zero = src->bits;
         dst->value.array.ptr_divisibility = src->ptr_divisibility;
         break;
       case TKRT_PARAM_BOOL: dst->value.b = src->bits != 0; break;
@@ -823,7 +918,7 @@ static tkrt_status_t wd_build_params(const wd_kcall_t* call, const char* where,
       }
       case TKRT_PARAM_F64: memcpy(&dst->value.f64, &src->bits, sizeof(src->bits)); break;
       case TKRT_PARAM_TMA: {
-        const wd_tma_t* t = &src->tma;
+        const wd_tma_t* t = src->tma;
         if (t->shape_count != t->strides_count || t->shape_count != t->block_count ||
             t->shape_count == 0) {
           free(params);
@@ -831,7 +926,7 @@ static tkrt_status_t wd_build_params(const wd_kcall_t* call, const char* where,
                                   "parameter %zu (TritonKernelCall.parameters at offset %zu %s): "
                                   "TMA descriptor has %u shape, %u strides and %u block_shape "
                                   "entries; they must be equal and at least 1",
-                                  i, src->offset, where, t->shape_count, t->strides_count,
+                                  i, (size_t)src->offset, where, t->shape_count, t->strides_count,
                                   t->block_count);
         }
         tkrt_tma_desc_t* d = &dst->value.tma;
@@ -849,7 +944,7 @@ static tkrt_status_t wd_build_params(const wd_kcall_t* call, const char* where,
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "unknown scalar parameter type: parameter %zu (TritonKernelCall."
                                 "parameters at offset %zu %s) has no value set",
-                                i, src->offset, where);
+                                i, (size_t)src->offset, where);
     }
   }
   *out_params = params;
@@ -901,6 +996,7 @@ static tkrt_status_t wd_build_call(wd_ctx_t* ctx, wd_any_t* any, const char* whe
     if (status) goto cleanup;
     configs[c].params = params;
     configs[c].param_count = call->param_count;
+    wd_params_free(call); /* built: the model's records go before the next config's are built */
     if (!single) {
       status = wd_string(ctx, any->autotuned.configs[c].description, &configs[c].description);
       if (status) goto cleanup;
@@ -938,7 +1034,7 @@ void tkrt_wire_decode_options_init(tkrt_wire_decode_options_t* options) {
   options->format = TKRT_WIRE_FORMAT_AUTO;
   options->read_hsaco_files = true;
   options->base_dir = NULL;
-  options->max_message_size = TKRT_WIRE_MAX_MESSAGE_SIZE;
+  options->max_message_size = TKRT_WIRE_DEFAULT_MESSAGE_SIZE;
 }
 
 tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
@@ -964,7 +1060,9 @@ tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
     memcpy(&ctx.options, options, n);
     ctx.options.struct_size = sizeof(ctx.options);
   }
-  if (ctx.options.max_message_size == 0 || ctx.options.max_message_size > TKRT_WIRE_MAX_MESSAGE_SIZE) {
+  if (ctx.options.max_message_size == 0) {
+    ctx.options.max_message_size = TKRT_WIRE_DEFAULT_MESSAGE_SIZE;
+  } else if (ctx.options.max_message_size > TKRT_WIRE_MAX_MESSAGE_SIZE) {
     ctx.options.max_message_size = TKRT_WIRE_MAX_MESSAGE_SIZE;
   }
   if (ctx.options.format != TKRT_WIRE_FORMAT_AUTO && ctx.options.format != TKRT_WIRE_FORMAT_ZLIB &&
@@ -998,7 +1096,8 @@ tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
     goto cleanup;
   }
 
-  status = wd_parse_any(message, message_size, where, &any);
+  ctx.budget.limit = TKRT_WIRE_MAX_RECORD_BYTES;
+  status = wd_parse_any(&ctx.budget, message, message_size, where, &any);
   if (status) goto cleanup;
   status = wd_build_call(&ctx, &any, where, out_call);
 

@@ -55,16 +55,35 @@ static void tkrt_wire_field_prefix(const tkrt_wire_schema_t* schema, uint32_t nu
   }
 }
 
-tkrt_status_t tkrt_wire_field_error(const tkrt_wire_reader_t* reader,
-                                    const tkrt_wire_field_t* field, const char* format, ...) {
+static tkrt_status_t tkrt_wire_field_verror(const tkrt_wire_reader_t* reader,
+                                            const tkrt_wire_field_t* field,
+                                            tkrt_status_code_t code, const char* format,
+                                            va_list args) {
   char prefix[160];
   char text[512];
   tkrt_wire_field_prefix(reader->schema, field->number, prefix, sizeof(prefix));
+  vsnprintf(text, sizeof(text), format, args);
+  return TKRT_STATUS_MAKE(code, "%s%s", prefix, text);
+}
+
+tkrt_status_t tkrt_wire_field_error(const tkrt_wire_reader_t* reader,
+                                    const tkrt_wire_field_t* field, const char* format, ...) {
   va_list args;
   va_start(args, format);
-  vsnprintf(text, sizeof(text), format, args);
+  tkrt_status_t status =
+      tkrt_wire_field_verror(reader, field, TKRT_STATUS_INVALID_ARGUMENT, format, args);
   va_end(args);
-  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s%s", prefix, text);
+  return status;
+}
+
+tkrt_status_t tkrt_wire_field_error_code(const tkrt_wire_reader_t* reader,
+                                         const tkrt_wire_field_t* field, tkrt_status_code_t code,
+                                         const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  tkrt_status_t status = tkrt_wire_field_verror(reader, field, code, format, args);
+  va_end(args);
+  return status;
 }
 
 /* Decodes a varint at *p (< end). Returns 0 on success, 1 when truncated, 2 when longer than 10

@@ -79,6 +79,10 @@ const char* tkrt_wire_field_name(const tkrt_wire_schema_t* schema, uint32_t numb
 tkrt_status_t tkrt_wire_field_error(const tkrt_wire_reader_t* reader,
                                     const tkrt_wire_field_t* field, const char* format, ...)
     TKRT_PRINTF_LIKE(3, 4);
+/* The same with another status code (RESOURCE_EXHAUSTED for the decoder's budgets). */
+tkrt_status_t tkrt_wire_field_error_code(const tkrt_wire_reader_t* reader,
+                                         const tkrt_wire_field_t* field, tkrt_status_code_t code,
+                                         const char* format, ...) TKRT_PRINTF_LIKE(4, 5);
 
 /* Checks that a string field is valid UTF-8 (as libprotobuf does for proto3 strings) and, when
  * c_string, holds no NUL byte (tkrt keeps such strings NUL-terminated). */

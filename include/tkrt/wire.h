@@ -24,9 +24,26 @@ extern "C" {
  * its decoders skip it). Layout in docs/wire.md. */
 #define TKRT_WIRE_IMAGE_FIELD 1000
 
-/* Default and hard upper bound of the decompressed message size (1 GiB), so that a small
- * compressed blob cannot make the decoder allocate without bound. */
+/* Default of tkrt_wire_decode_options_t.max_message_size (256 MiB): the largest decompressed
+ * message (and HSACO file) a decode accepts unless the caller asks for more. Real calls are far
+ * smaller (jaxlib's largest vector, an autotuned matmul, is 252 KB); the decoder's memory grows with
+ * this limit (see TKRT_WIRE_MAX_RECORD_BYTES), and so does what a small zlib blob (1032:1 at
+ * most) can make it allocate. */
+#define TKRT_WIRE_DEFAULT_MESSAGE_SIZE ((size_t)256 << 20)
+
+/* Hard upper bound of max_message_size (1 GiB): larger requests are clamped to it. */
 #define TKRT_WIRE_MAX_MESSAGE_SIZE ((size_t)1 << 30)
+
+/* Budget of decoded records for one decode, across the whole message (64 MiB): parameters,
+ * configs (with their kernels), input/output aliases and tkrt images each cost the bytes their
+ * records take in the decoder and in the resulting call (about 320 bytes per parameter, 1.2 KiB per
+ * config), counted when the field is read, whatever config it is in. Input bytes alone do not bound
+ * this (an empty Parameter is 2 bytes), so the budget does: a message that needs more fails with
+ * RESOURCE_EXHAUSTED naming the field and its offset, before allocating. It allows about 200,000
+ * parameters or 50,000 configs in total. With it, a decode uses at most about 4 times the
+ * decompressed message size plus this budget, plus the HSACO files it reads (at most
+ * max_message_size in total, counted once per kernel that uses a file). */
+#define TKRT_WIRE_MAX_RECORD_BYTES ((size_t)64 << 20)
 
 typedef enum tkrt_wire_format {
   TKRT_WIRE_FORMAT_AUTO = 0, /* zlib when the first two bytes are a valid RFC 1950 header, else raw */
@@ -44,8 +61,9 @@ typedef struct tkrt_wire_decode_options {
   bool read_hsaco_files;
   /* Relative HSACO paths are resolved against this directory; NULL: the working directory. */
   const char* base_dir;
-  /* Largest accepted decompressed message (and HSACO file); 0: TKRT_WIRE_MAX_MESSAGE_SIZE. Larger
-   * values are clamped to TKRT_WIRE_MAX_MESSAGE_SIZE. */
+  /* Largest accepted decompressed message, and total size of the HSACO files one decode reads
+   * (a file counts once per kernel that names it); 0: TKRT_WIRE_DEFAULT_MESSAGE_SIZE (the
+   * default). Larger values are clamped to TKRT_WIRE_MAX_MESSAGE_SIZE. */
   size_t max_message_size;
 } tkrt_wire_decode_options_t;
 
@@ -55,7 +73,9 @@ TKRT_API void tkrt_wire_decode_options_init(tkrt_wire_decode_options_t* options)
 /* Decodes a jaxlib blob (zlib or raw, see options->format; NULL options: defaults) into a new call.
  * Errors: INVALID_ARGUMENT for every malformed input ("empty blob", "zlib inflate failed: ...",
  * "unknown kernel call type", "unknown scalar parameter type", truncations, bad lengths, ...), with
- * the field and the byte offset in the decompressed message; NOT_FOUND (or PERMISSION_DENIED) for
+ * the field and the byte offset in the decompressed message; RESOURCE_EXHAUSTED when the decoded
+ * records would exceed TKRT_WIRE_MAX_RECORD_BYTES (with the field and offset) or memory runs out;
+ * NOT_FOUND (or PERMISSION_DENIED) for
  * an HSACO path that does not exist (cannot be read); FAILED_PRECONDITION for an HSACO path when
  * read_hsaco_files is off and the blob does not carry the bytes. *out_call is written only on
  * success; the caller releases it with tkrt_call_release. Thread-safe: no shared state. */
