@@ -278,9 +278,16 @@ static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
 tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_t* device,
                               tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                               size_t input_count, size_t output_count, bool* out_captured) {
+  uint64_t bit = (uint64_t)1 << (ordinal & 63);
+  bool undecided = entry->autotuned &&
+                   !(atomic_load_explicit(&entry->decided_devices, memory_order_relaxed) & bit);
+  /* The capture state feeds the counters (out_captured) and, before a decision, tells a capture
+   * fallback from a tuning; callers that do not count captures skip the driver query. */
   bool capturing = false;
-  TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(device, stream, &capturing));
-  *out_captured = capturing;
+  if (out_captured || undecided) {
+    TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(device, stream, &capturing));
+  }
+  if (out_captured) *out_captured = capturing;
   tkrt_call_launch_args_t args;
   tkrt_call_launch_args_init(&args);
   args.device = device;
@@ -288,12 +295,7 @@ tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_
   args.buffers = buffers;
   args.input_count = input_count;
   args.output_count = output_count;
-  uint64_t bit = (uint64_t)1 << (ordinal & 63);
-  bool undecided = false;
-  if (entry->autotuned) {
-    TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
-    undecided = !(atomic_load_explicit(&entry->decided_devices, memory_order_relaxed) & bit);
-  }
+  if (entry->autotuned) TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
   TKRT_RETURN_IF_ERROR(tkrt_call_launch(entry->call, &args));
   if (undecided) {
     /* Rare path (once per call and device, plus every capture without a decision): ask the
@@ -367,7 +369,25 @@ static void tkrt_xla_driver_load(void) {
   /* The handles stay open for the process, like every vendor library tkrt opens. */
 }
 
+/* The last stream this thread asked about: XLA launches on a handful of long-lived streams, and
+ * a stream never changes device, so the driver is asked once per stream change, not per launch. */
+static _Thread_local void* tkrt_xla_last_stream;
+static _Thread_local int tkrt_xla_last_ordinal;
+
+static tkrt_status_t tkrt_xla_stream_ordinal_query(void* stream, int* out_ordinal);
+
 tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal) {
+  if (stream && stream == tkrt_xla_last_stream) {
+    *out_ordinal = tkrt_xla_last_ordinal;
+    return NULL;
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_xla_stream_ordinal_query(stream, out_ordinal));
+  tkrt_xla_last_stream = stream;
+  tkrt_xla_last_ordinal = *out_ordinal;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_xla_stream_ordinal_query(void* stream, int* out_ordinal) {
   pthread_once(&tkrt_xla_driver_once, tkrt_xla_driver_load);
   const tkrt_xla_driver_fns_t* d = &tkrt_xla_driver;
   int device = -1;

@@ -47,7 +47,9 @@ TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
 /* The process-wide device for an ordinal (lent, never released). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device);
 
-/* Launches entry->call on the buffers with the process tuner, keeping the counters. */
+/* Launches entry->call on the buffers with the process tuner, keeping the counters. out_captured
+ * (may be NULL: then the capture state is queried only while the call has no decision) reports
+ * whether the stream was capturing. */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal,
                                               tkrt_device_t* device, tkrt_stream_t stream,
                                               const tkrt_buffer_t* buffers, size_t input_count,

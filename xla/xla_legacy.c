@@ -87,9 +87,10 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
     view[inputs + r].ptr = alias->input_index < inputs ? view[alias->input_index].ptr : 0;
     view[inputs + r].size = alias->size_bytes;
   }
-  bool captured = false;
+  /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
+   * targets), which spares a driver query per launch. */
   status = tkrt_xla_launch(entry, ordinal, device, (tkrt_stream_t)stream, view, inputs, outputs,
-                           &captured);
+                           NULL);
   if (view != stack) free(view);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);
