@@ -115,22 +115,20 @@ static void tkrt_xla_entry_free(tkrt_xla_entry_t* entry) {
 }
 
 /* The legacy custom call hands over the same opaque pointer on every execution (it is the
- * instruction's backend config, alive as long as the executable). A few recent (pointer, size)
- * pairs per thread skip hashing the whole blob; a hit also compares the blob's first and last
- * 64 bytes with the entry's copy — the zlib header and stream start, and the stream's end with its
- * Adler-32 checksum of the whole decompressed call — so a different blob that reuses a freed
- * address is caught. The table itself is only read, so this needs no lock either. */
-#define TKRT_XLA_RECENT 4
+ * instruction's backend config, alive as long as the executable), possibly from several XLA
+ * threads. A direct-mapped table from that address to the entry last seen there skips hashing the
+ * whole blob; a hit also compares the blob's first and last 64 bytes with the entry's copy — the
+ * zlib header and stream start, and the stream's end with its Adler-32 checksum of the whole
+ * decompressed call — so a different blob at a reused address is caught. Slots and the entry's
+ * `seen_at` are single atomic words: a race costs at most a full lookup, never a wrong entry. */
+#define TKRT_XLA_POINTER_SLOTS 256
 #define TKRT_XLA_EDGE 64
 
-typedef struct tkrt_xla_recent {
-  const void* bytes;
-  size_t size;
-  tkrt_xla_entry_t* entry;
-} tkrt_xla_recent_t;
+static _Atomic(tkrt_xla_entry_t*) tkrt_xla_by_pointer[TKRT_XLA_POINTER_SLOTS];
 
-static _Thread_local tkrt_xla_recent_t tkrt_xla_recent[TKRT_XLA_RECENT];
-static _Thread_local unsigned tkrt_xla_recent_next;
+static size_t tkrt_xla_pointer_slot(const void* bytes, size_t size) {
+  return (size_t)(tkrt_xla_mix((uint64_t)(uintptr_t)bytes ^ size) % TKRT_XLA_POINTER_SLOTS);
+}
 
 static bool tkrt_xla_edges_match(const tkrt_xla_entry_t* e, const unsigned char* bytes,
                                  size_t size) {
@@ -139,24 +137,29 @@ static bool tkrt_xla_edges_match(const tkrt_xla_entry_t* e, const unsigned char*
          memcmp(e->bytes + size - edge, bytes + size - edge, edge) == 0;
 }
 
+static void tkrt_xla_remember_pointer(tkrt_xla_entry_t* entry, const void* bytes, size_t size) {
+  atomic_store_explicit(&entry->seen_at, bytes, memory_order_relaxed);
+  atomic_store_explicit(&tkrt_xla_by_pointer[tkrt_xla_pointer_slot(bytes, size)], entry,
+                        memory_order_release);
+}
+
 tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_t** out_entry) {
   if (!bytes || size == 0) {
     /* jaxlib's wording for the same input. */
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "empty blob: the custom call carries no serialized kernel call");
   }
-  for (unsigned i = 0; i < TKRT_XLA_RECENT; ++i) {
-    const tkrt_xla_recent_t* r = &tkrt_xla_recent[i];
-    if (r->bytes == bytes && r->size == size && tkrt_xla_edges_match(r->entry, bytes, size)) {
-      *out_entry = r->entry;
-      return NULL;
-    }
+  tkrt_xla_entry_t* seen = atomic_load_explicit(
+      &tkrt_xla_by_pointer[tkrt_xla_pointer_slot(bytes, size)], memory_order_acquire);
+  if (seen && atomic_load_explicit(&seen->seen_at, memory_order_relaxed) == bytes &&
+      seen->size == size && tkrt_xla_edges_match(seen, bytes, size)) {
+    *out_entry = seen;
+    return NULL;
   }
   uint64_t hash = tkrt_xla_hash(bytes, size);
   tkrt_xla_entry_t* found = tkrt_xla_cache_find(hash, bytes, size);
   if (found) {
-    tkrt_xla_recent[tkrt_xla_recent_next++ % TKRT_XLA_RECENT] =
-        (tkrt_xla_recent_t){bytes, size, found};
+    tkrt_xla_remember_pointer(found, bytes, size);
     *out_entry = found;
     return NULL;
   }
@@ -188,6 +191,7 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                      ? desc->autotune_name
                      : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
   atomic_init(&entry->decided_devices, 0);
+  atomic_init(&entry->seen_at, NULL);
   tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
   if (!winner) {
     tkrt_xla_entry_free(entry);
@@ -195,8 +199,7 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                             "the decode cache cannot hold another call (out of host memory)");
   }
   if (winner != entry) tkrt_xla_entry_free(entry);
-  tkrt_xla_recent[tkrt_xla_recent_next++ % TKRT_XLA_RECENT] =
-      (tkrt_xla_recent_t){bytes, size, winner};
+  tkrt_xla_remember_pointer(winner, bytes, size);
   *out_entry = winner;
   return NULL;
 }

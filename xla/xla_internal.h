@@ -27,6 +27,8 @@ typedef struct tkrt_xla_entry {
   /* Bit d: an autotuned launch on device ordinal d has decided outside capture. Only feeds
    * the counters; the decision itself lives in the core. */
   atomic_uint_fast64_t decided_devices;
+  /* The address the legacy target last received this blob at (see the pointer table). */
+  _Atomic(const void*) seen_at;
   unsigned char bytes[];    /* the opaque blob, compared on lookup */
 } tkrt_xla_entry_t;
 
