@@ -39,6 +39,7 @@ typedef struct tkrt_config_state {
   tkrt_launch_params_t dims; /* grid (cluster-scaled), block, cluster, shared memory, flags */
   bool empty_grid;           /* a zero grid dimension: launches are no-ops */
   uint64_t scratch_bytes;    /* global scratch this config needs */
+  uint32_t tma_count;        /* TMA descriptor parameters (0: the plain launch path) */
 } tkrt_config_state_t;
 
 struct tkrt_call_device_state {

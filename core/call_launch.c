@@ -131,6 +131,85 @@ void tkrt_call_device_states_free(tkrt_call_t* call) {
   }
 }
 
+/* ---------------------------------------------------------------- TMA descriptors */
+
+/* jaxlib's TMA parameter (wire field 9), as jax-triton emits it for a Triton host-side
+ * TensorDescriptor: elem_type and swizzle are CUtensorMapDataType / CUtensorMapSwizzle values,
+ * oob_fill is 0 (zeros) or 1 (NaN, Triton's padding="nan"), shape / block_shape are in C order
+ * (outermost first) and strides are in elements with the innermost one 1. The parameter consumes
+ * the next buffer, whose address is the tensor's base, like an array parameter; jax-triton lists
+ * the descriptor's shape (i32) and strides (i64) as ordinary scalar parameters after it. */
+
+/* Bytes per element of the types tkrt builds descriptors for (CUtensorMapDataType 0..12: u8, u16,
+ * u32, i32, u64, i64, f16, f32, f64, bf16, f32 ftz, tf32, tf32 ftz). 13..15 are packed sub-byte
+ * types whose sizes the parameter does not carry. */
+static const uint8_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+#define TKRT_TMA_ELEMENT_TYPES (sizeof(kTmaElementBytes) / sizeof(kTmaElementBytes[0]))
+#define TKRT_TMA_BASE_ALIGN 16u
+
+#define TKRT_TMA_INVALID(...)                                                     \
+  TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "parameter %zu (TMA descriptor): " __VA_ARGS__)
+
+/* Everything about a TMA parameter that does not depend on the buffer (checked once per device
+ * state; the base address is checked per launch). */
+static tkrt_status_t tkrt_tma_check(const tkrt_tma_desc_t* t, size_t index) {
+  if (t->rank == 0 || t->rank > TKRT_TMA_MAX_RANK) {
+    return TKRT_TMA_INVALID("rank %u is not in 1..%d", index, t->rank, TKRT_TMA_MAX_RANK);
+  }
+  if (t->elem_type >= TKRT_TMA_ELEMENT_TYPES) {
+    return TKRT_TMA_INVALID("element type %u is not supported (0..%zu: u8 .. tf32_ftz)",
+                            index, t->elem_type, TKRT_TMA_ELEMENT_TYPES - 1);
+  }
+  if (t->swizzle > 3) {
+    return TKRT_TMA_INVALID("swizzle %u is not one of 0 (none), 1 (32B), 2 (64B), 3 (128B)",
+                            index, t->swizzle);
+  }
+  if (t->oob_fill > 1) {
+    return TKRT_TMA_INVALID("oob_fill %u is not 0 (zeros) or 1 (NaN)", index, t->oob_fill);
+  }
+  if (t->oob_fill == 1 && t->elem_type < 6) {
+    return TKRT_TMA_INVALID("oob_fill 1 (NaN) needs a floating-point element type, not %u",
+                            index, t->elem_type);
+  }
+  uint64_t element_bytes = kTmaElementBytes[t->elem_type];
+  uint32_t last = t->rank - 1;
+  for (uint32_t d = 0; d < t->rank; ++d) {
+    if (t->shape[d] == 0 || t->shape[d] > (UINT64_C(1) << 32)) {
+      return TKRT_TMA_INVALID("shape[%u] is %llu; it must be in 1..2^32", index, d,
+                              (unsigned long long)t->shape[d]);
+    }
+    if (t->block_shape[d] == 0 || t->block_shape[d] > 256) {
+      return TKRT_TMA_INVALID("block_shape[%u] is %u; it must be in 1..256", index, d,
+                              t->block_shape[d]);
+    }
+    if (d == last) {
+      if (t->strides[d] != 1) {
+        return TKRT_TMA_INVALID("the innermost stride (strides[%u]) is %llu; it must be 1",
+                                index, d, (unsigned long long)t->strides[d]);
+      }
+    } else if (t->strides[d] == 0 || t->strides[d] >= (UINT64_C(1) << 40) / element_bytes ||
+               t->strides[d] * element_bytes % 16 != 0) {
+      return TKRT_TMA_INVALID(
+                              "strides[%u] is %llu elements (%llu bytes); byte strides must be "
+                              "non-zero multiples of 16 below 2^40",
+                              index, d, (unsigned long long)t->strides[d],
+                              (unsigned long long)(t->strides[d] * element_bytes));
+    }
+  }
+  uint64_t inner_bytes = (uint64_t)t->block_shape[last] * element_bytes;
+  if (inner_bytes % 16 != 0) {
+    return TKRT_TMA_INVALID("the innermost block dimension is %llu bytes, not a multiple of 16",
+                            index, (unsigned long long)inner_bytes);
+  }
+  if (t->swizzle && inner_bytes > (16u << t->swizzle)) {
+    return TKRT_TMA_INVALID(
+                            "the innermost block dimension is %llu bytes, more than the %u-byte "
+                            "span of swizzle %u",
+                            index, (unsigned long long)inner_bytes, 16u << t->swizzle, t->swizzle);
+  }
+  return NULL;
+}
+
 /* Computes the launch dims of a config on the device and checks them (no device work). */
 static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
                                          const tkrt_device_info_t* info,
@@ -138,13 +217,18 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
                                          tkrt_config_state_t* cs) {
   const tkrt_config_desc_t* config = &call->configs[index];
   const tkrt_kernel_desc_t* kd = &config->kernel->desc;
+  cs->tma_count = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
-    if (config->params[i].kind == TKRT_PARAM_TMA) {
+    if (config->params[i].kind != TKRT_PARAM_TMA) continue;
+    TKRT_RETURN_IF_ERROR(tkrt_tma_check(&config->params[i].value.tma, i));
+    if (!(info->features & TKRT_DEVICE_FEATURE_TMA)) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                              "parameter %zu is a TMA descriptor, which tkrt cannot build on the "
-                              "%s backend yet",
-                              i, info->backend);
+                              "parameter %zu is a TMA descriptor, which the %s backend cannot build "
+                              "on this device (%s): it needs a device with TMA (CUDA, compute "
+                              "capability 9.0 or newer, and a driver with cuTensorMapEncodeTiled)",
+                              i, info->backend, info->arch);
     }
+    cs->tma_count++;
   }
   uint32_t cluster[3] = {1, 1, 1};
   if (kd->num_ctas > 1) {
@@ -344,22 +428,33 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   size_t total = config->param_count + 2;
   tkrt_status_t status = NULL;
   char label[160];
+  unsigned char* tma_slots = NULL; /* TMA parameters' values; see below */
+  uint32_t tma_next = 0;
 
   /* Validate every parameter before enqueueing anything. */
   size_t next_buffer = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     const tkrt_param_t* p = &config->params[i];
-    if (p->kind != TKRT_PARAM_ARRAY) continue;
+    if (p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) continue;
     if (next_buffer >= buffer_count) {
       size_t arrays = 0;
-      for (size_t j = 0; j < config->param_count; ++j) arrays += config->params[j].kind == TKRT_PARAM_ARRAY;
+      for (size_t j = 0; j < config->param_count; ++j) {
+        arrays += config->params[j].kind == TKRT_PARAM_ARRAY || config->params[j].kind == TKRT_PARAM_TMA;
+      }
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "%s has %zu array parameters but only %zu buffers were given "
+                              "%s has %zu array%s parameters but only %zu buffers were given "
                               "(parameter %zu has no buffer)",
                               tkrt_config_label(call, index, label, sizeof(label)), arrays,
-                              buffer_count, i);
+                              cs->tma_count ? " and TMA" : "", buffer_count, i);
     }
     const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
+    if (p->kind == TKRT_PARAM_TMA) {
+      if (!buffer->ptr || buffer->ptr % TKRT_TMA_BASE_ALIGN != 0) {
+        return TKRT_TMA_INVALID("its buffer's address 0x%llx is not %u-byte aligned", i,
+                                (unsigned long long)buffer->ptr, TKRT_TMA_BASE_ALIGN);
+      }
+      continue;
+    }
     uint64_t divisibility = p->value.array.ptr_divisibility;
     if (divisibility > 1 && buffer->ptr % divisibility != 0) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
@@ -380,6 +475,26 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     values = malloc(total * sizeof(*values));
     params = malloc(total * sizeof(*params));
     if (!values || !params) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto done;
+    }
+  }
+  /* TMA parameters are passed by value: 128 bytes (a CUtensorMap), 128-byte aligned, one slot each
+   * outside `values`. Only calls with TMA parameters pay for it. The descriptor is encoded on the
+   * host for this launch's buffer; cuLaunchKernel copies parameter values when it is called, so
+   * the bytes may be freed on return, and under stream capture the driver copies them into the
+   * graph's kernel node: a captured launch keeps the descriptor of the buffers it was captured
+   * with, exactly as its array parameters keep their addresses. */
+  if (cs->tma_count) {
+    if (!TKRT_HAL_VTABLE(args->device)->encode_tma) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                                "%s: the %s backend cannot build TMA descriptors",
+                                tkrt_config_label(call, index, label, sizeof(label)),
+                                args->device->info.backend);
+      goto done;
+    }
+    tma_slots = aligned_alloc(TKRT_HAL_TMA_DESC_ALIGN, (size_t)cs->tma_count * TKRT_HAL_TMA_DESC_SIZE);
+    if (!tma_slots) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
       goto done;
     }
@@ -412,7 +527,18 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_U64: memcpy(slot, &p->value.u64, 8); break;
       case TKRT_PARAM_F32: memcpy(slot, &p->value.f32, 4); break;
       case TKRT_PARAM_F64: memcpy(slot, &p->value.f64, 8); break;
-      case TKRT_PARAM_TMA: break; /* refused when the state was built */
+      case TKRT_PARAM_TMA: {
+        const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
+        slot = tma_slots + (size_t)tma_next++ * TKRT_HAL_TMA_DESC_SIZE;
+        status = TKRT_HAL_VTABLE(args->device)->encode_tma(args->device, &p->value.tma,
+                                                           buffer->ptr, slot);
+        if (status) {
+          status = tkrt_status_annotate(status, "parameter %zu (TMA descriptor) of %s", i,
+                                        tkrt_config_label(call, index, label, sizeof(label)));
+          goto done;
+        }
+        break;
+      }
     }
     params[i] = slot;
   }
@@ -432,6 +558,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   }
 
 done:
+  free(tma_slots);
   if (values != stack_values) free(values);
   if (params != stack_params) free(params);
   return status;

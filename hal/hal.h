@@ -17,6 +17,7 @@ extern "C" {
 
 typedef struct tkrt_hal_device_vtable tkrt_hal_device_vtable_t;
 typedef struct tkrt_hal_backend tkrt_hal_backend_t;
+struct tkrt_tma_desc; /* tkrt/call.h */
 
 /* Every HAL object starts with this header at offset 0. */
 typedef struct tkrt_hal_resource {
@@ -94,7 +95,22 @@ struct tkrt_hal_device_vtable {
   tkrt_status_t (*event_synchronize)(tkrt_device_t* device, tkrt_event_t event);
   tkrt_status_t (*event_elapsed_ms)(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t end,
                                     float* out_ms);
+
+  /* Optional; NULL where the backend cannot build TMA descriptors (the core then reports
+   * UNIMPLEMENTED naming the parameter). Encodes the tiled tensor-map descriptor of `desc` over
+   * global memory at `base` into out[TKRT_HAL_TMA_DESC_SIZE] (TKRT_HAL_TMA_DESC_ALIGN-aligned).
+   * Called on the launch path with a descriptor the core has validated (rank, element type,
+   * swizzle, OOB fill, box, byte strides, base alignment); pure host work, no device call, so it
+   * is safe while the stream captures. */
+  tkrt_status_t (*encode_tma)(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+                              tkrt_deviceptr_t base, void* out);
 };
+
+/* The encoded TMA descriptor (CUtensorMap) is passed by value as one 128-byte kernel parameter
+ * (declared `.param .align 64 .b8 [128]` by Triton). The host copy is 128-aligned: CUDA 13's cuda.h
+ * declares CUtensorMap _Alignas(128) (CUDA 12's, 64), and cuTensorMapEncodeTiled may assume it. */
+#define TKRT_HAL_TMA_DESC_SIZE 128
+#define TKRT_HAL_TMA_DESC_ALIGN 128
 
 /* `destroy` first, always: the generic release path relies on it. */
 static_assert(offsetof(tkrt_hal_device_vtable_t, destroy) == 0, "destroy must come first");

@@ -50,6 +50,7 @@ static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable = {
     .event_record = tkrt_cuda_event_record,
     .event_synchronize = tkrt_cuda_event_synchronize,
     .event_elapsed_ms = tkrt_cuda_event_elapsed_ms,
+    .encode_tma = tkrt_cuda_encode_tma,
 };
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device) {

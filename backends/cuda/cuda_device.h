@@ -95,4 +95,8 @@ tkrt_status_t tkrt_cuda_event_synchronize(tkrt_device_t* device, tkrt_event_t ev
 tkrt_status_t tkrt_cuda_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
                                          tkrt_event_t end, float* out_ms);
 
+/* cuda_tma.c: the HAL's encode_tma (a host-side CUtensorMap of a jaxlib TMA parameter). */
+tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+                                   tkrt_deviceptr_t base, void* out);
+
 #endif /* TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_ */

@@ -50,6 +50,9 @@ export TKRT_TUNE_DIR="$tune_dir/store"
 echo "==> test_xla.py"
 timeout 300 python3 "$here/test_xla.py"; record test_xla.py "$?"
 
+echo "==> test_tma.py (jaxlib's TMA descriptor parameter, jaxlib vs tkrt)"
+timeout 180 python3 "$here/test_tma.py"; record test_tma.py "$?"
+
 for mode in default off forced; do
   export TKRT_TUNE_DIR="$tune_dir/gather-$mode"   # fresh decisions: each run tunes anew
   case "$mode" in
