@@ -129,9 +129,9 @@ def tma_params(meta, oob_fill, out_array=True):
   kwargs = dict(elem_type=meta["host_elem_type"], elem_size_bytes=meta["elem_size"],
                 swizzle=meta["swizzle"], shape=[M, N], strides=[N, 1],
                 block_shape=[int(b) for b in meta["block_size"]], oob_fill=oob_fill)
-  try:
+  try:  # jaxlib 0.11.2's binding has no elem_size_bytes (newer jax-triton passes it)
     tma = gpu_triton.create_tma_descriptor_parameter(**kwargs)
-  except TypeError:  # a binding without elem_size_bytes
+  except TypeError:
     del kwargs["elem_size_bytes"]
     tma = gpu_triton.create_tma_descriptor_parameter(**kwargs)
   params = [fe.array(0, 0), tma]
@@ -201,18 +201,25 @@ def main():
   dumps = {}
 
   def bytes_case():
+    errors = []
     for oob_fill in (0, 1):
       opaque = fe.blob(fe.kernel_call(dump, (1, 1, 1), tma_params(meta, oob_fill)), "dump")
       for target in TARGETS:
-        out = jax.jit(lambda s, a, t=target: fe.call(t, opaque, s, a, out_shapes=[dump_shape]))(
-            scale, x)[0]
-        dumps[(oob_fill, target)] = np.asarray(out).tobytes()
+        try:
+          out = jax.jit(lambda s, a, t=target: fe.call(t, opaque, s, a, out_shapes=[dump_shape]))(
+              scale, x)[0]
+          dumps[(oob_fill, target)] = np.asarray(out).tobytes()
+        except Exception as e:  # noqa: BLE001 - keep the other targets' bytes for the report
+          print(f"  oob {oob_fill} {target}: {type(e).__name__}: {str(e)[:300]}")
+          errors.append(target)
     for (oob_fill, target), raw in sorted(dumps.items()):
       print(f"  oob {oob_fill} {target:32} desc {raw[8:136].hex()}")
       print(f"  {'':39} scale 0x{int.from_bytes(raw[0:8], 'little'):x} scalars "
             f"{[int.from_bytes(raw[136 + 8 * k:144 + 8 * k], 'little') for k in range(4)]} "
             f"hidden {raw[-16:].hex()}")
     print(f"  x at 0x{x.unsafe_buffer_pointer():x}, scale at 0x{scale.unsafe_buffer_pointer():x}")
+    if errors:
+      raise AssertionError(f"failed on {sorted(set(errors))}")
     for oob_fill in (0, 1):
       ref = dumps[(oob_fill, fe.JAXLIB_FFI)]
       for target in TARGETS:
@@ -239,7 +246,7 @@ def main():
     for oob_fill in (0, 1):
       ref = dumps.get((oob_fill, fe.JAXLIB_FFI))
       if ref is None:
-        break
+        continue
       for base_name, base in (("x", x.unsafe_buffer_pointer()),
                               ("scale", scale.unsafe_buffer_pointer())):
         for l2 in range(4):

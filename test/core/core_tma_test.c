@@ -1,0 +1,127 @@
+/* Core TMA descriptor parameters (jaxlib's Parameter field 9): every validation error, named by
+ * parameter, and UNIMPLEMENTED on devices without TMA (the host backend in CI). On a device with
+ * TMA (CUDA, compute capability 9.0+: core.cuda.tma) it checks the per-launch checks instead: the
+ * parameter consumes a buffer like an array parameter, and that buffer must be 16-byte aligned.
+ * Real TMA kernels run against jaxlib in test/xla/test_tma.py. */
+#include <stdint.h>
+
+#include "test/core/core_test_util.h"
+
+static tkrt_device_t* g_device;
+static const tkrt_device_info_t* g_info;
+
+/* The descriptor test/xla/test_tma.py runs: f32 (100, 200), row stride 200, box (32, 32), 128B
+ * swizzle. */
+static tkrt_param_t tma_param(void) {
+  tkrt_param_t p = {.kind = TKRT_PARAM_TMA};
+  tkrt_tma_desc_t* t = &p.value.tma;
+  t->elem_type = 7;
+  t->swizzle = 3;
+  t->oob_fill = 0;
+  t->rank = 2;
+  t->shape[0] = 100;
+  t->shape[1] = 200;
+  t->strides[0] = 200;
+  t->strides[1] = 1;
+  t->block_shape[0] = 32;
+  t->block_shape[1] = 32;
+  return p;
+}
+
+static bool has_tma(void) { return (g_info->features & TKRT_DEVICE_FEATURE_TMA) != 0; }
+
+/* Launches [scalar, TMA, array] with two buffers and expects `code` with `needle`. */
+static void expect_launch(tkrt_param_t tma, tkrt_status_code_t code, const char* needle) {
+  tkrt_param_t params[] = {core_i32(1), tma, core_array(0, 0)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 1, 1, 0), 1, 1, 1, params, 3);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 256);
+  tkrt_buffer_t buffers[] = {{a, 256}, {a, 256}};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 1, 1, NULL), code, needle);
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+static void test_tma_unimplemented_without_tma(void) {
+  if (has_tma()) TKRT_TEST_SKIP("the %s device has TMA", g_info->backend);
+  expect_launch(tma_param(), TKRT_STATUS_UNIMPLEMENTED,
+                "parameter 1 is a TMA descriptor, which the ");
+  expect_launch(tma_param(), TKRT_STATUS_UNIMPLEMENTED, "it needs a device with TMA");
+}
+
+static void test_tma_validation_names_the_parameter(void) {
+  tkrt_param_t p;
+  p = tma_param(); p.value.tma.elem_type = 13;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 (TMA descriptor): element type 13 is not supported");
+  p = tma_param(); p.value.tma.swizzle = 4;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 (TMA descriptor): swizzle 4 is not one of");
+  p = tma_param(); p.value.tma.oob_fill = 2;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 (TMA descriptor): oob_fill 2 is not 0");
+  p = tma_param(); p.value.tma.elem_type = 3; p.value.tma.oob_fill = 1;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "oob_fill 1 (NaN) needs a floating-point element type");
+  p = tma_param(); p.value.tma.shape[0] = 0;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 (TMA descriptor): shape[0] is 0");
+  p = tma_param(); p.value.tma.block_shape[0] = 257;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "block_shape[0] is 257; it must be in 1..256");
+  p = tma_param(); p.value.tma.strides[1] = 2;
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "the innermost stride (strides[1]) is 2");
+  p = tma_param(); p.value.tma.strides[0] = 201; /* 804 bytes */
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "strides[0] is 201 elements (804 bytes)");
+  p = tma_param(); p.value.tma.swizzle = 0; p.value.tma.block_shape[1] = 3; /* 12 bytes */
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "innermost block dimension is 12 bytes, not a multiple of 16");
+  p = tma_param(); p.value.tma.block_shape[1] = 64; /* 256 bytes under a 128-byte swizzle */
+  expect_launch(p, TKRT_STATUS_INVALID_ARGUMENT, "256 bytes, more than the 128-byte span of swizzle 3");
+  /* The rank is checked when the call is made. */
+  p = tma_param();
+  p.value.tma.rank = 6;
+  tkrt_kernel_t* kernel = core_kernel("count_programs", 1, 1, 0);
+  ASSERT_TRUE(kernel != NULL);
+  tkrt_config_desc_t config = {.kernel = kernel, .grid = {1, 1, 1}, .params = &p, .param_count = 1};
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.configs = &config;
+  desc.config_count = 1;
+  tkrt_call_t* call = NULL;
+  EXPECT_STATUS(tkrt_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT, "TMA descriptor rank 6");
+  tkrt_kernel_release(kernel);
+}
+
+static void test_tma_consumes_an_aligned_buffer(void) {
+  if (!has_tma()) TKRT_TEST_SKIP("the %s device has no TMA", g_info->backend);
+  tkrt_param_t params[] = {tma_param(), core_array(0, 0)};
+  tkrt_call_t* call = core_plain_call(core_kernel("count_programs", 1, 1, 0), 1, 1, 1, params, 2);
+  ASSERT_TRUE(call != NULL);
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 256);
+  tkrt_buffer_t one[] = {{a, 256}};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, one, 1, 0, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "has 2 array and TMA parameters but only 1 buffers were given (parameter 1 has no "
+                "buffer)");
+  tkrt_buffer_t misaligned[] = {{a + 8, 128}, {a, 256}};
+  EXPECT_STATUS(core_launch(call, g_device, NULL, misaligned, 1, 1, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "parameter 0 (TMA descriptor): its buffer's address 0x");
+  EXPECT_STATUS(core_launch(call, g_device, NULL, misaligned, 1, 1, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "is not 16-byte aligned");
+  uint32_t value = 0;
+  core_download(g_device, &value, a, 4);
+  EXPECT_EQ_U64(value, 0); /* nothing ran */
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+  tkrt_call_release(call);
+}
+
+int main(int argc, char** argv) {
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  g_device = core_open_main_device(&exit_code);
+  if (!g_device) return exit_code;
+  g_info = tkrt_device_info(g_device);
+  static const tkrt_test_case_t cases[] = {
+      TKRT_TEST_CASE(test_tma_unimplemented_without_tma),
+      TKRT_TEST_CASE(test_tma_validation_names_the_parameter),
+      TKRT_TEST_CASE(test_tma_consumes_an_aligned_buffer),
+  };
+  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+  tkrt_device_release(g_device);
+  free(g_image);
+  return result;
+}
