@@ -182,7 +182,8 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
   for (size_t c = 0; c < desc->config_count; ++c) {
     size_t arrays = 0;
     for (size_t p = 0; p < desc->configs[c].param_count; ++p) {
-      arrays += desc->configs[c].params[p].kind == TKRT_PARAM_ARRAY;
+      tkrt_param_kind_t kind = desc->configs[c].params[p].kind;
+      arrays += kind == TKRT_PARAM_ARRAY || kind == TKRT_PARAM_TMA; /* TMA: consumes a buffer too */
     }
     if (arrays > entry->array_params) entry->array_params = arrays;
   }
