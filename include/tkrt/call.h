@@ -94,6 +94,12 @@ typedef enum tkrt_param_kind {
 
 #define TKRT_TMA_MAX_RANK 5
 
+/* jaxlib's host-side TMA descriptor parameter (jaxlib 0.11.2 semantics). It consumes the next
+ * buffer, whose address is the tensor's base (16-byte aligned), and is passed to the kernel as a
+ * 128-byte CUtensorMap encoded at each launch. elem_type / swizzle: CUtensorMapDataType (0..12) /
+ * CUtensorMapSwizzle (0..3) values; oob_fill: 0 zeros, 1 NaN; shape, strides (in elements, the
+ * innermost 1) and block_shape (the TMA box, 1..256 each) outermost first. Runs on backends whose
+ * devices have TKRT_DEVICE_FEATURE_TMA (CUDA, sm_90+); elsewhere launches are UNIMPLEMENTED. */
 typedef struct tkrt_tma_desc {
   uint32_t elem_type;
   uint32_t swizzle;
