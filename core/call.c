@@ -380,9 +380,6 @@ tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* caller_desc, tkrt_call_t*
         !tkrt_dup_string(src->description, &dst->description)) {
       goto oom;
     }
-    size_t arrays = 0;
-    for (size_t i = 0; i < src->param_count; ++i) arrays += src->params[i].kind == TKRT_PARAM_ARRAY;
-    if (arrays > call->array_param_count_max) call->array_param_count_max = arrays;
   }
   if (desc->alias_count) {
     call->aliases = malloc(desc->alias_count * sizeof(*call->aliases));

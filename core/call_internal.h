@@ -24,7 +24,6 @@ struct tkrt_call_s {
   tkrt_call_desc_t desc; /* deep copy */
   tkrt_config_desc_t* configs;
   tkrt_alias_t* aliases;
-  size_t array_param_count_max; /* most array params of any config: buffers it may consume */
   uint8_t digest[TKRT_DIGEST_SIZE];
   /* Per-device launch state: an immutable-once-published list, read without locks on the launch
    * path. `prepare_lock` serialises only its creation (first use of the call on a device). */

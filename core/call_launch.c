@@ -10,6 +10,7 @@
 #include "hal/versioned.h"
 
 #define TKRT_STACK_PARAMS 64
+#define TKRT_STACK_TMA 4 /* TMA descriptors per launch kept on the stack */
 #define TKRT_DEFAULT_SCRATCH_ALIGN 256u
 
 void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args) {
@@ -428,7 +429,9 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   size_t total = config->param_count + 2;
   tkrt_status_t status = NULL;
   char label[160];
-  unsigned char* tma_slots = NULL; /* TMA parameters' values; see below */
+  /* TMA parameters' values (see below): on the stack for the usual few, else on the heap. */
+  _Alignas(TKRT_HAL_TMA_DESC_ALIGN) unsigned char tma_stack[TKRT_STACK_TMA * TKRT_HAL_TMA_DESC_SIZE];
+  unsigned char* tma_slots = tma_stack;
   uint32_t tma_next = 0;
 
   /* Validate every parameter before enqueueing anything. */
@@ -493,7 +496,10 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                 args->device->info.backend);
       goto done;
     }
-    tma_slots = aligned_alloc(TKRT_HAL_TMA_DESC_ALIGN, (size_t)cs->tma_count * TKRT_HAL_TMA_DESC_SIZE);
+    if (cs->tma_count > TKRT_STACK_TMA) {
+      tma_slots = aligned_alloc(TKRT_HAL_TMA_DESC_ALIGN,
+                                (size_t)cs->tma_count * TKRT_HAL_TMA_DESC_SIZE);
+    }
     if (!tma_slots) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
       goto done;
@@ -558,7 +564,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   }
 
 done:
-  free(tma_slots);
+  if (tma_slots != tma_stack) free(tma_slots);
   if (values != stack_values) free(values);
   if (params != stack_params) free(params);
   return status;
