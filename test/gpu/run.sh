@@ -131,15 +131,15 @@ record "ctest cuda|cts|gpu" "$ctest_rc" "${listed:-0} tests"
 # The programs of test/core (CTest: core.cuda.*) with the CUDA build of their kernels
 # (test/core/kernels/core_kernels.ptx): launch semantics and every validation error, autotuning
 # with aliased inputs, first calls from 16 threads, decisions persisted across processes, and a
-# fault injected at every operation. A few seconds each.
+# fault injected at every operation, and TMA descriptor parameters. A few seconds each.
 core_bin="$build/test/core"
 core_ptx="$root/test/core/kernels/core_kernels.ptx"
-for core_test in validate alias_autotune concurrent persist fault; do
+for core_test in validate alias_autotune concurrent persist fault tma; do
   run "core $core_test (cuda)" timeout 300 "$core_bin/$core_test" "$core_ptx" --backend=cuda
 done
 registered=$(cd "$build" && ctest -N -L '^core$' -L '^cuda$' | sed -n 's/^Total Tests: //p')
-if [[ "${registered:-0}" != 5 ]]; then
-  echo "note: CTest registers ${registered:-0} core.cuda tests, this script runs 5 (test/core/CMakeLists.txt)"
+if [[ "${registered:-0}" != 6 ]]; then
+  echo "note: CTest registers ${registered:-0} core.cuda tests, this script runs 6 (test/core/CMakeLists.txt)"
 fi
 
 # ---------------------------------------------------------------- the GPU programs, with output
