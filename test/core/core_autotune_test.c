@@ -128,7 +128,7 @@ static void test_autotune_alias_buffers_differ(void) {
     params[c][1] = core_array(16, 0);
     params[c][2] = core_array(16, 0);
     params[c][3] = core_i32(N);
-    params[c][4] = core_u32(c == 0 ? 0 : 500);
+    params[c][4] = core_u32(c == 0 ? 0 : 5000); /* clearly slower, even under sanitizers */
     params[c][5] = core_array(0, 0);
     configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
                                       .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
