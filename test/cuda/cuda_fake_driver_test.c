@@ -14,25 +14,7 @@
 #include "harness.h"
 #include "tkrt/device.h"
 
-/* Mirrors fake_libcuda.c. */
-typedef struct tkrt_cuda_fake_counters {
-  int jit_compiles;
-  int module_loads;
-  int ctx_set_current;
-  int func_set_attribute;
-  int last_func_set_attribute_value;
-  int launches;
-  int launches_ex;
-  int last_ex_num_attrs;
-  unsigned last_cluster_x;
-  int last_spread;
-  int last_cooperative;
-  int last_pdl;
-  int graph_launches;
-  int captured_launches;
-  int primary_retained;
-  long live_allocations;
-} tkrt_cuda_fake_counters_t;
+#include "fake_libcuda.h"
 
 enum { FAKE_STATIC_SHARED = 1024, FAKE_OPTIN = 232448 };
 
