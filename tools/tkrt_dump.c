@@ -14,8 +14,6 @@ static const char kDumpUsage[] =
     "compute_capability, images (kind, size, backend, arch), global scratch, grid, and each\n"
     "parameter with its kind and value; then the alias records.\n";
 
-static const char* kind_name(tkrt_param_kind_t kind) { return tkrt_param_kind_name(kind); }
-
 static void print_param_value(FILE* out, const tkrt_param_t* p, int json) {
   switch (p->kind) {
     case TKRT_PARAM_ARRAY:
@@ -81,8 +79,7 @@ static void dump_json(const tkrt_call_t* call) {
     tkrt_cli_json_string(stdout, config->description);
     printf(",\n      \"kernel_name\": ");
     tkrt_cli_json_string(stdout, k->name);
-    printf(",\n      \"num_warps\": %u,\n      \"num_ctas\": %s%u,\n", k->num_warps,
-           "", k->num_ctas);
+    printf(",\n      \"num_warps\": %u,\n      \"num_ctas\": %u,\n", k->num_warps, k->num_ctas);
     printf("      \"num_ctas_present\": %s,\n", k->present & TKRT_KERNEL_HAS_NUM_CTAS ? "true" : "false");
     printf("      \"cluster_dims\": [%u, %u, %u],\n", k->cluster_dims[0], k->cluster_dims[1],
            k->cluster_dims[2]);
@@ -107,7 +104,7 @@ static void dump_json(const tkrt_call_t* call) {
            config->grid[1], config->grid[2]);
     for (size_t i = 0; i < config->param_count; ++i) {
       printf("%s\n        {\"kind\": \"%s\", \"value\": ", i ? "," : "",
-             kind_name(config->params[i].kind));
+             tkrt_param_kind_name(config->params[i].kind));
       print_param_value(stdout, &config->params[i], 1);
       printf("}");
     }
@@ -145,7 +142,7 @@ static void dump_text(const tkrt_call_t* call) {
              image->source_path ? image->source_path : "");
     }
     for (size_t i = 0; i < config->param_count; ++i) {
-      printf("  param %zu: %s ", i, kind_name(config->params[i].kind));
+      printf("  param %zu: %s ", i, tkrt_param_kind_name(config->params[i].kind));
       print_param_value(stdout, &config->params[i], 0);
       printf("\n");
     }
