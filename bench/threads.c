@@ -43,7 +43,8 @@ static int th_launch(th_worker_t* w, long count) {
     }
     return 0;
   }
-  tkrt_buffer_t buffers[3] = {{s->x, 0}, {s->y, 0}, {w->out, 0}};
+  tkrt_buffer_t buffers[3] = {{s->x, TKRT_BUFFER_SIZE_UNKNOWN}, {s->y, TKRT_BUFFER_SIZE_UNKNOWN},
+                              {w->out, TKRT_BUFFER_SIZE_UNKNOWN}};
   tkrt_call_launch_args_t args;
   tkrt_call_launch_args_init(&args);
   args.device = s->device;

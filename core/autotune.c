@@ -29,6 +29,7 @@ typedef struct tkrt_tune_entry {
   float* times_ms; /* config_count entries, or NULL */
   char skip_reason[256];
   char store_file[1024]; /* the store entry read or written, "" if none */
+  char fallback_reason[256]; /* FALLBACK: why tuning was impossible */
 } tkrt_tune_entry_t;
 
 typedef struct tkrt_tune_pin {
@@ -63,6 +64,7 @@ const char* tkrt_tune_source_name(tkrt_tune_source_t source) {
     case TKRT_TUNE_SOURCE_TUNED: return "tuned";
     case TKRT_TUNE_SOURCE_STORE: return "store";
     case TKRT_TUNE_SOURCE_DEFAULT: return "default";
+    case TKRT_TUNE_SOURCE_FALLBACK: return "fallback";
   }
   return "unknown";
 }
@@ -305,53 +307,90 @@ static int tkrt_ranges_overlap(uint64_t a, uint64_t a_size, uint64_t b, uint64_t
   return a < b + b_size && b < a + a_size;
 }
 
-/* Finds the inputs whose memory overlaps an output, by address at run time. Declared alias
- * records only supply sizes that the caller did not (jax-triton's indices are not reliable). */
+static int tkrt_size_known(uint64_t size) { return size != TKRT_BUFFER_SIZE_UNKNOWN; }
+
+/* Adds [ptr, ptr + size) to the inputs to save, unless a saved range already covers it (XLA's
+ * legacy target may name the same memory twice: an input and the output placed on it). */
+static tkrt_status_t tkrt_saves_add(tkrt_alias_saves_t* saves, tkrt_deviceptr_t ptr,
+                                    uint64_t size) {
+  for (size_t i = 0; i < saves->count; ++i) {
+    tkrt_saved_input_t* s = &saves->inputs[i];
+    if (ptr >= s->ptr && ptr + size <= s->ptr + s->size) return NULL;
+    if (s->ptr >= ptr && s->ptr + s->size <= ptr + size) { /* the new range covers this one */
+      s->ptr = ptr;
+      s->size = size;
+      return NULL;
+    }
+  }
+  tkrt_saved_input_t* grown = realloc(saves->inputs, (saves->count + 1) * sizeof(*grown));
+  if (!grown) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  saves->inputs = grown;
+  saves->inputs[saves->count++] = (tkrt_saved_input_t){.ptr = ptr, .size = size};
+  return NULL;
+}
+
+/* Finds the inputs that tuning would overwrite: the caller's list (args->aliased_inputs), else the
+ * inputs whose memory overlaps an output's, by address at run time, with sizes from the buffers or
+ * from the alias records (record indices are only trusted for sizes: some frontends write the
+ * output's ordinal where jaxlib expects a buffer index). Empty buffers (size 0) never alias. When
+ * an aliased input's size is unknown, nothing is saved and *out_unknown names it: the caller then
+ * must not benchmark. */
 static tkrt_status_t tkrt_find_aliased_inputs(const tkrt_call_t* call,
                                               const tkrt_call_launch_args_t* args,
-                                              tkrt_alias_saves_t* saves) {
+                                              tkrt_alias_saves_t* saves, char* out_unknown,
+                                              size_t unknown_capacity) {
   const tkrt_buffer_t* buffers = args->buffers;
+  tkrt_status_t status = NULL;
   saves->inputs = NULL;
   saves->count = 0;
-  for (size_t i = 0; i < args->input_count; ++i) {
-    const tkrt_buffer_t* in = &buffers[i];
-    if (!in->ptr) continue;
-    uint64_t hint = 0;
-    for (size_t r = 0; r < call->desc.alias_count; ++r) {
-      if (call->aliases[r].input_index == i && call->aliases[r].size_bytes > hint) {
-        hint = call->aliases[r].size_bytes;
+  out_unknown[0] = '\0';
+  if (args->aliased_inputs) {
+    for (size_t i = 0; i < args->aliased_input_count && !status; ++i) {
+      const tkrt_buffer_t* in = &args->aliased_inputs[i];
+      if (!in->ptr || in->size == 0) continue;
+      if (!tkrt_size_known(in->size)) {
+        snprintf(out_unknown, unknown_capacity,
+                 "aliased input 0x%llx (in-place entry %zu) has an unknown size",
+                 (unsigned long long)in->ptr, i);
+        break;
       }
+      status = tkrt_saves_add(saves, in->ptr, in->size);
     }
-    uint64_t in_size = in->size ? in->size : hint;
-    int aliased = 0;
-    for (size_t o = 0; o < args->output_count && !aliased; ++o) {
-      const tkrt_buffer_t* out = &buffers[args->input_count + o];
-      if (!out->ptr) continue;
-      aliased = tkrt_ranges_overlap(in->ptr, in_size ? in_size : 1, out->ptr,
-                                    out->size ? out->size : 1);
+  } else {
+    for (size_t i = 0; i < args->input_count && !status; ++i) {
+      const tkrt_buffer_t* in = &buffers[i];
+      if (!in->ptr || in->size == 0) continue;
+      uint64_t hint = 0;
+      for (size_t r = 0; r < call->desc.alias_count; ++r) {
+        if (call->aliases[r].input_index == i && call->aliases[r].size_bytes > hint) {
+          hint = call->aliases[r].size_bytes;
+        }
+      }
+      uint64_t in_size = tkrt_size_known(in->size) ? in->size : hint;
+      int aliased = 0;
+      for (size_t o = 0; o < args->output_count && !aliased; ++o) {
+        const tkrt_buffer_t* out = &buffers[args->input_count + o];
+        if (!out->ptr || out->size == 0) continue;
+        aliased = tkrt_ranges_overlap(in->ptr, in_size ? in_size : 1, out->ptr,
+                                      tkrt_size_known(out->size) ? out->size : 1);
+      }
+      if (!aliased) continue;
+      if (!in_size) {
+        snprintf(out_unknown, unknown_capacity,
+                 "input %zu shares memory with an output, but its size is unknown (no buffer "
+                 "size and no alias record)",
+                 i);
+        break;
+      }
+      status = tkrt_saves_add(saves, in->ptr, in_size);
     }
-    if (!aliased) continue;
-    if (!in_size) {
-      free(saves->inputs);
-      saves->inputs = NULL;
-      saves->count = 0;
-      return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
-                              "input %zu shares memory with an output, but its size is unknown "
-                              "(no buffer size and no alias record): tkrt cannot save it before "
-                              "autotuning; pass buffer sizes",
-                              i);
-    }
-    tkrt_saved_input_t* grown = realloc(saves->inputs, (saves->count + 1) * sizeof(*grown));
-    if (!grown) {
-      free(saves->inputs);
-      saves->inputs = NULL;
-      saves->count = 0;
-      return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-    }
-    saves->inputs = grown;
-    saves->inputs[saves->count++] = (tkrt_saved_input_t){.ptr = in->ptr, .size = in_size};
   }
-  return NULL;
+  if (status || out_unknown[0]) {
+    free(saves->inputs);
+    saves->inputs = NULL;
+    saves->count = 0;
+  }
+  return status;
 }
 
 static void tkrt_alias_saves_free(tkrt_device_t* device, tkrt_alias_saves_t* saves) {
@@ -431,15 +470,17 @@ static tkrt_status_t tkrt_bench_config(tkrt_bench_t* b, size_t index, uint32_t i
   return NULL;
 }
 
+/* Benchmarks every runnable config with the aliased inputs in `found` saved before and restored
+ * before each config and at the end; takes ownership of `found`. */
 static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                     const tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args, tkrt_tune_entry_t* entry) {
+                                    const tkrt_call_launch_args_t* args, tkrt_tune_entry_t* entry,
+                                    tkrt_alias_saves_t* found) {
   tkrt_device_t* device = args->device;
   size_t count = call->desc.config_count;
-  tkrt_alias_saves_t saves = {0};
+  tkrt_alias_saves_t saves = *found;
   tkrt_bench_t bench = {.call = call, .state = state, .args = args, .saves = &saves};
-  tkrt_status_t status = tkrt_find_aliased_inputs(call, args, &saves);
-  if (status) return status;
+  tkrt_status_t status = NULL;
   int saved = 0;
   if ((status = tkrt_event_create(device, &bench.start)) ||
       (status = tkrt_event_create(device, &bench.end)) ||
@@ -607,7 +648,18 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name, info->arch);
     goto done;
   }
-  if ((status = tkrt_benchmark(tuner, call, state, args, entry))) goto done;
+  tkrt_alias_saves_t saves;
+  char unknown[sizeof(entry->fallback_reason)];
+  if ((status = tkrt_find_aliased_inputs(call, args, &saves, unknown, sizeof(unknown)))) goto done;
+  if (unknown[0]) {
+    /* jaxlib would tune anyway and leave the input overwritten; tkrt runs the first runnable
+     * config untuned instead, for this process only (nothing is stored). */
+    entry->source = TKRT_TUNE_SOURCE_FALLBACK;
+    entry->chosen = tkrt_first_runnable(state);
+    snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "%s", unknown);
+    goto done;
+  }
+  if ((status = tkrt_benchmark(tuner, call, state, args, entry, &saves))) goto done;
   entry->source = TKRT_TUNE_SOURCE_TUNED;
   if (lock_fd >= 0) {
     tkrt_decision_t decision = {.chosen = entry->chosen, .config_count = entry->config_count,
@@ -734,6 +786,7 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
   report->iterations = 0;
   report->skip_reason[0] = '\0';
   report->store_file[0] = '\0';
+  report->fallback_reason[0] = '\0';
   for (size_t i = 0; i < report->times_capacity && report->times_ms; ++i) {
     report->times_ms[i] = TKRT_TUNE_SKIPPED_MS;
   }
@@ -749,6 +802,8 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
     report->iterations = entry->iterations;
     snprintf(report->skip_reason, sizeof(report->skip_reason), "%s", entry->skip_reason);
     snprintf(report->store_file, sizeof(report->store_file), "%s", entry->store_file);
+    snprintf(report->fallback_reason, sizeof(report->fallback_reason), "%s",
+             entry->fallback_reason);
     for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->times_ms;
          ++i) {
       report->times_ms[i] = entry->times_ms[i];

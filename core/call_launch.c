@@ -459,13 +459,16 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       continue;
     }
     uint64_t divisibility = p->value.array.ptr_divisibility;
-    if (divisibility > 1 && buffer->ptr % divisibility != 0) {
+    /* An empty buffer may sit at any address (XLA places empty optional operands anywhere) and
+     * is never read, so its address is not checked. */
+    if (divisibility > 1 && buffer->size != 0 && buffer->ptr % divisibility != 0) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "parameter %zu (0x%llx) is not divisible by %llu", i,
                               (unsigned long long)buffer->ptr, (unsigned long long)divisibility);
     }
     uint64_t zero = p->value.array.bytes_to_zero;
-    if (zero && (!buffer->ptr || (buffer->size && zero > buffer->size))) {
+    if (zero && (!buffer->ptr ||
+                 (buffer->size != TKRT_BUFFER_SIZE_UNKNOWN && zero > buffer->size))) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "parameter %zu: bytes_to_zero is %llu but its buffer %s", i,
                               (unsigned long long)zero,

@@ -44,6 +44,10 @@ typedef struct tkrt_xla_stats {
   uint64_t errors;             /* calls that returned an error to XLA */
   uint64_t devices_opened;
   uint64_t legacy_status_fallback; /* 1 when XlaCustomCallStatusSetFailure was not found */
+  /* Autotuned calls (per device) that run their first runnable config untuned because an input
+   * they update in place has an unknown size (it could not be saved and restored around the
+   * configs): a legacy call whose alias record gives no size. */
+  uint64_t unknown_size_fallbacks;
 } tkrt_xla_stats_t;
 
 /* Fills *stats (struct_size must be set; fields beyond it are not written). */

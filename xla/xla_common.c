@@ -187,6 +187,25 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
     }
     if (arrays > entry->array_params) entry->array_params = arrays;
   }
+  /* Alias records name buffers by index into XLA's operands-then-results list; the legacy target
+   * must read every buffer they name. Indices far beyond any real custom call are a broken blob:
+   * reading them would walk off XLA's pointer array. */
+  entry->legacy_buffers = entry->array_params;
+  for (size_t r = 0; r < desc->alias_count; ++r) {
+    const tkrt_alias_t* alias = &desc->aliases[r];
+    if (alias->input_index >= TKRT_XLA_MAX_ALIAS_INDEX ||
+        alias->output_index >= TKRT_XLA_MAX_ALIAS_INDEX) {
+      tkrt_xla_entry_free(entry);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "alias record %zu names buffers %llu and %llu; custom calls have "
+                              "fewer than %d buffers",
+                              r, (unsigned long long)alias->input_index,
+                              (unsigned long long)alias->output_index, TKRT_XLA_MAX_ALIAS_INDEX);
+    }
+    size_t highest = (size_t)(alias->input_index > alias->output_index ? alias->input_index
+                                                                        : alias->output_index);
+    if (highest + 1 > entry->legacy_buffers) entry->legacy_buffers = highest + 1;
+  }
   entry->label = desc->name && *desc->name ? desc->name
                  : desc->autotune_name && *desc->autotune_name
                      ? desc->autotune_name
@@ -281,7 +300,9 @@ static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
 
 tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_t* device,
                               tkrt_stream_t stream, const tkrt_buffer_t* buffers,
-                              size_t input_count, size_t output_count, bool* out_captured) {
+                              size_t input_count, size_t output_count,
+                              const tkrt_buffer_t* aliased_inputs, size_t aliased_input_count,
+                              bool* out_captured) {
   uint64_t bit = (uint64_t)1 << (ordinal & 63);
   bool undecided = entry->autotuned &&
                    !(atomic_load_explicit(&entry->decided_devices, memory_order_relaxed) & bit);
@@ -299,22 +320,23 @@ tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_
   args.buffers = buffers;
   args.input_count = input_count;
   args.output_count = output_count;
+  args.aliased_inputs = aliased_inputs;
+  args.aliased_input_count = aliased_input_count;
   if (entry->autotuned) TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
   TKRT_RETURN_IF_ERROR(tkrt_call_launch(entry->call, &args));
   if (undecided) {
     /* Rare path (once per call and device, plus every capture without a decision): ask the
      * tuner what it did, for the counters. */
-    if (capturing) {
-      tkrt_tune_report_t report;
-      tkrt_tune_report_init(&report);
-      tkrt_status_t status = tkrt_autotuner_get_report(args.tuner, entry->call,
-                                                       tkrt_device_info(device)->arch, &report);
-      tkrt_status_free(status);
-      if (report.source == TKRT_TUNE_SOURCE_NONE) {
-        TKRT_XLA_COUNT(capture_fallbacks);
-        return NULL; /* provisional: the next launch outside capture still tunes */
-      }
-    } else {
+    tkrt_tune_report_t report;
+    tkrt_tune_report_init(&report);
+    tkrt_status_free(tkrt_autotuner_get_report(args.tuner, entry->call,
+                                               tkrt_device_info(device)->arch, &report));
+    if (report.source == TKRT_TUNE_SOURCE_FALLBACK) {
+      TKRT_XLA_COUNT(unknown_size_fallbacks);
+    } else if (capturing && report.source == TKRT_TUNE_SOURCE_NONE) {
+      TKRT_XLA_COUNT(capture_fallbacks);
+      return NULL; /* provisional: the next launch outside capture still tunes */
+    } else if (!capturing) {
       TKRT_XLA_COUNT(tuned_in_execute);
     }
     atomic_fetch_or_explicit(&entry->decided_devices, bit, memory_order_relaxed);
@@ -456,6 +478,7 @@ void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
   s.errors = atomic_load(&c->errors);
   s.devices_opened = atomic_load(&c->devices_opened);
   s.legacy_status_fallback = atomic_load(&c->legacy_status_fallback);
+  s.unknown_size_fallbacks = atomic_load(&c->unknown_size_fallbacks);
   memcpy(stats, &s, s.struct_size);
 }
 

@@ -303,7 +303,7 @@ static uint64_t tkrt_xla_buffer_bytes(const tkrt_ffi_buffer_t* buffer) {
     case TKRT_FFI_DTYPE_S64: case TKRT_FFI_DTYPE_U64: case TKRT_FFI_DTYPE_F64:
     case TKRT_FFI_DTYPE_C64: bits = 64; break;
     case TKRT_FFI_DTYPE_C128: bits = 128; break;
-    default: return 0; /* unknown: treat like a bare pointer (size unknown) */
+    default: return TKRT_BUFFER_SIZE_UNKNOWN; /* a type tkrt does not know: a bare pointer */
   }
   uint64_t count = 1;
   for (int64_t d = 0; d < buffer->rank; ++d) count *= (uint64_t)buffer->dims[d];
@@ -393,7 +393,7 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
   }
   bool captured = false;
   tkrt_status_t status =
-      tkrt_xla_launch(entry, ordinal, device, stream, buffers, inputs, outputs, &captured);
+      tkrt_xla_launch(entry, ordinal, device, stream, buffers, inputs, outputs, NULL, 0, &captured);
   if (buffers != stack) free(buffers);
   if (status) return tkrt_xla_from_status(api, status, "launching", entry->label);
   TKRT_XLA_COUNT(executed);

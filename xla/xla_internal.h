@@ -14,6 +14,7 @@
 
 #define TKRT_XLA_HIDDEN __attribute__((visibility("hidden")))
 #define TKRT_XLA_MAX_DEVICES 64
+#define TKRT_XLA_MAX_ALIAS_INDEX 65536
 
 /* One distinct blob. Entries are immutable after publication and live for the whole process
  * (like jaxlib's cache): XLA call-site states point at them, and kernels may still be running. */
@@ -23,6 +24,9 @@ typedef struct tkrt_xla_entry {
   tkrt_call_t* call;
   bool autotuned;           /* more than one config: the tuner decides */
   size_t array_params;      /* most array parameters of any config: buffers a launch consumes */
+  /* Legacy target: how many of XLA's bare buffer pointers a launch reads: the array parameters'
+   * and every buffer an alias record names (records hold buffer indices, see xla_legacy.c). */
+  size_t legacy_buffers;
   const char* label;        /* call name for messages (owned by the call) */
   /* Bit d: an autotuned launch on device ordinal d has decided outside capture. Only feeds
    * the counters; the decision itself lives in the core. */
@@ -36,7 +40,7 @@ typedef struct tkrt_xla_entry {
 typedef struct tkrt_xla_counters {
   atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
       decoded, cache_entries, tuned_in_execute, capture_fallbacks, errors, devices_opened,
-      legacy_status_fallback;
+      legacy_status_fallback, unknown_size_fallbacks;
 } tkrt_xla_counters_t;
 
 TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;
@@ -49,13 +53,17 @@ TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
 /* The process-wide device for an ordinal (lent, never released). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device);
 
-/* Launches entry->call on the buffers with the process tuner, keeping the counters. out_captured
- * (may be NULL: then the capture state is queried only while the call has no decision) reports
- * whether the stream was capturing. */
+/* Launches entry->call on the buffers with the process tuner, keeping the counters.
+ * aliased_inputs: NULL (the core finds in-place inputs from buffer addresses and sizes) or the
+ * caller's list (tkrt_call_launch_args_t.aliased_inputs). out_captured (may be NULL: then the
+ * capture state is queried only while the call has no decision) reports whether the stream was
+ * capturing. */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal,
                                               tkrt_device_t* device, tkrt_stream_t stream,
                                               const tkrt_buffer_t* buffers, size_t input_count,
-                                              size_t output_count, bool* out_captured);
+                                              size_t output_count,
+                                              const tkrt_buffer_t* aliased_inputs,
+                                              size_t aliased_input_count, bool* out_captured);
 
 /* The device ordinal a legacy call's stream belongs to (CUDA or HIP driver, opened by XLA). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal);

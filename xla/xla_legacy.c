@@ -1,6 +1,7 @@
 /* tkrt xla: the legacy status-returning custom call (api_version 2), a drop-in for jaxlib's
  * triton_kernel_call. XLA passes bare pointers (no sizes, no buffer count), so the decoded call
- * says how many buffers to read, and alias records supply the sizes the autotuner needs. */
+ * says how many buffers to read, and alias records say which inputs are updated in place and how
+ * large they are. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -64,33 +65,52 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
     return;
   }
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(entry->call);
-  /* The first array_params buffers are the kernel's; one pseudo output per alias record then
-   * shows the tuner which inputs XLA made in-place (XLA honours every declared alias, so the
-   * input and output share memory), with the record's size since buffers carry none. */
-  size_t inputs = entry->array_params;
-  size_t outputs = entry->autotuned ? desc->alias_count : 0;
-  size_t count = inputs + outputs;
+  /* XLA's buffers: every operand, then every result, as bare pointers. The kernel's array
+   * parameters take the first ones in order (they may reach into the results: kernels take output
+   * pointers too). Alias records are (input buffer, output buffer, bytes) with buffer indices, as
+   * jaxlib's autotuner reads them (TransformerEngine writes num_inputs + output index), so the
+   * view also covers every buffer a record names. */
+  size_t count = entry->legacy_buffers;
+  size_t records = entry->autotuned ? desc->alias_count : 0;
   tkrt_buffer_t stack[TKRT_XLA_STACK_BUFFERS];
-  tkrt_buffer_t* view = count <= TKRT_XLA_STACK_BUFFERS ? stack : malloc(count * sizeof(*view));
+  tkrt_buffer_t* view = count + records <= TKRT_XLA_STACK_BUFFERS
+                            ? stack
+                            : malloc((count + records) * sizeof(*view));
   if (!view) {
     tkrt_xla_legacy_fail(xla_status,
                          TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory"),
                          entry->label);
     return;
   }
-  for (size_t i = 0; i < inputs; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     view[i].ptr = (tkrt_deviceptr_t)(uintptr_t)buffers[i];
-    view[i].size = 0;
+    view[i].size = TKRT_BUFFER_SIZE_UNKNOWN;
   }
-  for (size_t r = 0; r < outputs; ++r) {
+  /* The inputs an autotuned launch must save: a record's input when XLA placed an output on it,
+   * i.e. its address is the record's output buffer's (jaxlib's test) or any other buffer's (a
+   * frontend that wrote the output's ordinal instead of its buffer index). Without sizes, buffers
+   * that share an address but no record are empty ones or one array passed twice: neither is
+   * written through, so neither needs saving. A record without a size leaves the call untuned. */
+  tkrt_buffer_t* aliased = view + count;
+  size_t aliased_count = 0;
+  for (size_t r = 0; r < records; ++r) {
     const tkrt_alias_t* alias = &desc->aliases[r];
-    view[inputs + r].ptr = alias->input_index < inputs ? view[alias->input_index].ptr : 0;
-    view[inputs + r].size = alias->size_bytes;
+    tkrt_deviceptr_t ptr = view[alias->input_index].ptr;
+    /* input == output (an ordinal that happens to equal the input's index) counts as shared,
+     * as in jaxlib: saving an input that was not overwritten costs a copy, not a result. */
+    bool shared = ptr && view[alias->output_index].ptr == ptr;
+    for (size_t j = 0; ptr && !shared && j < count; ++j) {
+      shared = j != alias->input_index && view[j].ptr == ptr;
+    }
+    if (!shared) continue;
+    aliased[aliased_count].ptr = ptr;
+    aliased[aliased_count].size = alias->size_bytes ? alias->size_bytes : TKRT_BUFFER_SIZE_UNKNOWN;
+    ++aliased_count;
   }
   /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
    * targets), which spares a driver query per launch. */
-  status = tkrt_xla_launch(entry, ordinal, device, (tkrt_stream_t)stream, view, inputs, outputs,
-                           NULL);
+  status = tkrt_xla_launch(entry, ordinal, device, (tkrt_stream_t)stream, view, count, 0,
+                           entry->autotuned ? aliased : NULL, aliased_count, NULL);
   if (view != stack) free(view);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);

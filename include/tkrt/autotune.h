@@ -71,7 +71,11 @@ typedef enum tkrt_tune_source {
   TKRT_TUNE_SOURCE_PINNED = 2,
   TKRT_TUNE_SOURCE_TUNED = 3,  /* benchmarked in this process */
   TKRT_TUNE_SOURCE_STORE = 4,  /* read from the decision store */
-  TKRT_TUNE_SOURCE_DEFAULT = 5 /* policy NEVER without a decision: the first config */
+  TKRT_TUNE_SOURCE_DEFAULT = 5, /* policy NEVER without a decision: the first config */
+  /* Tuning would overwrite an input that shares memory with an output and whose size is unknown,
+   * so it cannot be saved and restored: the first runnable config runs, untuned. Kept in memory
+   * for the tuner's life (never stored); fallback_reason says which input. */
+  TKRT_TUNE_SOURCE_FALLBACK = 6
 } tkrt_tune_source_t;
 
 #define TKRT_TUNE_SKIPPED_MS (-1.0f)
@@ -90,6 +94,7 @@ typedef struct tkrt_tune_report {
   /* The decision store entry the decision was read from (STORE) or written to (TUNED); "" when
    * the store was not used (off, unusable, or a failed write, which is warned about). */
   char store_file[1024];
+  char fallback_reason[256]; /* FALLBACK: why the call could not be tuned; "" otherwise */
 } tkrt_tune_report_t;
 
 TKRT_API void tkrt_tune_report_init(tkrt_tune_report_t* report);

@@ -140,9 +140,12 @@ typedef struct tkrt_config_desc {
   const char* description; /* autotune config label; may be NULL */
 } tkrt_config_desc_t;
 
-/* jaxlib's alias record. Indices as written by the frontend: jax-triton writes the output's
- * ordinal where jaxlib expects a buffer index, so tkrt treats records as hints and decides which
- * inputs alias outputs from the buffer addresses at run time. */
+/* jaxlib's alias record: input buffer index, output BUFFER index (operands then results, so
+ * num_inputs + output ordinal: jaxlib's autotuner compares buffers[input] with buffers[output], and
+ * TransformerEngine writes its records that way), and the bytes to save. Some frontends write the
+ * output's ordinal instead, so tkrt decides which inputs alias outputs from buffer addresses at run
+ * time and uses records for sizes (and, on XLA's legacy target, where buffers have no sizes, for
+ * which buffers are aliased outputs). */
 typedef struct tkrt_alias {
   uint64_t input_index;
   uint64_t output_index;
@@ -179,8 +182,15 @@ TKRT_API const uint8_t* tkrt_call_digest(const tkrt_call_t* call);
 
 typedef struct tkrt_autotuner_s tkrt_autotuner_t;
 
-/* A device buffer. size 0 means unknown (XLA's legacy custom call passes bare pointers); sizes let
- * tkrt find inputs that overlap outputs and check bytes_to_zero. */
+/* A buffer's size when the caller does not know it (XLA's legacy custom call passes bare
+ * pointers). */
+#define TKRT_BUFFER_SIZE_UNKNOWN UINT64_MAX
+
+/* A device buffer: its address and its size in bytes, or TKRT_BUFFER_SIZE_UNKNOWN. Sizes let tkrt
+ * find inputs that overlap outputs and check bytes_to_zero. A size of 0 is an empty buffer (an
+ * empty optional operand or result): XLA may give it any address, null or one shared with another
+ * buffer, so it never counts as aliasing anything and its address is not checked for
+ * ptr_divisibility (the kernel must not read it). */
 typedef struct tkrt_buffer {
   tkrt_deviceptr_t ptr;
   uint64_t size;
@@ -197,6 +207,15 @@ typedef struct tkrt_call_launch_args {
   size_t output_count;
   /* Decides which config of an autotuned call runs (required when there are several). */
   tkrt_autotuner_t* tuner;
+  /* Optional: the inputs that share memory with an output (address and size), for callers that
+   * know them better than buffer addresses can tell (XLA's legacy custom call, whose buffers carry
+   * no sizes, knows them from the call's alias records). When set (even with a count of 0), the
+   * autotuner saves and restores exactly these around every config; when NULL, it finds them by
+   * comparing the addresses and sizes of the inputs with those of the outputs. An entry of unknown
+   * size cannot be saved: the call then runs its first runnable config untuned (report source
+   * TKRT_TUNE_SOURCE_FALLBACK), never an error. */
+  const tkrt_buffer_t* aliased_inputs;
+  size_t aliased_input_count;
 } tkrt_call_launch_args_t;
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);

@@ -59,7 +59,7 @@ class _Stats(ctypes.Structure):
   _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_uint64) for name in (
       "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
       "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
-      "devices_opened", "legacy_status_fallback")]
+      "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks")]
 
 
 def load_library() -> ctypes.CDLL:

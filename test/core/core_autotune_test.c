@@ -4,6 +4,7 @@
  * policies do not benchmark. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test/core/core_test_util.h"
 
@@ -166,43 +167,139 @@ static void test_autotune_alias_buffers_differ(void) {
   free(b);
 }
 
+#define UNKNOWN TKRT_BUFFER_SIZE_UNKNOWN
+
+/* How many times each config launched (the kernels count their launches in counter[config]). */
+static void inplace_launch_counts(const inplace_buffers_t* b, uint32_t out_counts[4]) {
+  core_download(g_device, out_counts, b->counter, 16);
+}
+
 static void test_autotune_alias_unknown_sizes(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
   tkrt_call_t* call = inplace_call(0);
   tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
   ASSERT_TRUE(call && tuner);
-  /* The legacy custom call passes bare pointers: the alias record supplies the size. */
-  tkrt_buffer_t buffers[] = {{b->dx, 0}, {b->dy, 0}, {b->counter, 0}, {b->dx, 0}};
+  /* Bare pointers (sizes unknown): the alias record supplies the in-place input's size. */
+  tkrt_buffer_t buffers[] = {{b->dx, UNKNOWN}, {b->dy, UNKNOWN}, {b->counter, UNKNOWN},
+                             {b->dx, UNKNOWN}};
   EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
   EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.source, TKRT_TUNE_SOURCE_TUNED);
   tkrt_autotuner_destroy(tuner);
   tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
 
-  /* Without a size anywhere, tkrt refuses to tune rather than lose the input. */
+/* Without a size anywhere tuning cannot save the input it would overwrite: jaxlib tunes anyway and
+ * leaves it overwritten; tkrt runs the first runnable config once, untuned, and says why. */
+static void test_autotune_alias_size_nowhere_falls_back(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  core_inplace_spec_t spec = {.n = N, .micros = {6000, 300, 3000}, .alias_record = false};
+  tkrt_call_t* call = core_inplace_call(&spec);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  tkrt_buffer_t buffers[] = {{b->dx, UNKNOWN}, {b->dy, UNKNOWN}, {b->counter, UNKNOWN},
+                             {b->dx, UNKNOWN}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  uint32_t counts[4];
+  inplace_launch_counts(b, counts);
+  EXPECT_EQ_U64(counts[0], 1);
+  EXPECT_EQ_U64(counts[1] + counts[2], 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.source, TKRT_TUNE_SOURCE_FALLBACK);
+  EXPECT_EQ_U64(report.chosen, 0);
+  EXPECT_TRUE(strstr(report.fallback_reason, "input 0 shares memory with an output") != NULL);
+  EXPECT_TRUE(strcmp(tkrt_tune_source_name(report.source), "fallback") == 0);
+  /* The fallback is the decision for this tuner: later launches neither tune nor fail. */
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 1, tuner));
+  inplace_launch_counts(b, counts);
+  EXPECT_EQ_U64(counts[0], 2);
+  EXPECT_EQ_U64(counts[1] + counts[2], 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+/* XLA's legacy target: bare pointers, outputs among the kernel's parameters, and the in-place
+ * inputs given by the caller (from alias records with buffer indices). The output that XLA placed
+ * on the input names the same memory again: saved once, restored before every config. */
+static void test_autotune_caller_lists_aliased_inputs(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  core_inplace_spec_t spec = {.n = N, .micros = {6000, 300, 3000}, .alias_record = false};
+  tkrt_call_t* call = core_inplace_call(&spec);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  tkrt_buffer_t view[] = {{b->dx, UNKNOWN}, {b->dy, UNKNOWN}, {b->counter, UNKNOWN},
+                          {b->dx, UNKNOWN}};
+  tkrt_buffer_t aliased[] = {{b->dx, N * 4}, {b->dx, N * 4}};
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = g_device;
+  args.buffers = view;
+  args.input_count = 4; /* every buffer as an "input": only the caller's list decides aliasing */
+  args.tuner = tuner;
+  args.aliased_inputs = aliased;
+  args.aliased_input_count = 2;
+  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.source, TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(report.chosen, 1);
+  tkrt_autotuner_destroy(tuner);
+
+  /* An entry of unknown size: the first config runs once, untuned. */
   EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
-  static const char* names[2] = {"inplace_add_128", "inplace_add_512"};
-  tkrt_param_t params[5] = {core_array(16, 0), core_array(16, 0), core_i32(N), core_u32(0),
-                            core_array(0, 0)};
-  tkrt_config_desc_t configs[2];
-  for (int c = 0; c < 2; ++c) {
-    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
-                                      .grid = {(N + 127) / 128, 1, 1}, .params = params,
-                                      .param_count = 5};
-  }
-  tkrt_call_desc_t desc;
-  tkrt_call_desc_init(&desc);
-  desc.autotuned = true;
-  desc.configs = configs;
-  desc.config_count = 2;
-  EXPECT_OK(tkrt_call_create(&desc, &call));
-  for (int c = 0; c < 2; ++c) tkrt_kernel_release(configs[c].kernel);
+  EXPECT_OK(tkrt_memset_async(g_device, b->counter, 0, 16, NULL));
   tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
-  EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 3, 1, tuner),
-                TKRT_STATUS_FAILED_PRECONDITION, "input 0 shares memory with an output");
-  float x[N];
-  core_download(g_device, x, b->dx, sizeof(x));
-  EXPECT_TRUE(memcmp(x, b->x, sizeof(x)) == 0);
+  aliased[1].size = UNKNOWN;
+  args.tuner = tuner;
+  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  uint32_t counts[4];
+  inplace_launch_counts(b, counts);
+  EXPECT_EQ_U64(counts[0], 1);
+  EXPECT_EQ_U64(counts[1] + counts[2], 0);
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.source, TKRT_TUNE_SOURCE_FALLBACK);
+  EXPECT_TRUE(strstr(report.fallback_reason, "unknown size") != NULL);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
+/* Empty operands and results (TransformerEngine's optional `probs`) may sit at any address, shared
+ * with another buffer: they never alias, so an input whose size is unknown but that only an empty
+ * output shares memory with does not stop tuning. */
+static void test_autotune_empty_buffers_never_alias(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, UNKNOWN}, {b->counter, 16},
+                             {b->dx, N * 4}, {b->dy, 0}, {b->dy + 4, 0}};
+  EXPECT_OK(core_launch(call, g_device, NULL, buffers, 3, 3, tuner));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(g_device)->arch, &report));
+  EXPECT_EQ_U64(report.source, TKRT_TUNE_SOURCE_TUNED);
   tkrt_autotuner_destroy(tuner);
   tkrt_call_release(call);
   inplace_teardown(b);
@@ -520,6 +617,9 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_alias_partial_overlap),
       TKRT_TEST_CASE(test_autotune_alias_buffers_differ),
       TKRT_TEST_CASE(test_autotune_alias_unknown_sizes),
+      TKRT_TEST_CASE(test_autotune_alias_size_nowhere_falls_back),
+      TKRT_TEST_CASE(test_autotune_caller_lists_aliased_inputs),
+      TKRT_TEST_CASE(test_autotune_empty_buffers_never_alias),
       TKRT_TEST_CASE(test_autotune_gather_reads_produced_indices),
       TKRT_TEST_CASE(test_autotune_never_during_capture),
       TKRT_TEST_CASE(test_autotune_capture_fallback_first_config),
