@@ -230,7 +230,7 @@ static int lo_setup(lo_ctx_t* c) {
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(c->add.call);
   const tkrt_kernel_desc_t* kd = tkrt_kernel_get_desc(desc->configs[0].kernel);
   const tkrt_kernel_image_t* image = &kd->images[0];
-  tkrt_image_t raw_image = {image->kind, image->data, image->size};
+  tkrt_image_t raw_image = {.kind = image->kind, .data = image->data, .size = image->size};
   status = tkrt_module_load(c->device, &raw_image, &c->module);
   if (!status) status = tkrt_module_get_function(c->module, kd->name, &c->function);
   if (status) return bench_fail(status, "loading the kernel through the HAL");

@@ -28,7 +28,7 @@ static int ml_child(const bench_options_t* o) {
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(call);
   for (size_t i = 0; i < desc->config_count && i < ML_MAX_CONFIGS; ++i) {
     const tkrt_kernel_image_t* image = &tkrt_kernel_get_desc(desc->configs[i].kernel)->images[0];
-    tkrt_image_t raw = {image->kind, image->data, image->size};
+    tkrt_image_t raw = {.kind = image->kind, .data = image->data, .size = image->size};
     tkrt_module_t* module = NULL;
     uint64_t start = bench_now_ns();
     if (bench_fail(tkrt_module_load(device, &raw, &module), "tkrt_module_load")) goto done;

@@ -149,8 +149,11 @@ static int tu_child(const bench_options_t* o) {
   uint64_t t1 = bench_now_ns();
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
-  options.use_environment = true; /* TKRT_TUNE_DIR: the store the parent set up */
-  if (bench_fail(tkrt_autotuner_create(&options, &tuner), "creating the tuner")) goto done;
+  /* TKRT_TUNE_DIR: the store the parent set up. */
+  if (bench_fail(tkrt_options_from_environment(NULL, &options), "reading the environment") ||
+      bench_fail(tkrt_autotuner_create(&options, &tuner), "creating the tuner")) {
+    goto done;
+  }
   if (bench_fail(tkrt_call_prepare(u.call, device), "tkrt_call_prepare")) goto done;
   uint64_t t2 = bench_now_ns();
   tkrt_buffer_t buffers[3] = {{t.a, t.a_size}, {t.b, t.b_size}, {t.c, t.c_size}};

@@ -75,7 +75,6 @@ void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options) {
   options->policy = TKRT_TUNE_POLICY_AUTO;
   options->target_ms = 10.0;
   options->max_iterations = 100;
-  options->use_environment = true;
 }
 
 void tkrt_tune_report_init(tkrt_tune_report_t* report) {
@@ -99,11 +98,11 @@ static tkrt_status_t tkrt_pin_add(tkrt_autotuner_t* tuner, const char* digest_pr
   return NULL;
 }
 
-/* TKRT_TUNE_PIN="<digest hex prefix or *>[@arch]=<index>,..." */
+/* options.pins: "<digest hex prefix or *>[@arch]=<index>,..." (what TKRT_TUNE_PIN holds). */
 static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) {
   char buffer[2048];
   if (strlen(text) >= sizeof(buffer)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "TKRT_TUNE_PIN is too long");
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tuning pins (TKRT_TUNE_PIN) are too long");
   }
   snprintf(buffer, sizeof(buffer), "%s", text);
   char* save = NULL;
@@ -114,7 +113,7 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
     unsigned long long index = equals ? strtoull(equals + 1, &end, 10) : 0;
     if (!equals || end == equals + 1 || (*end && !isspace((unsigned char)*end))) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_TUNE_PIN entry '%s' is not <digest>[@arch]=<config index>",
+                              "tuning pin (TKRT_TUNE_PIN) entry '%s' is not <digest>[@arch]=<config index>",
                               item);
     }
     *equals = '\0';
@@ -122,18 +121,18 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
     if (at) *at = '\0';
     if (!*item) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_TUNE_PIN entry '%s=...' has no digest; use * to pin every call",
+                              "tuning pin (TKRT_TUNE_PIN) entry '%s=...' has no digest; use * to pin every call",
                               at ? "@..." : "");
     }
     const char* prefix = strcmp(item, "*") == 0 ? "" : item;
     for (const char* c = prefix; *c; ++c) {
       if (!isxdigit((unsigned char)*c)) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "TKRT_TUNE_PIN digest '%s' is not hexadecimal (or *)", prefix);
+                                "tuning pin (TKRT_TUNE_PIN) digest '%s' is not hexadecimal (or *)", prefix);
       }
     }
     if (strlen(prefix) > 64) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "TKRT_TUNE_PIN digest '%s' is too long",
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tuning pin (TKRT_TUNE_PIN) digest '%s' is too long",
                               prefix);
     }
     char lower[65];
@@ -143,11 +142,6 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
     TKRT_RETURN_IF_ERROR(tkrt_pin_add(tuner, lower, at ? at + 1 : NULL, (size_t)index));
   }
   return NULL;
-}
-
-static char* tkrt_default_store_dir(void) {
-  char path[4096];
-  return tkrt_fs_default_cache_dir("tune", path, sizeof(path)) ? strdup(path) : NULL;
 }
 
 void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner) {
@@ -204,30 +198,13 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   tuner->target_ms = options->target_ms;
   tuner->max_iterations = options->max_iterations;
   tkrt_status_t status = NULL;
-  const char* dir = options->store_dir;
-  if (options->use_environment) {
-    const char* policy = getenv("TKRT_TUNE_POLICY");
-    if (policy && *policy) {
-      if (strcmp(policy, "auto") == 0) {
-        tuner->policy = TKRT_TUNE_POLICY_AUTO;
-      } else if (strcmp(policy, "never") == 0) {
-        tuner->policy = TKRT_TUNE_POLICY_NEVER;
-      } else {
-        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                  "TKRT_TUNE_POLICY is '%s'; expected auto or never", policy);
-        goto fail;
-      }
-    }
-    const char* env_dir = getenv("TKRT_TUNE_DIR");
-    if (!dir && env_dir && *env_dir) dir = env_dir;
-    const char* pins = getenv("TKRT_TUNE_PIN");
-    if (pins && *pins && (status = tkrt_parse_pins(tuner, pins))) goto fail;
+  if (options->pins && *options->pins && (status = tkrt_parse_pins(tuner, options->pins))) {
+    goto fail;
   }
-  if (dir && tkrt_fs_is_off(dir)) {
-    tuner->store_dir = NULL;
-  } else {
-    tuner->store_dir = dir ? strdup(dir) : tkrt_default_store_dir();
-    if (dir && !tuner->store_dir) {
+  const char* dir = options->store_dir;
+  if (dir && *dir && !tkrt_fs_is_off(dir)) {
+    tuner->store_dir = strdup(dir);
+    if (!tuner->store_dir) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
       goto fail;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "hal/registry.h"
 #include "hal/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
@@ -50,15 +51,8 @@ const char* tkrt_param_kind_name(tkrt_param_kind_t kind) {
 
 const char* tkrt_kernel_image_backend(const tkrt_kernel_image_t* image) {
   if (image->backend && *image->backend) return image->backend;
-  switch (image->kind) {
-    case TKRT_IMAGE_PTX:
-    case TKRT_IMAGE_CUBIN:
-    case TKRT_IMAGE_FATBIN: return "cuda";
-    case TKRT_IMAGE_HSACO: return "hip";
-    case TKRT_IMAGE_HOST: return "host";
-    case TKRT_IMAGE_AUTO: break;
-  }
-  return "";
+  const tkrt_hal_backend_t* backend = tkrt_hal_registry_backend_for_kind(image->kind);
+  return backend ? backend->name : "";
 }
 
 /* ---------------------------------------------------------------- digests

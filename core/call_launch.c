@@ -6,7 +6,6 @@
 
 #include "core/call_internal.h"
 #include "hal/hal.h"
-#include "hal/hal_objects.h"
 #include "hal/versioned.h"
 
 #define TKRT_STACK_PARAMS 64
@@ -33,58 +32,22 @@ static const char* tkrt_config_label(const tkrt_call_t* call, size_t index, char
 
 /* ---------------------------------------------------------------- choosing an image */
 
-/* Parses "sm_90", "sm_90a", "sm_100f" into 90/'a'; 0 when the text is not of that form. */
-static int tkrt_parse_sm(const char* arch, char* out_suffix) {
-  *out_suffix = '\0';
-  if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
-  char* end = NULL;
-  long value = strtol(arch + 3, &end, 10);
-  if (end == arch + 3 || value <= 0 || value > 10000) return 0;
-  if (*end == 'a' || *end == 'f') *out_suffix = *end++;
-  return *end ? 0 : (int)value;
+/* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first). The
+ * device's backend judges kinds and archs; an image that names its backend fits only that one. */
+static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_t* device) {
+  if (image->backend && *image->backend && strcmp(image->backend, device->backend->name) != 0) {
+    return 0;
+  }
+  return device->backend->image_rank(&device->info, image->kind, image->arch);
 }
 
-/* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first).
- * An empty device arch means the backend could not tell it (HIP when reading the device
- * properties fails its cross-check): then any image of the backend fits, because the arch is
- * unknown, not mismatched, and the backend's own check when it loads the image (the runtime's,
- * for HIP) still rejects one built for another device. CUDA ranks by compute capability, which
- * it always knows, so the rule does not reach it. */
-static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_info_t* info) {
-  if (strcmp(tkrt_kernel_image_backend(image), info->backend) != 0) return 0;
-  int rank = image->kind == TKRT_IMAGE_PTX ? 1 : 2;
-  if (!image->arch || !*image->arch) return rank;
-  if (strcmp(info->backend, "cuda") == 0) {
-    char suffix;
-    int want = tkrt_parse_sm(image->arch, &suffix);
-    int have = info->cc_major * 10 + info->cc_minor;
-    if (!want) return rank; /* an arch spelling we do not know: let the driver judge */
-    if (image->kind == TKRT_IMAGE_PTX) {
-      if (suffix == 'a') return have == want ? rank : 0;
-      if (suffix == 'f') return have / 10 == want / 10 && have >= want ? rank : 0;
-      return have >= want ? rank : 0;
-    }
-    if (image->kind == TKRT_IMAGE_CUBIN) {
-      if (suffix == 'a') return have == want ? rank : 0;
-      return have / 10 == want / 10 && have >= want ? rank : 0;
-    }
-    return rank; /* fatbin: the driver picks the entry */
-  }
-  if (!info->arch[0]) return rank; /* the device arch is unknown: see above */
-  if (strcmp(info->backend, "hip") == 0) {
-    size_t base = strcspn(image->arch, ":");
-    size_t device_base = strcspn(info->arch, ":");
-    return base == device_base && strncmp(image->arch, info->arch, base) == 0 ? rank : 0;
-  }
-  return strcmp(image->arch, info->arch) == 0 ? rank : 0;
-}
-
-static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_device_info_t* info,
+static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_device_t* device,
                                        const tkrt_kernel_image_t** out_image) {
+  const tkrt_device_info_t* info = &device->info;
   const tkrt_kernel_image_t* best = NULL;
   int best_rank = 0;
   for (size_t i = 0; i < kernel->desc.image_count; ++i) {
-    int rank = tkrt_image_fit(&kernel->images[i], info);
+    int rank = tkrt_image_fit(&kernel->images[i], device);
     if (rank > best_rank) {
       best = &kernel->images[i];
       best_rank = rank;
@@ -297,7 +260,7 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     tkrt_config_state_t* cs = &state->configs[c];
     const tkrt_kernel_t* kernel = call->configs[c].kernel;
     const tkrt_kernel_image_t* image = NULL;
-    tkrt_status_t why = tkrt_select_image(kernel, info, &image);
+    tkrt_status_t why = tkrt_select_image(kernel, device, &image);
     if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
     tkrt_module_t* module = NULL;
     for (size_t m = 0; !why && m < state->module_count; ++m) {
@@ -307,7 +270,7 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
      * that fits but fails to load is an error: a JIT failure or a missing kernel is a bug, and
      * a transient failure must not quietly change which config runs. */
     if (!why && !module) {
-      tkrt_image_t raw = {image->kind, image->data, image->size};
+      tkrt_image_t raw = {.kind = image->kind, .data = image->data, .size = image->size};
       status = tkrt_module_load(device, &raw, &module);
       if (status) goto config_failed;
       loaded_images[state->module_count] = image;
@@ -430,7 +393,8 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   tkrt_status_t status = NULL;
   char label[160];
   /* TMA parameters' values (see below): on the stack for the usual few, else on the heap. */
-  _Alignas(TKRT_HAL_TMA_DESC_ALIGN) unsigned char tma_stack[TKRT_STACK_TMA * TKRT_HAL_TMA_DESC_SIZE];
+  _Alignas(128) unsigned char tma_stack[TKRT_STACK_TMA * TKRT_HAL_TMA_DESC_MAX];
+  const uint32_t tma_size = args->device->backend->tma_descriptor_size;
   unsigned char* tma_slots = tma_stack;
   uint32_t tma_next = 0;
 
@@ -492,16 +456,10 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
    * graph's kernel node: a captured launch keeps the descriptor of the buffers it was captured
    * with, exactly as its array parameters keep their addresses. */
   if (cs->tma_count) {
-    if (!TKRT_HAL_VTABLE(args->device)->encode_tma) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                                "%s: the %s backend cannot build TMA descriptors",
-                                tkrt_config_label(call, index, label, sizeof(label)),
-                                args->device->info.backend);
-      goto done;
-    }
-    if (cs->tma_count > TKRT_STACK_TMA) {
-      tma_slots = aligned_alloc(TKRT_HAL_TMA_DESC_ALIGN,
-                                (size_t)cs->tma_count * TKRT_HAL_TMA_DESC_SIZE);
+    uint32_t align = args->device->backend->tma_descriptor_align;
+    if (cs->tma_count > TKRT_STACK_TMA || tma_size > TKRT_HAL_TMA_DESC_MAX || align > 128) {
+      tma_slots = aligned_alloc(align > 128 ? align : 128,
+                                ((size_t)cs->tma_count * tma_size + 127) / 128 * 128);
     }
     if (!tma_slots) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
@@ -538,7 +496,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_F64: memcpy(slot, &p->value.f64, 8); break;
       case TKRT_PARAM_TMA: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
-        slot = tma_slots + (size_t)tma_next++ * TKRT_HAL_TMA_DESC_SIZE;
+        slot = tma_slots + (size_t)tma_next++ * tma_size;
         status = TKRT_HAL_VTABLE(args->device)->encode_tma(args->device, &p->value.tma,
                                                            buffer->ptr, slot);
         if (status) {
@@ -560,7 +518,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   tkrt_launch_params_t launch = cs->dims;
   launch.params = params;
   launch.param_count = (uint32_t)total;
-  status = tkrt_hal_device_launch(args->device, cs->function->handle, &launch, args->stream);
+  status = tkrt_hal_function_launch(cs->function, &launch, args->stream);
   if (status) {
     status = tkrt_status_annotate(status, "launching %s",
                                   tkrt_config_label(call, index, label, sizeof(label)));

@@ -10,6 +10,7 @@
 
 #include "core/wire_internal.h"
 #include "hal/hal.h"
+#include "hal/registry.h"
 #include "tkrt/image.h"
 
 static bool tkrt_wire_has_prefix(const uint8_t* data, size_t size, const char* prefix) {
@@ -43,11 +44,11 @@ bool tkrt_wire_ptx_field_is_text(const uint8_t* data, size_t size) {
 }
 
 void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_MAX]) {
-  if (compute_capability == 0) {
-    arch[0] = '\0';
-  } else {
-    snprintf(arch, TKRT_WIRE_ARCH_MAX, "sm_%u%s", compute_capability,
-             compute_capability >= 90 ? "a" : "");
+  /* The backend that runs PTX names the arch jaxlib compiled it for (sm_90a for 90). */
+  const tkrt_hal_backend_t* backend = tkrt_hal_registry_backend_for_kind(TKRT_IMAGE_PTX);
+  arch[0] = '\0';
+  if (backend && backend->arch_for_capability) {
+    backend->arch_for_capability(compute_capability, arch, TKRT_WIRE_ARCH_MAX);
   }
 }
 

@@ -16,22 +16,6 @@ int tkrt_fs_is_off(const char* value) {
   return 0;
 }
 
-int tkrt_fs_default_cache_dir(const char* subdir, char* out, size_t capacity) {
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  const char* home = getenv("HOME");
-  int written = -1;
-  if (xdg && xdg[0] == '/') {
-    written = snprintf(out, capacity, "%s/tkrt/%s", xdg, subdir);
-  } else if (home && *home) {
-    written = snprintf(out, capacity, "%s/.cache/tkrt/%s", home, subdir);
-  }
-  if (written < 0 || (size_t)written >= capacity) {
-    if (capacity) out[0] = '\0';
-    return 0;
-  }
-  return 1;
-}
-
 tkrt_status_code_t tkrt_fs_errno_code(int error) {
   switch (error) {
     case ENOSPC:

@@ -1,5 +1,5 @@
 /* tkrt: the few file-system helpers shared by the on-disk caches (CUDA's PTX cache, the tuning
- * decision store): where per-user cache folders live, creating them, mapping errno to codes. */
+ * decision store): switching them off, creating folders, mapping errno to codes. */
 #ifndef TKRT_HAL_FS_H_
 #define TKRT_HAL_FS_H_
 
@@ -9,11 +9,6 @@
 
 /* True for the values that switch a cache off: off, 0, none, false, no (any case). */
 int tkrt_fs_is_off(const char* value);
-
-/* $XDG_CACHE_HOME/tkrt/<subdir> when XDG_CACHE_HOME is absolute (the XDG spec says relative values
- * are to be ignored), else $HOME/.cache/tkrt/<subdir>. Returns 0 (and writes "") when neither is
- * usable or the path does not fit. */
-int tkrt_fs_default_cache_dir(const char* subdir, char* out, size_t capacity);
 
 /* mkdir -p; an existing folder is fine, an existing non-folder is an error naming it. */
 tkrt_status_t tkrt_fs_mkdirs(const char* dir);

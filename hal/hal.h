@@ -1,10 +1,13 @@
-/* tkrt HAL: the object header, the device vtable every backend implements, and the backend
- * factory. The public API (hal/hal_api.c) checks arguments once and dispatches through here. */
+/* tkrt HAL: the object headers, the device vtable every backend implements (one X-macro list
+ * generates the vtable, each backend's prototypes and its vtable initialiser), and the backend
+ * descriptor through which backends, not the layers above them, answer what they can run. */
 #ifndef TKRT_HAL_HAL_H_
 #define TKRT_HAL_HAL_H_
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,12 +29,36 @@ typedef struct tkrt_hal_resource {
 } tkrt_hal_resource_t;
 
 /* The device: backends embed it as their first member and reach their own type through a checked
- * downcast (compare the vtable pointer). `info` is filled by the backend at creation and never
- * changes afterwards, so it may be read without locks. */
+ * downcast (compare the vtable pointer). `info` and `options` are filled at creation and never
+ * change afterwards, so they may be read without locks. */
 struct tkrt_device_s {
   tkrt_hal_resource_t resource;
   const tkrt_hal_backend_t* backend;
   tkrt_device_info_t info;
+};
+
+/* A loaded module as the API layer keeps it: the backend's handle and the one function cache of
+ * tkrt (lookups by name happen once per (module, name); launches never take `lock`). */
+struct tkrt_module_s {
+  tkrt_device_t* device; /* retained */
+  void* handle;          /* backend module */
+  tkrt_image_kind_t kind;
+  pthread_mutex_t lock;  /* guards `functions` */
+  struct tkrt_function_s* functions;
+};
+
+/* A kernel function: the backend's handle plus the dynamic shared memory bookkeeping, which is
+ * the same on every backend and so lives here, once: a function may use at most the device's
+ * opt-in limit minus its static shared memory, and a launch that needs more than the current
+ * limit raises it (to that most, so later launches skip the raise) without taking a lock. */
+struct tkrt_function_s {
+  tkrt_module_t* module;
+  void* handle;                      /* backend function */
+  uint32_t static_shared_bytes;
+  uint32_t max_dynamic_shared_bytes; /* device opt-in limit minus static shared memory */
+  atomic_uint dynamic_shared_limit;  /* the backend's current limit */
+  struct tkrt_function_s* next;
+  char name[];
 };
 
 #define TKRT_HAL_VTABLE(device) ((const tkrt_hal_device_vtable_t*)(device)->resource.vtable)
@@ -42,88 +69,122 @@ typedef enum tkrt_hal_memcpy_kind {
   TKRT_HAL_MEMCPY_DTOD = 2,
 } tkrt_hal_memcpy_kind_t;
 
-/* Backend handles (modules, functions, graphs) are opaque `void*` owned by the backend. Methods
- * are called with validated arguments: non-NULL out pointers, non-zero sizes, checked launch
- * dimensions (see tkrt_hal_validate_launch). Every method must be thread-safe: a device is shared
- * by all threads of a process. Out parameters are written only on success. */
+/* What a backend tells the API layer about a function it resolved. */
+typedef struct tkrt_hal_function_info {
+  void* handle;
+  uint32_t static_shared_bytes;
+  uint32_t dynamic_shared_limit; /* the function's current dynamic shared memory limit */
+} tkrt_hal_function_info_t;
+
+/* The device methods, in vtable order: X(P, return type, name, (parameters)). Backends name their
+ * implementations P_name (P: tkrt_cuda, tkrt_hip, tkrt_host). Methods are called with validated
+ * arguments: non-NULL out pointers, non-zero sizes, launch dimensions checked against the device
+ * info (tkrt_hal_validate_launch) and the function's shared memory limit already raised. Every
+ * method must be thread-safe (a device is shared by all threads) and writes out parameters only
+ * on success.
+ * - module_load: image->kind is resolved (never AUTO); a kind the backend cannot load is
+ *   INVALID_ARGUMENT naming it. Never called while a stream of the device captures.
+ * - function_create: resolves a kernel by entry name (unknown names: NOT_FOUND); called once per
+ *   (module, name); function_destroy releases what it made, before the module is unloaded.
+ * - function_attrs: fills max_threads_per_block and num_regs (the API layer fills the rest).
+ * - function_set_shared_limit: sets the function's dynamic shared memory limit to `bytes`, which
+ *   the API layer has checked against the function's most.
+ * - memcpy_async: dst/src are device addresses or host pointers (cast to uint64_t) as kind says.
+ * - encode_tma: encodes the tensor-map descriptor of a jaxlib TMA parameter over global memory at
+ *   `base` into `out` (the descriptor's size and alignment: tkrt_hal_backend_t.tma_descriptor_*);
+ *   called on the launch path with a descriptor the core validated; pure host work, so legal
+ *   while the stream captures. Backends without TMA answer UNIMPLEMENTED (and their devices lack
+ *   TKRT_DEVICE_FEATURE_TMA, so the core never asks them). */
+#define TKRT_HAL_DEVICE_METHODS(X, P)                                                              \
+  X(P, void, destroy, (tkrt_device_t * device))                                                    \
+  X(P, tkrt_status_t, module_load,                                                                 \
+    (tkrt_device_t * device, const tkrt_image_t* image, void** out_module))                        \
+  X(P, void, module_unload, (tkrt_device_t * device, void* module))                                \
+  X(P, tkrt_status_t, function_create,                                                             \
+    (tkrt_device_t * device, void* module, const char* name, tkrt_hal_function_info_t* out_info))  \
+  X(P, void, function_destroy, (tkrt_device_t * device, void* function))                           \
+  X(P, tkrt_status_t, function_attrs,                                                              \
+    (tkrt_device_t * device, void* function, tkrt_function_attrs_t* out_attrs))                    \
+  X(P, tkrt_status_t, function_set_shared_limit,                                                   \
+    (tkrt_device_t * device, void* function, uint32_t bytes))                                      \
+  X(P, tkrt_status_t, launch,                                                                      \
+    (tkrt_device_t * device, void* function, const tkrt_launch_params_t* params,                   \
+     tkrt_stream_t stream))                                                                        \
+  X(P, tkrt_status_t, memory_alloc, (tkrt_device_t * device, size_t size, tkrt_deviceptr_t* out_ptr)) \
+  X(P, tkrt_status_t, memory_free, (tkrt_device_t * device, tkrt_deviceptr_t ptr))                 \
+  X(P, tkrt_status_t, host_alloc, (tkrt_device_t * device, size_t size, void** out_ptr))           \
+  X(P, tkrt_status_t, host_free, (tkrt_device_t * device, void* ptr))                              \
+  X(P, tkrt_status_t, memory_info, (tkrt_device_t * device, size_t* out_free, size_t* out_total))  \
+  X(P, tkrt_status_t, memset_async,                                                                \
+    (tkrt_device_t * device, tkrt_deviceptr_t dst, uint8_t value, size_t size,                     \
+     tkrt_stream_t stream))                                                                        \
+  X(P, tkrt_status_t, memcpy_async,                                                                \
+    (tkrt_device_t * device, uint64_t dst, uint64_t src, size_t size, tkrt_hal_memcpy_kind_t kind, \
+     tkrt_stream_t stream))                                                                        \
+  X(P, tkrt_status_t, stream_create, (tkrt_device_t * device, tkrt_stream_t* out_stream))          \
+  X(P, tkrt_status_t, stream_destroy, (tkrt_device_t * device, tkrt_stream_t stream))              \
+  X(P, tkrt_status_t, stream_synchronize, (tkrt_device_t * device, tkrt_stream_t stream))          \
+  X(P, tkrt_status_t, stream_is_capturing,                                                         \
+    (tkrt_device_t * device, tkrt_stream_t stream, bool* out_capturing))                           \
+  X(P, tkrt_status_t, stream_begin_capture, (tkrt_device_t * device, tkrt_stream_t stream))        \
+  X(P, tkrt_status_t, stream_end_capture,                                                          \
+    (tkrt_device_t * device, tkrt_stream_t stream, void** out_graph))                              \
+  X(P, tkrt_status_t, graph_launch, (tkrt_device_t * device, void* graph, tkrt_stream_t stream))   \
+  X(P, tkrt_status_t, graph_destroy, (tkrt_device_t * device, void* graph))                        \
+  X(P, tkrt_status_t, event_create, (tkrt_device_t * device, tkrt_event_t* out_event))             \
+  X(P, tkrt_status_t, event_destroy, (tkrt_device_t * device, tkrt_event_t event))                 \
+  X(P, tkrt_status_t, event_record,                                                                \
+    (tkrt_device_t * device, tkrt_event_t event, tkrt_stream_t stream))                            \
+  X(P, tkrt_status_t, event_synchronize, (tkrt_device_t * device, tkrt_event_t event))             \
+  X(P, tkrt_status_t, event_elapsed_ms,                                                            \
+    (tkrt_device_t * device, tkrt_event_t start, tkrt_event_t end, float* out_ms))                 \
+  X(P, tkrt_status_t, encode_tma,                                                                  \
+    (tkrt_device_t * device, const struct tkrt_tma_desc* desc, tkrt_deviceptr_t base, void* out))
+
+#define TKRT_HAL_METHOD_FIELD_(P, ret, name, params) ret(*name) params;
+#define TKRT_HAL_METHOD_DECLARE_(P, ret, name, params) ret P##_##name params;
+#define TKRT_HAL_METHOD_ENTRY_(P, ret, name, params) .name = P##_##name,
+
 struct tkrt_hal_device_vtable {
-  void (*destroy)(tkrt_device_t* device);
-
-  /* Images: image->kind is resolved (never AUTO). A kind the backend cannot load is
-   * INVALID_ARGUMENT naming the kind. Must not be called while a stream of the device captures. */
-  tkrt_status_t (*module_load)(tkrt_device_t* device, const tkrt_image_t* image,
-                               void** out_module);
-  void (*module_unload)(tkrt_device_t* device, void* module);
-  /* Called once per (module, name) by the API layer, which caches the answer. The function lives
-   * until its module is unloaded. Unknown names: NOT_FOUND. */
-  tkrt_status_t (*function_get)(tkrt_device_t* device, void* module, const char* name,
-                                void** out_function);
-  tkrt_status_t (*function_attrs)(tkrt_device_t* device, void* function,
-                                  tkrt_function_attrs_t* out_attrs);
-  tkrt_status_t (*function_set_max_dynamic_shared)(tkrt_device_t* device, void* function,
-                                                   uint32_t bytes);
-  /* Launch dims are already checked against the device info; backends check what only they know
-   * (the function's own dynamic shared memory limit, driver errors). */
-  tkrt_status_t (*launch)(tkrt_device_t* device, void* function,
-                          const tkrt_launch_params_t* params, tkrt_stream_t stream);
-
-  tkrt_status_t (*memory_alloc)(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
-  tkrt_status_t (*memory_free)(tkrt_device_t* device, tkrt_deviceptr_t ptr);
-  tkrt_status_t (*host_alloc)(tkrt_device_t* device, size_t size, void** out_ptr);
-  tkrt_status_t (*host_free)(tkrt_device_t* device, void* ptr);
-  tkrt_status_t (*memory_info)(tkrt_device_t* device, size_t* out_free, size_t* out_total);
-  tkrt_status_t (*memset_async)(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-                                size_t size, tkrt_stream_t stream);
-  /* dst/src are device addresses or host pointers (cast to uint64_t) as the kind says. */
-  tkrt_status_t (*memcpy_async)(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
-                                tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
-
-  tkrt_status_t (*stream_create)(tkrt_device_t* device, tkrt_stream_t* out_stream);
-  tkrt_status_t (*stream_destroy)(tkrt_device_t* device, tkrt_stream_t stream);
-  tkrt_status_t (*stream_synchronize)(tkrt_device_t* device, tkrt_stream_t stream);
-  tkrt_status_t (*stream_is_capturing)(tkrt_device_t* device, tkrt_stream_t stream,
-                                       bool* out_capturing);
-  tkrt_status_t (*stream_begin_capture)(tkrt_device_t* device, tkrt_stream_t stream);
-  tkrt_status_t (*stream_end_capture)(tkrt_device_t* device, tkrt_stream_t stream,
-                                      void** out_graph);
-  tkrt_status_t (*graph_launch)(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-  tkrt_status_t (*graph_destroy)(tkrt_device_t* device, void* graph);
-
-  tkrt_status_t (*event_create)(tkrt_device_t* device, tkrt_event_t* out_event);
-  tkrt_status_t (*event_destroy)(tkrt_device_t* device, tkrt_event_t event);
-  tkrt_status_t (*event_record)(tkrt_device_t* device, tkrt_event_t event, tkrt_stream_t stream);
-  tkrt_status_t (*event_synchronize)(tkrt_device_t* device, tkrt_event_t event);
-  tkrt_status_t (*event_elapsed_ms)(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t end,
-                                    float* out_ms);
-
-  /* Optional; NULL where the backend cannot build TMA descriptors (the core then reports
-   * UNIMPLEMENTED naming the parameter). Encodes the tiled tensor-map descriptor of `desc` over
-   * global memory at `base` into out[TKRT_HAL_TMA_DESC_SIZE] (TKRT_HAL_TMA_DESC_ALIGN-aligned).
-   * Called on the launch path with a descriptor the core has validated (rank, element type,
-   * swizzle, OOB fill, box, byte strides, base alignment); pure host work, no device call, so it
-   * is safe while the stream captures. */
-  tkrt_status_t (*encode_tma)(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
-                              tkrt_deviceptr_t base, void* out);
+  TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_FIELD_, unused)
 };
 
-/* The encoded TMA descriptor (CUtensorMap) is passed by value as one 128-byte kernel parameter
- * (declared `.param .align 64 .b8 [128]` by Triton). The host copy is 128-aligned: CUDA 13's cuda.h
- * declares CUtensorMap _Alignas(128) (CUDA 12's, 64), and cuTensorMapEncodeTiled may assume it. */
-#define TKRT_HAL_TMA_DESC_SIZE 128
-#define TKRT_HAL_TMA_DESC_ALIGN 128
+/* In a backend's _internal.h: declares P_destroy, P_module_load, ... */
+#define TKRT_HAL_DECLARE_DEVICE_METHODS(P) TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_DECLARE_, P)
+/* In its _device.c: static const tkrt_hal_device_vtable_t v = TKRT_HAL_DEVICE_VTABLE(P); */
+#define TKRT_HAL_DEVICE_VTABLE(P) {TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_ENTRY_, P)}
 
 /* `destroy` first, always: the generic release path relies on it. */
 static_assert(offsetof(tkrt_hal_device_vtable_t, destroy) == 0, "destroy must come first");
 static_assert(offsetof(struct tkrt_device_s, resource) == 0, "resource header must be first");
 
-/* A backend factory. Backends are registered at build time (hal/registry.c); enumerating them
- * is free. `probe` opens the vendor library (once per process) and counts devices; it answers
- * UNAVAILABLE with a message listing what was tried when the library or a device is missing.
- * `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
+/* The largest TMA descriptor any backend encodes, for callers' stack buffers. */
+#define TKRT_HAL_TMA_DESC_MAX 128
+
+/* A backend: its descriptor is always compiled in (it needs no vendor header), so tkrt knows every
+ * backend's name and image formats even in a build without its device code; `probe` and
+ * `device_create` then answer UNAVAILABLE, saying so. The registry (hal/registry.c) lists the
+ * descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
+ * (once per process) and counts devices, answering UNAVAILABLE with a message that lists what was
+ * tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
 struct tkrt_hal_backend {
   const char* name;
-  tkrt_status_t (*probe)(int* out_device_count);
-  tkrt_status_t (*device_create)(int ordinal, tkrt_device_t** out_device);
+  bool compiled; /* false: descriptor only (the CMake option was off or headers were missing) */
+  tkrt_status_t (*probe)(const tkrt_device_options_t* options, int* out_device_count);
+  tkrt_status_t (*device_create)(const tkrt_device_options_t* options, tkrt_device_t** out_device);
+  /* How well an image fits: 0 cannot run, higher is better (machine code over PTX, say). `info`
+   * NULL asks whether this backend loads the kind at all; `arch` NULL or "" means any arch of the
+   * backend. Pure: no vendor library is needed. */
+  int (*image_rank)(const tkrt_device_info_t* info, tkrt_image_kind_t kind, const char* arch);
+  /* The arch name images for `compute_capability` (major * 10 + minor, jaxlib's field) are built
+   * for, e.g. "sm_90a"; "" when the backend has no such notion. NULL: none. */
+  void (*arch_for_capability)(uint32_t compute_capability, char* out, size_t capacity);
+  /* The ordinal of the device a native stream (CUstream, hipStream_t, a host stream) belongs to,
+   * for callers that get a bare stream (XLA's legacy custom call). NOT_FOUND when this backend's
+   * library is not loaded in the process or does not know the stream. */
+  tkrt_status_t (*native_stream_ordinal)(void* stream, int* out_ordinal);
+  uint32_t tma_descriptor_size;  /* 0: no TMA descriptors */
+  uint32_t tma_descriptor_align;
 };
 
 /* Initialises the common device header; the backend fills device->info afterwards. */
@@ -139,11 +200,21 @@ tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
  * TKRT_IMAGE_AUTO when nothing matches. */
 tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size);
 
-/* Internal unchecked dispatch for the core's launch fast path (arguments already validated). */
-static inline tkrt_status_t tkrt_hal_device_launch(tkrt_device_t* device, void* function,
-                                                   const tkrt_launch_params_t* params,
-                                                   tkrt_stream_t stream) {
-  return TKRT_HAL_VTABLE(device)->launch(device, function, params, stream);
+/* Raises the function's dynamic shared memory limit for a launch that needs `bytes` (the slow
+ * path of tkrt_hal_function_launch): OUT_OF_RANGE when the function may not have that much. */
+tkrt_status_t tkrt_hal_function_raise_shared(tkrt_function_t* function, uint32_t bytes);
+
+/* The launch fast path (arguments validated): raises the shared memory limit when needed, then
+ * one dispatch. */
+static inline tkrt_status_t tkrt_hal_function_launch(tkrt_function_t* function,
+                                                     const tkrt_launch_params_t* params,
+                                                     tkrt_stream_t stream) {
+  if (params->shared_mem_bytes >
+      atomic_load_explicit(&function->dynamic_shared_limit, memory_order_relaxed)) {
+    TKRT_RETURN_IF_ERROR(tkrt_hal_function_raise_shared(function, params->shared_mem_bytes));
+  }
+  tkrt_device_t* device = function->module->device;
+  return TKRT_HAL_VTABLE(device)->launch(device, function->handle, params, stream);
 }
 
 #ifdef __cplusplus

@@ -1,12 +1,12 @@
 /* tkrt public device API: argument checks, backend selection, then one dispatch through the
  * device vtable. Nothing here knows about a particular backend. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hal/hal.h"
-#include "hal/hal_objects.h"
 #include "hal/registry.h"
 #include "hal/versioned.h"
 
@@ -21,38 +21,147 @@ static void tkrt_copy_text(char* dst, size_t capacity, const char* src) {
   snprintf(dst, capacity, "%s", src ? src : "");
 }
 
-tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity,
-                                size_t* out_count) {
-  TKRT_CHECK_ARG(out_count, "tkrt_backend_list: out_count is NULL");
-  TKRT_CHECK_ARG(infos || capacity == 0, "tkrt_backend_list: infos is NULL");
-  size_t count;
-  const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
-  for (size_t i = 0; i < count && i < capacity; ++i) {
-    tkrt_backend_info_t* info = &infos[i];
-    memset(info, 0, sizeof(*info));
-    tkrt_copy_text(info->name, sizeof(info->name), backends[i]->name);
-    int device_count = 0;
-    tkrt_status_t status = backends[i]->probe(&device_count);
-    if (status) {
-      tkrt_copy_text(info->reason, sizeof(info->reason), tkrt_status_message(status));
-      tkrt_status_free(status);
-    } else {
-      info->available = true;
-      info->device_count = device_count;
-      snprintf(info->reason, sizeof(info->reason), "%d device%s", device_count,
-               device_count == 1 ? "" : "s");
+void tkrt_device_options_init(tkrt_device_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+/* The caller's options over the defaults (NULL: the defaults). */
+static tkrt_status_t tkrt_read_device_options(const tkrt_device_options_t* options,
+                                              tkrt_device_options_t* out, const char* what) {
+  tkrt_device_options_init(out);
+  if (!options) return NULL;
+  return tkrt_versioned_read(out, sizeof(*out), options, what);
+}
+
+#define TKRT_MAX_LISTED_BACKENDS 8
+
+/* Parses a backend list ("hip,host"; NULL or "": every backend in default order) into registry
+ * entries. Every name is checked first, so a typo is reported even when an earlier backend would
+ * open. */
+static tkrt_status_t tkrt_parse_backend_list(const char* spec, const char* origin,
+                                             const tkrt_hal_backend_t** out,
+                                             size_t* out_count) {
+  size_t known_count;
+  const tkrt_hal_backend_t* const* known = tkrt_hal_registry_backends(&known_count);
+  if (!spec || !*spec) {
+    size_t n = known_count < TKRT_MAX_LISTED_BACKENDS ? known_count : TKRT_MAX_LISTED_BACKENDS;
+    for (size_t i = 0; i < n; ++i) out[i] = known[i];
+    *out_count = n;
+    return NULL;
+  }
+  size_t count = 0;
+  for (const char* cursor = spec; *cursor;) {
+    while (*cursor == ',' || isspace((unsigned char)*cursor)) ++cursor;
+    if (!*cursor) break;
+    const char* end = cursor;
+    while (*end && *end != ',') ++end;
+    const char* last = end;
+    while (last > cursor && isspace((unsigned char)last[-1])) --last;
+    size_t length = (size_t)(last - cursor);
+    char name[TKRT_BACKEND_NAME_MAX];
+    snprintf(name, sizeof(name), "%.*s", (int)length, cursor);
+    const tkrt_hal_backend_t* backend =
+        length < sizeof(name) ? tkrt_hal_registry_find(name) : NULL;
+    if (!backend) {
+      char names[128];
+      tkrt_hal_registry_names(names, sizeof(names));
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "unknown backend '%.*s' in %s ('%s'); known backends: %s",
+                              (int)length, cursor, origin, spec, names);
     }
+    if (count == TKRT_MAX_LISTED_BACKENDS) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "too many backends listed in %s",
+                              origin);
+    }
+    out[count++] = backend;
+    cursor = *end ? end + 1 : end;
   }
   *out_count = count;
   return NULL;
 }
 
-/* ---------------------------------------------------------------- devices */
-
-void tkrt_device_options_init(tkrt_device_options_t* options) {
-  memset(options, 0, sizeof(*options));
-  options->struct_size = sizeof(*options);
+static void tkrt_backend_info_fill(const tkrt_hal_backend_t* backend,
+                                   const tkrt_device_options_t* options,
+                                   tkrt_backend_info_t* info) {
+  memset(info, 0, sizeof(*info));
+  info->struct_size = sizeof(*info);
+  tkrt_copy_text(info->name, sizeof(info->name), backend->name);
+  int device_count = 0;
+  tkrt_status_t status = backend->probe(options, &device_count);
+  if (status) {
+    tkrt_copy_text(info->reason, sizeof(info->reason), tkrt_status_message(status));
+    tkrt_status_free(status);
+  } else {
+    info->available = true;
+    info->device_count = device_count;
+    snprintf(info->reason, sizeof(info->reason), "%d device%s", device_count,
+             device_count == 1 ? "" : "s");
+  }
 }
+
+tkrt_status_t tkrt_backend_list_with_options(const tkrt_device_options_t* caller_options,
+                                             tkrt_backend_info_t* infos, size_t capacity,
+                                             size_t* out_count) {
+  TKRT_CHECK_ARG(out_count, "tkrt_backend_list: out_count is NULL");
+  TKRT_CHECK_ARG(infos || capacity == 0, "tkrt_backend_list: infos is NULL");
+  tkrt_device_options_t options;
+  TKRT_RETURN_IF_ERROR(tkrt_read_device_options(caller_options, &options, "tkrt_backend_list"));
+  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
+  size_t listed_count = 0;
+  TKRT_RETURN_IF_ERROR(
+      tkrt_parse_backend_list(options.backend, "the backend option", listed, &listed_count));
+  /* The listed backends first, in their order, then the others in default order. */
+  size_t known_count;
+  const tkrt_hal_backend_t* const* known = tkrt_hal_registry_backends(&known_count);
+  const tkrt_hal_backend_t* order[TKRT_MAX_LISTED_BACKENDS * 2];
+  size_t count = 0;
+  for (size_t i = 0; i < listed_count; ++i) {
+    bool seen = false;
+    for (size_t j = 0; j < count; ++j) seen = seen || order[j] == listed[i];
+    if (!seen) order[count++] = listed[i];
+  }
+  for (size_t i = 0; i < known_count && count < sizeof(order) / sizeof(order[0]); ++i) {
+    bool seen = false;
+    for (size_t j = 0; j < count; ++j) seen = seen || order[j] == known[i];
+    if (!seen) order[count++] = known[i];
+  }
+  for (size_t i = 0; i < count && i < capacity; ++i) {
+    tkrt_backend_info_fill(order[i], &options, &infos[i]);
+  }
+  *out_count = count;
+  return NULL;
+}
+
+tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity, size_t* out_count) {
+  return tkrt_backend_list_with_options(NULL, infos, capacity, out_count);
+}
+
+tkrt_status_t tkrt_native_stream_ordinal(const char* backends, tkrt_stream_t stream,
+                                         int* out_ordinal) {
+  TKRT_CHECK_ARG(out_ordinal, "tkrt_native_stream_ordinal: out_ordinal is NULL");
+  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(backends && *backends ? backends : "cuda,hip",
+                                               "the backend list", listed, &count));
+  char tried[1024];
+  tried[0] = '\0';
+  for (size_t i = 0; i < count; ++i) {
+    tkrt_status_t status =
+        listed[i]->native_stream_ordinal
+            ? listed[i]->native_stream_ordinal((void*)stream, out_ordinal)
+            : TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "it has no native streams");
+    if (!status) return NULL;
+    size_t used = strlen(tried);
+    snprintf(tried + used, sizeof(tried) - used, "%s%s: %s", used ? "; " : "", listed[i]->name,
+             tkrt_status_message(status));
+    tkrt_status_free(status);
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no backend recognises stream %p (%s)",
+                          (void*)stream, tried);
+}
+
+/* ---------------------------------------------------------------- devices */
 
 void tkrt_hal_device_initialize(tkrt_device_t* device, const tkrt_hal_backend_t* backend,
                                 const tkrt_hal_device_vtable_t* vtable, int ordinal) {
@@ -73,87 +182,33 @@ static void tkrt_append_attempt(char* tried, size_t capacity, const char* name,
   snprintf(tried + used, capacity - used, "%s%s: %s", used ? "; " : "", name, reason);
 }
 
-tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
+tkrt_status_t tkrt_device_open(const tkrt_device_options_t* caller_options,
                                tkrt_device_t** out_device) {
   TKRT_CHECK_ARG(out_device, "tkrt_device_open: out_device is NULL");
-  tkrt_device_options_t local;
-  tkrt_device_options_init(&local);
-  if (options) {
-    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&local, sizeof(local), options, "tkrt_device_open"));
+  tkrt_device_options_t options;
+  TKRT_RETURN_IF_ERROR(tkrt_read_device_options(caller_options, &options, "tkrt_device_open"));
+  TKRT_CHECK_ARG(options.ordinal >= 0, "tkrt_device_open: negative device ordinal %d",
+                 options.ordinal);
+  const char* origin =
+      options.backend && *options.backend ? "the backend option" : "the default order";
+  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(options.backend, origin, listed, &count));
+  if (count == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "no backend is listed in %s", origin);
   }
-  options = &local;
-  TKRT_CHECK_ARG(options->ordinal >= 0, "tkrt_device_open: negative device ordinal %d",
-                 options->ordinal);
-
-  const char* spec = options->backend;
-  const char* origin = "the backend option";
-  if (!spec || !*spec) {
-    spec = getenv("TKRT_BACKEND");
-    origin = "TKRT_BACKEND";
-  }
-  char order[256];
-  if (!spec || !*spec) {
-    size_t count;
-    const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
-    order[0] = '\0';
-    for (size_t i = 0; i < count; ++i) {
-      size_t used = strlen(order);
-      snprintf(order + used, sizeof(order) - used, "%s%s", i ? "," : "", backends[i]->name);
-    }
-    origin = "the default order";
-  } else {
-    TKRT_CHECK_ARG(strlen(spec) < sizeof(order), "%s is too long: '%s'", origin, spec);
-    snprintf(order, sizeof(order), "%s", spec);
-  }
-
-  /* Check every name first, so a typo is reported even when an earlier backend would open. */
-  char names[8][TKRT_BACKEND_NAME_MAX];
-  size_t name_count = 0;
-  for (char* cursor = order; *cursor;) {
-    while (*cursor == ',' || isspace((unsigned char)*cursor)) ++cursor;
-    if (!*cursor) break;
-    char* end = cursor;
-    while (*end && *end != ',') ++end;
-    char* last = end;
-    while (last > cursor && isspace((unsigned char)last[-1])) --last;
-    size_t length = (size_t)(last - cursor);
-    char name[TKRT_BACKEND_NAME_MAX];
-    snprintf(name, sizeof(name), "%.*s", (int)length, cursor);
-    if (length >= sizeof(name) || !tkrt_hal_registry_is_known_name(name)) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "unknown backend '%.*s' in %s ('%s'); known backends: cuda, hip, host",
-                              (int)length, cursor, origin, spec ? spec : order);
-    }
-    if (name_count == sizeof(names) / sizeof(names[0])) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "too many backends listed in %s",
-                              origin);
-    }
-    memcpy(names[name_count++], name, sizeof(name));
-    cursor = *end ? end + 1 : end;
-  }
-  if (name_count == 0) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                            "no backend is compiled into this build of tkrt");
-  }
-
   char tried[2048];
   tried[0] = '\0';
   tkrt_status_t only_status = NULL;
-  for (size_t i = 0; i < name_count; ++i) {
-    const tkrt_hal_backend_t* backend = tkrt_hal_registry_find(names[i]);
+  for (size_t i = 0; i < count; ++i) {
     tkrt_device_t* device = NULL;
-    tkrt_status_t status =
-        backend ? backend->device_create(options->ordinal, &device)
-                : TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                                   "not compiled into this build (its CMake option "
-                                   "TKRT_BACKEND_* was OFF or its headers were not found)");
+    tkrt_status_t status = listed[i]->device_create(&options, &device);
     if (!status) {
-      tkrt_status_free(only_status);
       *out_device = device;
       return NULL;
     }
-    tkrt_append_attempt(tried, sizeof(tried), names[i], tkrt_status_message(status));
-    if (name_count == 1) {
+    tkrt_append_attempt(tried, sizeof(tried), listed[i]->name, tkrt_status_message(status));
+    if (count == 1) {
       only_status = status;
     } else {
       tkrt_status_free(status);
@@ -161,11 +216,12 @@ tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
   }
   if (only_status) {
     /* One backend was asked for: keep its own code (UNAVAILABLE, OUT_OF_RANGE, ...). */
-    return tkrt_status_annotate(only_status, "opening %s device %d", names[0], options->ordinal);
+    return tkrt_status_annotate(only_status, "opening %s device %d", listed[0]->name,
+                                options.ordinal);
   }
   return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "no backend could open device %d (order from %s): %s",
-                          options->ordinal, origin, tried);
+                          "no backend could open device %d (order from %s): %s", options.ordinal,
+                          origin, tried);
 }
 
 void tkrt_device_retain(tkrt_device_t* device) {
@@ -230,8 +286,11 @@ tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
   TKRT_CHECK_ARG(device, "tkrt_module_load: device is NULL");
   TKRT_CHECK_ARG(image, "tkrt_module_load: image is NULL");
   TKRT_CHECK_ARG(out_module, "tkrt_module_load: out_module is NULL");
+  tkrt_image_t resolved;
+  TKRT_RETURN_IF_ERROR(
+      tkrt_versioned_read_or_current(&resolved, sizeof(resolved), image, "tkrt_module_load"));
+  image = &resolved;
   TKRT_CHECK_ARG(image->data && image->size, "tkrt_module_load: the image is empty");
-  tkrt_image_t resolved = *image;
   if (resolved.kind == TKRT_IMAGE_AUTO) {
     resolved.kind = tkrt_hal_image_detect(image->data, image->size);
     if (resolved.kind == TKRT_IMAGE_AUTO) {
@@ -265,6 +324,7 @@ void tkrt_module_unload(tkrt_module_t* module) {
   tkrt_device_t* device = module->device;
   for (struct tkrt_function_s* f = module->functions; f;) {
     struct tkrt_function_s* next = f->next;
+    TKRT_HAL_VTABLE(device)->function_destroy(device, f->handle);
     free(f);
     f = next;
   }
@@ -286,20 +346,27 @@ tkrt_status_t tkrt_module_get_function(tkrt_module_t* module, const char* name,
   if (!found) {
     size_t length = strlen(name);
     found = calloc(1, sizeof(*found) + length + 1);
+    tkrt_device_t* device = module->device;
+    tkrt_hal_function_info_t info = {0};
     if (!found) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
     } else {
-      tkrt_device_t* device = module->device;
-      status = TKRT_HAL_VTABLE(device)->function_get(device, module->handle, name, &found->handle);
-      if (status) {
-        free(found);
-        found = NULL;
-      } else {
-        memcpy(found->name, name, length + 1);
-        found->module = module;
-        found->next = module->functions;
-        module->functions = found;
-      }
+      status = TKRT_HAL_VTABLE(device)->function_create(device, module->handle, name, &info);
+    }
+    if (status) {
+      free(found);
+      found = NULL;
+    } else {
+      memcpy(found->name, name, length + 1);
+      found->module = module;
+      found->handle = info.handle;
+      found->static_shared_bytes = info.static_shared_bytes;
+      uint32_t optin = device->info.max_shared_per_block_optin;
+      found->max_dynamic_shared_bytes =
+          optin > info.static_shared_bytes ? optin - info.static_shared_bytes : 0;
+      atomic_init(&found->dynamic_shared_limit, info.dynamic_shared_limit);
+      found->next = module->functions;
+      module->functions = found;
     }
   }
   pthread_mutex_unlock(&module->lock);
@@ -312,15 +379,50 @@ tkrt_status_t tkrt_function_get_attrs(tkrt_function_t* function,
                                       tkrt_function_attrs_t* out_attrs) {
   TKRT_CHECK_ARG(function && out_attrs, "tkrt_function_get_attrs: NULL argument");
   tkrt_device_t* device = function->module->device;
-  return TKRT_HAL_VTABLE(device)->function_attrs(device, function->handle, out_attrs);
+  tkrt_function_attrs_t attrs = {0};
+  TKRT_RETURN_IF_ERROR(TKRT_HAL_VTABLE(device)->function_attrs(device, function->handle, &attrs));
+  attrs.static_shared_bytes = function->static_shared_bytes;
+  attrs.max_dynamic_shared_bytes =
+      atomic_load_explicit(&function->dynamic_shared_limit, memory_order_relaxed);
+  *out_attrs = attrs;
+  return NULL;
+}
+
+/* Sets the limit after checking it against the function's most: the one copy of the rule and of
+ * its error message, for every backend. */
+static tkrt_status_t tkrt_function_set_shared(tkrt_function_t* function, uint32_t bytes,
+                                              const char* why) {
+  tkrt_device_t* device = function->module->device;
+  if (bytes > function->max_dynamic_shared_bytes) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "kernel '%s': %u bytes of dynamic shared memory %s; the function may "
+                            "have at most %u (%s device %d's opt-in limit of %u bytes minus %u "
+                            "bytes of static shared memory)",
+                            function->name, bytes, why, function->max_dynamic_shared_bytes,
+                            device->backend->name, device->info.ordinal,
+                            device->info.max_shared_per_block_optin,
+                            function->static_shared_bytes);
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
+      TKRT_HAL_VTABLE(device)->function_set_shared_limit(device, function->handle, bytes),
+      "kernel '%s'", function->name));
+  atomic_store_explicit(&function->dynamic_shared_limit, bytes, memory_order_relaxed);
+  return NULL;
 }
 
 tkrt_status_t tkrt_function_set_max_dynamic_shared(tkrt_function_t* function, uint32_t bytes) {
   TKRT_CHECK_ARG(function, "tkrt_function_set_max_dynamic_shared: function is NULL");
-  tkrt_device_t* device = function->module->device;
-  return tkrt_status_annotate(
-      TKRT_HAL_VTABLE(device)->function_set_max_dynamic_shared(device, function->handle, bytes),
-      "kernel '%s'", function->name);
+  return tkrt_function_set_shared(function, bytes, "asked for");
+}
+
+tkrt_status_t tkrt_hal_function_raise_shared(tkrt_function_t* function, uint32_t bytes) {
+  if (bytes > function->max_dynamic_shared_bytes) {
+    return tkrt_function_set_shared(function, bytes, "at launch"); /* the OUT_OF_RANGE message */
+  }
+  /* Straight to the most the function may use, as Triton's and jaxlib's launchers do: the limit
+   * reserves nothing (each launch's own size does), and later launches of any size then skip
+   * this. Racing launches set the same value twice, which is harmless. */
+  return tkrt_function_set_shared(function, function->max_dynamic_shared_bytes, "at launch");
 }
 
 const char* tkrt_function_name(const tkrt_function_t* function) {
@@ -409,9 +511,15 @@ tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
 tkrt_status_t tkrt_launch(tkrt_function_t* function, const tkrt_launch_params_t* params,
                           tkrt_stream_t stream) {
   TKRT_CHECK_ARG(function && params, "tkrt_launch: NULL function or params");
+  tkrt_launch_params_t local;
+  if (params->struct_size && params->struct_size != sizeof(local)) {
+    TKRT_RETURN_IF_ERROR(
+        tkrt_versioned_read_or_current(&local, sizeof(local), params, "tkrt_launch"));
+    params = &local;
+  }
   tkrt_device_t* device = function->module->device;
   tkrt_status_t status = tkrt_hal_validate_launch(&device->info, params);
-  if (!status) status = tkrt_hal_device_launch(device, function->handle, params, stream);
+  if (!status) status = tkrt_hal_function_launch(function, params, stream);
   return tkrt_status_annotate(status, "launching kernel '%s'", function->name);
 }
 

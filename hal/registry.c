@@ -1,30 +1,20 @@
-/* tkrt: backend registry. Which backends exist is decided by CMake options, which define
- * TKRT_HAVE_BACKEND_<NAME>; nothing registers itself at run time. */
+/* tkrt: the backend registry. CMake writes tkrt_backends.inc from the folders of backends/ (one
+ * TKRT_BACKEND(name) line each, in default order); nothing registers itself at run time, and no
+ * code above the backends names one. */
 #include "hal/registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
-#if TKRT_HAVE_BACKEND_CUDA
-extern const tkrt_hal_backend_t tkrt_cuda_backend;
-#endif
-#if TKRT_HAVE_BACKEND_HIP
-extern const tkrt_hal_backend_t tkrt_hip_backend;
-#endif
-#if TKRT_HAVE_BACKEND_HOST
-extern const tkrt_hal_backend_t tkrt_host_backend;
-#endif
+#define TKRT_BACKEND(name) extern const tkrt_hal_backend_t tkrt_##name##_backend;
+#include "tkrt_backends.inc"
+#undef TKRT_BACKEND
 
 static const tkrt_hal_backend_t* const tkrt_registry[] = {
-#if TKRT_HAVE_BACKEND_CUDA
-    &tkrt_cuda_backend,
-#endif
-#if TKRT_HAVE_BACKEND_HIP
-    &tkrt_hip_backend,
-#endif
-#if TKRT_HAVE_BACKEND_HOST
-    &tkrt_host_backend,
-#endif
-    NULL, /* keeps the array non-empty in a build without backends */
+#define TKRT_BACKEND(name) &tkrt_##name##_backend,
+#include "tkrt_backends.inc"
+#undef TKRT_BACKEND
+    NULL, /* keeps the array non-empty */
 };
 
 const tkrt_hal_backend_t* const* tkrt_hal_registry_backends(size_t* out_count) {
@@ -41,6 +31,22 @@ const tkrt_hal_backend_t* tkrt_hal_registry_find(const char* name) {
   return NULL;
 }
 
-int tkrt_hal_registry_is_known_name(const char* name) {
-  return strcmp(name, "cuda") == 0 || strcmp(name, "hip") == 0 || strcmp(name, "host") == 0;
+void tkrt_hal_registry_names(char* out, size_t capacity) {
+  size_t count;
+  const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
+  if (capacity) out[0] = '\0';
+  for (size_t i = 0; i < count; ++i) {
+    size_t used = strlen(out);
+    if (used + 1 >= capacity) break;
+    snprintf(out + used, capacity - used, "%s%s", i ? ", " : "", backends[i]->name);
+  }
+}
+
+const tkrt_hal_backend_t* tkrt_hal_registry_backend_for_kind(tkrt_image_kind_t kind) {
+  size_t count;
+  const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (backends[i]->image_rank(NULL, kind, NULL) > 0) return backends[i];
+  }
+  return NULL;
 }

@@ -1,4 +1,5 @@
-/* tkrt: the build-time list of compiled-in backends, and selection by name or environment. */
+/* tkrt: the build-time list of backends (one descriptor per folder of backends/, in default
+ * selection order), and lookups by name. */
 #ifndef TKRT_HAL_REGISTRY_H_
 #define TKRT_HAL_REGISTRY_H_
 
@@ -6,11 +7,13 @@
 
 #include "hal/hal.h"
 
-/* Compiled-in backends in default order (cuda, hip, host). */
+/* Every backend in default order (cuda, hip, host), compiled in or not (see `compiled`). */
 const tkrt_hal_backend_t* const* tkrt_hal_registry_backends(size_t* out_count);
-/* NULL when the backend is not compiled in (or the name is not a backend at all). */
+/* NULL when no backend has that name. */
 const tkrt_hal_backend_t* tkrt_hal_registry_find(const char* name);
-/* True for the names tkrt knows, compiled in or not. */
-int tkrt_hal_registry_is_known_name(const char* name);
+/* "cuda, hip, host": the names, for messages. */
+void tkrt_hal_registry_names(char* out, size_t capacity);
+/* The backend whose devices load images of `kind` (the first in default order), or NULL. */
+const tkrt_hal_backend_t* tkrt_hal_registry_backend_for_kind(tkrt_image_kind_t kind);
 
 #endif /* TKRT_HAL_REGISTRY_H_ */

@@ -27,6 +27,22 @@ static inline tkrt_status_t tkrt_versioned_read(void* dst, size_t dst_size, cons
   return NULL;
 }
 
+/* For structs where a struct_size of 0 means "this version" (tkrt_image_t, tkrt_launch_params_t,
+ * tkrt_backend_info_t: often written with designated initialisers): copies the caller's struct
+ * into `dst`, zero-filling fields it does not have. */
+static inline tkrt_status_t tkrt_versioned_read_or_current(void* dst, size_t dst_size,
+                                                           const void* src, const char* what) {
+  size_t src_size;
+  memcpy(&src_size, src, sizeof(src_size));
+  if (src_size == 0 || src_size == dst_size) {
+    memcpy(dst, src, dst_size);
+    memcpy(dst, &dst_size, sizeof(dst_size));
+    return NULL;
+  }
+  memset(dst, 0, dst_size);
+  return tkrt_versioned_read(dst, dst_size, src, what);
+}
+
 /* How many bytes of an output struct the caller has room for: its struct_size (at most ours). */
 static inline size_t tkrt_versioned_capacity(const void* out, size_t our_size) {
   size_t caller_size;

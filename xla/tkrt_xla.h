@@ -53,6 +53,15 @@ typedef struct tkrt_xla_stats {
 /* Fills *stats (struct_size must be set; fields beyond it are not written). */
 TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 
+/* Sets one of the adapter's settings before its first use (later: FAILED_PRECONDITION, 9). Names:
+ * backend (default cuda,hip), cache_dir, hip_library, log, tune_dir, tune_pin, tune_policy
+ * (auto|never), capture_policy (first_config|error); NULL or "" restores the default. Unset
+ * settings come from the environment (TKRT_* variables, see tkrt/environment.h, and
+ * TKRT_XLA_BACKEND, TKRT_XLA_CAPTURE_POLICY). Returns 0, or a status code with the reason in
+ * `error`. */
+TKRT_XLA_EXPORT int tkrt_xla_configure(const char* name, const char* value, char* error,
+                                       size_t capacity);
+
 /* "tkrt-xla <tkrt version> ffi <major>.<minor>" */
 TKRT_XLA_EXPORT const char* tkrt_xla_version(void);
 

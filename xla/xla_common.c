@@ -1,13 +1,11 @@
 /* tkrt xla: the shared state of the XLA targets. Everything on the launch path is lock-free:
  * the decode cache is insert-only open addressing with atomic slots, devices sit in an atomic
  * table indexed by ordinal, and the tuner is published once through an atomic pointer. */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/hip/hip_library_names.h"
 #include "xla/xla_internal.h"
 
 tkrt_xla_counters_t tkrt_xla_counters;
@@ -241,11 +239,7 @@ tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
   }
   /* First use of the ordinal: open outside any lock; a thread that loses the race releases its
    * handle (opening is idempotent: tkrt devices share the driver's primary context). */
-  tkrt_device_options_t options;
-  tkrt_device_options_init(&options);
-  const char* backend = getenv("TKRT_XLA_BACKEND");
-  /* Never the host backend: XLA hands us device pointers and a GPU stream. */
-  options.backend = backend && *backend ? backend : "cuda,hip";
+  tkrt_device_options_t options = tkrt_xla_settings()->device;
   options.ordinal = ordinal;
   tkrt_device_t* opened = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &opened);
@@ -267,9 +261,8 @@ tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
 static _Atomic(tkrt_autotuner_t*) tkrt_xla_tuner;
 static pthread_mutex_t tkrt_xla_tuner_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* One tuner for the process, created on the first autotuned launch: TKRT_TUNE_DIR,
- * TKRT_TUNE_PIN and TKRT_TUNE_POLICY apply; TKRT_XLA_CAPTURE_POLICY=error turns the capture
- * fallback (config 0 for that capture) into an error. */
+/* One tuner for the process, created on the first autotuned launch from the settings (see
+ * tkrt_xla_configure). */
 static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
   tkrt_autotuner_t* tuner = atomic_load_explicit(&tkrt_xla_tuner, memory_order_acquire);
   if (tuner) {
@@ -280,13 +273,7 @@ static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
   pthread_mutex_lock(&tkrt_xla_tuner_lock);
   tuner = atomic_load_explicit(&tkrt_xla_tuner, memory_order_acquire);
   if (!tuner) {
-    tkrt_autotuner_options_t options;
-    tkrt_autotuner_options_init(&options);
-    options.use_environment = true;
-    const char* capture = getenv("TKRT_XLA_CAPTURE_POLICY");
-    options.capture_policy = capture && strcmp(capture, "error") == 0
-                                 ? TKRT_CAPTURE_POLICY_ERROR
-                                 : TKRT_CAPTURE_POLICY_FIRST_CONFIG;
+    tkrt_autotuner_options_t options = tkrt_xla_settings()->tuner;
     status = tkrt_autotuner_create(&options, &tuner);
     if (!status) atomic_store_explicit(&tkrt_xla_tuner, tuner, memory_order_release);
   }
@@ -346,116 +333,23 @@ tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_
 
 /* ---------------------------------------------------------------- legacy device lookup */
 
-typedef int (*tkrt_cu_stream_get_device_fn)(void* stream, int* device);
-typedef int (*tkrt_cu_stream_get_ctx_fn)(void* stream, void** ctx);
-typedef int (*tkrt_cu_ctx_fn)(void* ctx);
-typedef int (*tkrt_cu_ctx_pop_fn)(void** ctx);
-typedef int (*tkrt_cu_ctx_get_device_fn)(int* device);
-typedef int (*tkrt_cu_stream_is_capturing_fn)(void* stream, int* status);
-typedef int (*tkrt_hip_stream_get_device_fn)(void* stream, int* device);
-typedef int (*tkrt_hip_get_device_fn)(int* device);
-
-typedef struct tkrt_xla_driver_fns {
-  tkrt_cu_stream_get_device_fn cu_stream_get_device; /* CUDA 12.8+ */
-  tkrt_cu_stream_get_ctx_fn cu_stream_get_ctx;
-  tkrt_cu_ctx_fn cu_ctx_push;
-  tkrt_cu_ctx_pop_fn cu_ctx_pop;
-  tkrt_cu_ctx_get_device_fn cu_ctx_get_device;
-  tkrt_cu_stream_is_capturing_fn cu_stream_is_capturing;
-  tkrt_hip_stream_get_device_fn hip_stream_get_device;
-  tkrt_hip_get_device_fn hip_get_device;
-} tkrt_xla_driver_fns_t;
-
-static tkrt_xla_driver_fns_t tkrt_xla_driver;
-static pthread_once_t tkrt_xla_driver_once = PTHREAD_ONCE_INIT;
-
-static void* tkrt_xla_sym(void* lib, const char* name) { return lib ? dlsym(lib, name) : NULL; }
-
-/* Only libraries XLA already loaded (RTLD_NOLOAD): the stream came from one of them. */
-static void tkrt_xla_driver_load(void) {
-  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  tkrt_xla_driver_fns_t* d = &tkrt_xla_driver;
-  *(void**)&d->cu_stream_get_device = tkrt_xla_sym(cuda, "cuStreamGetDevice");
-  *(void**)&d->cu_stream_get_ctx = tkrt_xla_sym(cuda, "cuStreamGetCtx");
-  *(void**)&d->cu_ctx_push = tkrt_xla_sym(cuda, "cuCtxPushCurrent_v2");
-  *(void**)&d->cu_ctx_pop = tkrt_xla_sym(cuda, "cuCtxPopCurrent_v2");
-  *(void**)&d->cu_ctx_get_device = tkrt_xla_sym(cuda, "cuCtxGetDevice");
-  *(void**)&d->cu_stream_is_capturing = tkrt_xla_sym(cuda, "cuStreamIsCapturing");
-  /* The names the HIP backend opens (TKRT_HIP_LIBRARY included): RTLD_NOLOAD matches a load name
-   * or soname only, so every ROCm soname must be listed, and the runtime found must be the one
-   * whose device ordinals the backend will use. */
-  tkrt_hip_library_names_t hip_names;
-  tkrt_hip_library_names_get(&hip_names);
-  void* hip = NULL;
-  for (size_t i = 0; !hip && i < hip_names.count; ++i) {
-    hip = dlopen(hip_names.names[i], RTLD_NOW | RTLD_NOLOAD);
-  }
-  *(void**)&d->hip_stream_get_device = tkrt_xla_sym(hip, "hipStreamGetDevice");
-  *(void**)&d->hip_get_device = tkrt_xla_sym(hip, "hipGetDevice");
-  /* The handles stay open for the process, like every vendor library tkrt opens. */
-}
-
 /* The last stream this thread asked about: XLA launches on a handful of long-lived streams, and
- * a stream never changes device, so the driver is asked once per stream change, not per launch. */
+ * a stream never changes device, so the backends are asked once per stream change, not per
+ * launch. */
 static _Thread_local void* tkrt_xla_last_stream;
 static _Thread_local int tkrt_xla_last_ordinal;
-
-static tkrt_status_t tkrt_xla_stream_ordinal_query(void* stream, int* out_ordinal);
 
 tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal) {
   if (stream && stream == tkrt_xla_last_stream) {
     *out_ordinal = tkrt_xla_last_ordinal;
     return NULL;
   }
-  TKRT_RETURN_IF_ERROR(tkrt_xla_stream_ordinal_query(stream, out_ordinal));
+  const tkrt_xla_settings_t* settings = tkrt_xla_settings();
+  TKRT_RETURN_IF_ERROR(
+      tkrt_native_stream_ordinal(settings->backend, (tkrt_stream_t)stream, out_ordinal));
   tkrt_xla_last_stream = stream;
   tkrt_xla_last_ordinal = *out_ordinal;
   return NULL;
-}
-
-static tkrt_status_t tkrt_xla_stream_ordinal_query(void* stream, int* out_ordinal) {
-  pthread_once(&tkrt_xla_driver_once, tkrt_xla_driver_load);
-  const tkrt_xla_driver_fns_t* d = &tkrt_xla_driver;
-  int device = -1;
-  /* A CUdevice is the device's ordinal (cuDeviceGet(&dev, i) yields i). */
-  if (d->cu_stream_get_device && stream && d->cu_stream_get_device(stream, &device) == 0) {
-    *out_ordinal = device;
-    return NULL;
-  }
-  /* cuStreamGetCtx misbehaves on a capturing stream (the driver pitfall jaxlib works around):
-   * ask it only when the stream is known not to capture, else use the current context. */
-  int capture_status = 1;
-  int not_capturing = d->cu_stream_is_capturing && stream &&
-                      d->cu_stream_is_capturing(stream, &capture_status) == 0 &&
-                      capture_status == 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
-  void* ctx = NULL;
-  if (not_capturing && d->cu_stream_get_ctx && d->cu_ctx_push && d->cu_ctx_pop &&
-      d->cu_ctx_get_device && d->cu_stream_get_ctx(stream, &ctx) == 0 && ctx &&
-      d->cu_ctx_push(ctx) == 0) {
-    int result = d->cu_ctx_get_device(&device);
-    void* popped = NULL;
-    d->cu_ctx_pop(&popped);
-    if (result == 0) {
-      *out_ordinal = device;
-      return NULL;
-    }
-  }
-  if (d->cu_ctx_get_device && d->cu_ctx_get_device(&device) == 0) { /* the current context */
-    *out_ordinal = device;
-    return NULL;
-  }
-  if (d->hip_stream_get_device && stream && d->hip_stream_get_device(stream, &device) == 0) {
-    *out_ordinal = device;
-    return NULL;
-  }
-  if (d->hip_get_device && d->hip_get_device(&device) == 0) {
-    *out_ordinal = device;
-    return NULL;
-  }
-  return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
-                          "cannot tell which device stream %p belongs to: neither libcuda.so.1 nor "
-                          "libamdhip64 is loaded with a usable context",
-                          stream);
 }
 
 /* ---------------------------------------------------------------- exported helpers */

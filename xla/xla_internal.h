@@ -36,6 +36,18 @@ typedef struct tkrt_xla_entry {
   unsigned char bytes[];    /* the opaque blob, compared on lookup */
 } tkrt_xla_entry_t;
 
+/* The adapter's settings (xla_settings.c): immutable once returned. */
+typedef struct tkrt_xla_settings {
+  tkrt_device_options_t device; /* device.backend: the backends to open, "cuda,hip" by default */
+  tkrt_autotuner_options_t tuner;
+} tkrt_xla_settings_t;
+
+/* The settings, read from the environment on first use unless tkrt_xla_configure set them. */
+TKRT_XLA_HIDDEN const tkrt_xla_settings_t* tkrt_xla_settings(void);
+/* Why the environment's settings could not all be used (reported with the first error), or
+ * NULL. */
+TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
+
 /* Counters behind tkrt_xla_get_stats. */
 typedef struct tkrt_xla_counters {
   atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
@@ -65,7 +77,7 @@ TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordin
                                               const tkrt_buffer_t* aliased_inputs,
                                               size_t aliased_input_count, bool* out_captured);
 
-/* The device ordinal a legacy call's stream belongs to (CUDA or HIP driver, opened by XLA). */
+/* The device ordinal a legacy call's stream belongs to (asked of the settings' backends). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal);
 
 /* The C++ fallback for XlaCustomCallStatusSetFailure (xla_legacy_status.cc). */

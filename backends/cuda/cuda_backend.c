@@ -1,209 +1,57 @@
-/* tkrt CUDA backend: the factory (probe, device creation) and loading the driver: libcuda opened
- * at run time once per process, every entry point resolved through cuGetProcAddress. */
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stddef.h>
+/* tkrt CUDA backend: its descriptor (always compiled: what images it runs and how their archs are
+ * named need no CUDA header) and its factory, which opens the driver only when a build has it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hal/hal.h"
+
+#if TKRT_HAVE_BACKEND_CUDA
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_status.h"
-#include "backends/cuda/cuda_symbols.h"
-#include "hal/dylib.h"
+#endif
 
-/* ---------------------------------------------------------------- the symbol table */
+extern const tkrt_hal_backend_t tkrt_cuda_backend;
+void tkrt_cuda_arch_for_capability(uint32_t compute_capability, char* out, size_t capacity);
 
-static const tkrt_cuda_symbol_info_t tkrt_cuda_symbol_table[] = {
-#define TKRT_CUDA_SYMBOL_ROW(name, abi, kind) \
-  {#name, abi, kind, offsetof(tkrt_cuda_driver_t, name)},
-    TKRT_CUDA_SYMBOLS(TKRT_CUDA_SYMBOL_ROW)
-#undef TKRT_CUDA_SYMBOL_ROW
-};
-
-const tkrt_cuda_symbol_info_t* tkrt_cuda_symbol_infos(size_t* out_count) {
-  *out_count = sizeof(tkrt_cuda_symbol_table) / sizeof(tkrt_cuda_symbol_table[0]);
-  return tkrt_cuda_symbol_table;
+/* Parses "sm_90", "sm_90a", "sm_100f" into 90 and the suffix; 0 when the text is not of that
+ * form. */
+static int tkrt_cuda_parse_sm(const char* arch, char* out_suffix) {
+  *out_suffix = '\0';
+  if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
+  char* end = NULL;
+  long value = strtol(arch + 3, &end, 10);
+  if (end == arch + 3 || value <= 0 || value > 10000) return 0;
+  if (*end == 'a' || *end == 'f') *out_suffix = *end++;
+  return *end ? 0 : (int)value;
 }
 
-uint32_t tkrt_cuda_features(const tkrt_cuda_driver_t* driver, int cc_major, int cluster_launch,
-                            int cooperative_launch) {
-  uint32_t features = 0;
-  if (driver->cuLaunchKernelEx) {
-    if (cc_major >= 9 && cluster_launch) features |= TKRT_DEVICE_FEATURE_CLUSTER;
-    if (cooperative_launch) features |= TKRT_DEVICE_FEATURE_COOPERATIVE;
-    if (cc_major >= 9) features |= TKRT_DEVICE_FEATURE_PDL;
-  }
-  if (driver->cuTensorMapEncodeTiled && cc_major >= 9) features |= TKRT_DEVICE_FEATURE_TMA;
-  if (driver->cuStreamBeginCapture && driver->cuStreamEndCapture &&
-      driver->cuGraphInstantiateWithFlags && driver->cuGraphDestroy && driver->cuGraphLaunch &&
-      driver->cuGraphExecDestroy) {
-    features |= TKRT_DEVICE_FEATURE_GRAPHS;
-  }
-  return features;
+/* Machine code ranks over PTX (no JIT). An "a" (arch-specific) image runs on exactly its
+ * compute capability; an "f" (family) one on later minors of its major; a plain cubin on later
+ * minors of its major, plain PTX on anything at least as new. Fatbins: the driver picks. */
+static int tkrt_cuda_image_rank(const tkrt_device_info_t* info, tkrt_image_kind_t kind,
+                                const char* arch) {
+  if (kind != TKRT_IMAGE_PTX && kind != TKRT_IMAGE_CUBIN && kind != TKRT_IMAGE_FATBIN) return 0;
+  int rank = kind == TKRT_IMAGE_PTX ? 1 : 2;
+  if (!info || !arch || !*arch || kind == TKRT_IMAGE_FATBIN) return rank;
+  char suffix;
+  int want = tkrt_cuda_parse_sm(arch, &suffix);
+  int have = info->cc_major * 10 + info->cc_minor;
+  if (!want) return rank; /* an arch spelling we do not know: let the driver judge */
+  if (suffix == 'a') return have == want ? rank : 0;
+  if (kind == TKRT_IMAGE_PTX && suffix != 'f') return have >= want ? rank : 0;
+  return have / 10 == want / 10 && have >= want ? rank : 0;
 }
 
-/* ---------------------------------------------------------------- logging */
-
-static pthread_once_t tkrt_cuda_log_once = PTHREAD_ONCE_INIT;
-static int tkrt_cuda_log_on;
-
-static void tkrt_cuda_log_init(void) {
-  const char* value = getenv("TKRT_LOG");
-  tkrt_cuda_log_on = value && *value && strcmp(value, "0") != 0;
-}
-
-int tkrt_cuda_log_enabled(void) {
-  pthread_once(&tkrt_cuda_log_once, tkrt_cuda_log_init);
-  return tkrt_cuda_log_on;
-}
-
-void tkrt_cuda_log(const char* format, ...) {
-  if (!tkrt_cuda_log_enabled()) return;
-  /* One fprintf per line, so lines from concurrent threads do not interleave. */
-  char line[1024];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(line, sizeof(line), format, args);
-  va_end(args);
-  fprintf(stderr, "tkrt: cuda: %s\n", line);
-}
-
-/* ---------------------------------------------------------------- loading the driver */
-
-/* The outcome of loading, decided once; probes turn it into a fresh status each time. */
-static struct {
-  tkrt_cuda_driver_t driver;
-  tkrt_status_code_t code; /* OK when loaded */
-  char message[TKRT_REASON_MAX];
-} tkrt_cuda_load_state;
-static pthread_once_t tkrt_cuda_load_once = PTHREAD_ONCE_INIT;
-/* Published after a successful load, for error formatting from any thread. */
-static _Atomic(const tkrt_cuda_driver_t*) tkrt_cuda_loaded_driver;
-
-static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...)
-    TKRT_PRINTF_LIKE(2, 3);
-
-static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(tkrt_cuda_load_state.message, sizeof(tkrt_cuda_load_state.message), format, args);
-  va_end(args);
-  tkrt_cuda_load_state.code = code;
-}
-
-/* Takes the status' message as the load failure, and frees the status. */
-static void tkrt_cuda_load_fail_status(const char* context, tkrt_status_t status) {
-  tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s%s", context, tkrt_status_message(status));
-  tkrt_status_free(status);
-}
-
-static void tkrt_cuda_load_driver(void) {
-  tkrt_cuda_driver_t* driver = &tkrt_cuda_load_state.driver;
-  memset(driver, 0, sizeof(*driver));
-  tkrt_cuda_load_state.code = TKRT_STATUS_OK;
-
-  /* libcuda.so.1 is the driver's ABI name; plain libcuda.so only exists with development files.
-   * A copy the process already loaded (XLA, PyTorch) is the same library, so taking it is free. */
-  static const char* const names[] = {"libcuda.so.1", "libcuda.so"};
-  void* library = NULL;
-  const char* opened = NULL;
-  tkrt_status_t status =
-      tkrt_dylib_open(names, sizeof(names) / sizeof(names[0]), 1, &library, &opened);
-  if (status) {
-    tkrt_cuda_load_fail_status("the CUDA driver library is not installed: ", status);
+/* What jaxlib compiles PTX for: sm_XY, and the arch-specific sm_XYa from Hopper (9.0) on. */
+void tkrt_cuda_arch_for_capability(uint32_t compute_capability, char* out, size_t capacity) {
+  if (compute_capability == 0) {
+    if (capacity) out[0] = '\0';
     return;
   }
-  driver->library = opened;
-
-  /* cuGetProcAddress_v2 (CUDA 12.0) is the one entry point taken by name; everything else goes
-   * through it so that the ABI variant matches the prototype we call (see cuda_symbols.h). */
-  PFN_cuGetProcAddress_v12000 get_proc =
-      (PFN_cuGetProcAddress_v12000)tkrt_dylib_symbol(library, "cuGetProcAddress_v2");
-  if (!get_proc) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s has no cuGetProcAddress_v2: the CUDA driver is older than 12.0, "
-                        "which tkrt needs",
-                        opened);
-    return;
-  }
-  /* LEGACY_STREAM: never the _ptsz variants. A NULL stream then means the legacy default stream,
-   * which synchronises with other blocking streams, as for cuLaunchKernel called by name from
-   * code built without --default-stream per-thread (jaxlib, Triton's launcher). DEFAULT would
-   * mean the same here, but only by virtue of how this file is compiled. */
-  const cuuint64_t flags = CU_GET_PROC_ADDRESS_LEGACY_STREAM;
-  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  void* entry = NULL;
-  CUresult result = get_proc("cuDriverGetVersion", &entry, 2020, flags, &found);
-  if (result != CUDA_SUCCESS || !entry) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s: cuGetProcAddress(cuDriverGetVersion) failed (CUresult %d)", opened,
-                        (int)result);
-    return;
-  }
-  int driver_version = 0;
-  result = ((PFN_cuDriverGetVersion_v2020)entry)(&driver_version);
-  if (result != CUDA_SUCCESS) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s: cuDriverGetVersion failed (CUresult %d)",
-                        opened, (int)result);
-    return;
-  }
-  driver->driver_version = driver_version;
-  /* Asking for a version above the driver's is CUDA_ERROR_INVALID_VALUE; above the header's
-   * would hand out prototypes this file was not compiled against. */
-  driver->resolve_version = driver_version < CUDA_VERSION ? driver_version : CUDA_VERSION;
-
-  char missing[512];
-  missing[0] = '\0';
-  size_t count;
-  const tkrt_cuda_symbol_info_t* symbols = tkrt_cuda_symbol_infos(&count);
-  for (size_t i = 0; i < count; ++i) {
-    void** slot = (void**)((char*)driver + symbols[i].offset);
-    entry = NULL;
-    found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (symbols[i].abi <= driver->resolve_version) {
-      result = get_proc(symbols[i].name, &entry, driver->resolve_version, flags, &found);
-      if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) entry = NULL;
-    }
-    *slot = entry;
-    if (!entry && symbols[i].kind == TKRT_CUDA_REQUIRED) {
-      size_t used = strlen(missing);
-      snprintf(missing + used, sizeof(missing) - used, "%s%s", used ? ", " : "",
-               symbols[i].name);
-    }
-  }
-  if (missing[0]) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s (driver version %d) lacks required entry points: %s", opened,
-                        driver_version, missing);
-    return;
-  }
-
-  result = driver->cuInit(0);
-  if (result != CUDA_SUCCESS) {
-    char context[128];
-    snprintf(context, sizeof(context), "%s (driver version %d): ", opened, driver_version);
-    tkrt_cuda_load_fail_status(context, TKRT_CUDA_STATUS(result, "cuInit"));
-    return;
-  }
-  atomic_store_explicit(&tkrt_cuda_loaded_driver, driver, memory_order_release);
+  snprintf(out, capacity, "sm_%u%s", compute_capability, compute_capability >= 90 ? "a" : "");
 }
 
-tkrt_status_t tkrt_cuda_driver_load(const tkrt_cuda_driver_t** out_driver) {
-  pthread_once(&tkrt_cuda_load_once, tkrt_cuda_load_driver);
-  if (tkrt_cuda_load_state.code != TKRT_STATUS_OK) {
-    return TKRT_STATUS_MAKE(tkrt_cuda_load_state.code, "%s", tkrt_cuda_load_state.message);
-  }
-  *out_driver = &tkrt_cuda_load_state.driver;
-  return NULL;
-}
-
-const tkrt_cuda_driver_t* tkrt_cuda_driver_if_loaded(void) {
-  return atomic_load_explicit(&tkrt_cuda_loaded_driver, memory_order_acquire);
-}
-
-/* ---------------------------------------------------------------- the factory */
+#if TKRT_HAVE_BACKEND_CUDA
 
 static tkrt_status_t tkrt_cuda_count_devices(const tkrt_cuda_driver_t** out_driver,
                                              int* out_count) {
@@ -228,7 +76,9 @@ static tkrt_status_t tkrt_cuda_count_devices(const tkrt_cuda_driver_t** out_driv
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_probe(int* out_device_count) {
+static tkrt_status_t tkrt_cuda_probe(const tkrt_device_options_t* options,
+                                     int* out_device_count) {
+  (void)options;
   const tkrt_cuda_driver_t* driver = NULL;
   int count = 0;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_count_devices(&driver, &count));
@@ -236,23 +86,109 @@ static tkrt_status_t tkrt_cuda_probe(int* out_device_count) {
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_backend_device_create(int ordinal, tkrt_device_t** out_device);
-
-const tkrt_hal_backend_t tkrt_cuda_backend = {
-    .name = "cuda",
-    .probe = tkrt_cuda_probe,
-    .device_create = tkrt_cuda_backend_device_create,
-};
-
-static tkrt_status_t tkrt_cuda_backend_device_create(int ordinal, tkrt_device_t** out_device) {
+static tkrt_status_t tkrt_cuda_backend_device_create(const tkrt_device_options_t* options,
+                                                     tkrt_device_t** out_device) {
+  if (options->log) tkrt_cuda_log_enable();
   const tkrt_cuda_driver_t* driver = NULL;
   int count = 0;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_count_devices(&driver, &count));
+  int ordinal = options->ordinal;
   if (ordinal < 0 || ordinal >= count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
                             "CUDA device %d does not exist: %d device%s visible (ordinals 0 to "
                             "%d; CUDA_VISIBLE_DEVICES may hide others)",
                             ordinal, count, count == 1 ? " is" : "s are", count - 1);
   }
-  return tkrt_cuda_device_create(&tkrt_cuda_backend, driver, ordinal, out_device);
+  return tkrt_cuda_device_create(&tkrt_cuda_backend, driver, options, out_device);
 }
+
+/* cuStreamGetDevice (driver 12.8+) answers directly. Older drivers: the stream's context (or,
+ * while it captures, where cuStreamGetCtx misbehaves, the current one) compared with each
+ * device's primary context, the one XLA and tkrt share. */
+static tkrt_status_t tkrt_cuda_native_stream_ordinal(void* stream, int* out_ordinal) {
+  const tkrt_cuda_driver_t* driver = tkrt_cuda_driver_if_loaded();
+  if (!driver) {
+    /* The stream came from a driver someone loaded: if it is loaded, load our table of it. */
+    tkrt_status_t status = tkrt_cuda_driver_load(&driver);
+    if (status) {
+      return tkrt_status_annotate(status, "the CUDA driver is not usable in this process");
+    }
+  }
+  CUdevice device = -1;
+  if (driver->cuStreamGetDevice &&
+      driver->cuStreamGetDevice((CUstream)stream, &device) == CUDA_SUCCESS) {
+    *out_ordinal = (int)device;
+    return NULL;
+  }
+  CUcontext context = NULL;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  if (stream && driver->cuStreamGetCtx &&
+      driver->cuStreamIsCapturing((CUstream)stream, &capture) == CUDA_SUCCESS &&
+      capture == CU_STREAM_CAPTURE_STATUS_NONE) {
+    CUgreenCtx green = NULL;
+    if (driver->cuStreamGetCtx((CUstream)stream, &context, &green) != CUDA_SUCCESS) context = NULL;
+  }
+  if (!context && driver->cuCtxGetCurrent(&context) != CUDA_SUCCESS) context = NULL;
+  int count = 0;
+  if (context && driver->cuDeviceGetCount(&count) == CUDA_SUCCESS) {
+    for (int i = 0; i < count; ++i) {
+      CUdevice candidate;
+      CUcontext primary = NULL;
+      if (driver->cuDeviceGet(&candidate, i) != CUDA_SUCCESS ||
+          driver->cuDevicePrimaryCtxRetain(&primary, candidate) != CUDA_SUCCESS) {
+        continue;
+      }
+      driver->cuDevicePrimaryCtxRelease(candidate);
+      if (primary == context) {
+        *out_ordinal = i;
+        return NULL;
+      }
+    }
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                          "the CUDA driver cannot tell which device stream %p belongs to", stream);
+}
+
+#else /* no CUDA header at build time: the descriptor only */
+
+static tkrt_status_t tkrt_cuda_not_compiled(void) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                          "not compiled into this build (its CMake option TKRT_BACKEND_CUDA was "
+                          "OFF or cuda.h was not found)");
+}
+
+static tkrt_status_t tkrt_cuda_probe(const tkrt_device_options_t* options,
+                                     int* out_device_count) {
+  (void)options;
+  (void)out_device_count;
+  return tkrt_cuda_not_compiled();
+}
+
+static tkrt_status_t tkrt_cuda_backend_device_create(const tkrt_device_options_t* options,
+                                                     tkrt_device_t** out_device) {
+  (void)options;
+  (void)out_device;
+  return tkrt_cuda_not_compiled();
+}
+
+static tkrt_status_t tkrt_cuda_native_stream_ordinal(void* stream, int* out_ordinal) {
+  (void)stream;
+  (void)out_ordinal;
+  return tkrt_cuda_not_compiled();
+}
+
+#endif
+
+const tkrt_hal_backend_t tkrt_cuda_backend = {
+    .name = "cuda",
+    .compiled = TKRT_HAVE_BACKEND_CUDA,
+    .probe = tkrt_cuda_probe,
+    .device_create = tkrt_cuda_backend_device_create,
+    .image_rank = tkrt_cuda_image_rank,
+    .arch_for_capability = tkrt_cuda_arch_for_capability,
+    .native_stream_ordinal = tkrt_cuda_native_stream_ordinal,
+    .tma_descriptor_size = 128, /* a CUtensorMap, passed by value as one kernel parameter */
+    /* cuda.h 13 declares CUtensorMap _Alignas(128) (12: 64), and cuTensorMapEncodeTiled may
+     * assume it. */
+    .tma_descriptor_align = 128,
+};

@@ -39,22 +39,6 @@ static void tkrt_cuda_cache_why(char* why, size_t capacity, const char* format, 
   va_end(args);
 }
 
-int tkrt_cuda_cache_dir(char* out, size_t capacity) {
-  const char* explicit_dir = getenv(TKRT_CUDA_CACHE_ENV);
-  int written;
-  if (explicit_dir && *explicit_dir) {
-    if (tkrt_fs_is_off(explicit_dir)) return 0;
-    written = snprintf(out, capacity, "%s/cubin", explicit_dir);
-  } else {
-    return tkrt_fs_default_cache_dir("cubin", out, capacity);
-  }
-  if (written < 0 || (size_t)written >= capacity) {
-    if (capacity) out[0] = '\0';
-    return 0;
-  }
-  return 1;
-}
-
 static void tkrt_cuda_put_u32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> 8 * i);
 }

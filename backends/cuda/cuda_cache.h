@@ -8,12 +8,9 @@
 
 #include "core/sha256.h"
 
-/* Where entries live:
- *   TKRT_CACHE_DIR=<dir>      -> <dir>/cubin
- *   TKRT_CACHE_DIR=off        -> no cache ("0", "none", "false" and "no" also switch it off)
- *   else $XDG_CACHE_HOME/tkrt/cubin, else $HOME/.cache/tkrt/cubin.
- * An empty variable counts as unset. Folders are created on first write. */
-#define TKRT_CUDA_CACHE_ENV "TKRT_CACHE_DIR"
+/* Entries live in the folder tkrt_device_options_t.cache_dir names (tkrt_options_from_environment:
+ * $TKRT_CACHE_DIR/cubin, or $XDG_CACHE_HOME/tkrt/cubin, else $HOME/.cache/tkrt/cubin); folders are
+ * created on first write. */
 
 /* Bumped whenever the entry layout or what a key covers changes; old entries then just miss. */
 #define TKRT_CUDA_CACHE_FORMAT_VERSION 1u
@@ -33,10 +30,6 @@ typedef enum tkrt_cuda_cache_result {
   TKRT_CUDA_CACHE_MISS = 1,    /* no entry, or an entry of another format version */
   TKRT_CUDA_CACHE_CORRUPT = 2, /* an entry failed validation; it was removed */
 } tkrt_cuda_cache_result_t;
-
-/* Writes the entry folder into `out` and returns 1, or returns 0 when caching is off or no base
- * folder can be found (then `out` is untouched). */
-int tkrt_cuda_cache_dir(char* out, size_t capacity);
 
 /* The key covers the exact PTX bytes, the compile target ("sm_90a"), the driver version (its JIT
  * is what compiled the entry) and the cache format version. */

@@ -2,56 +2,14 @@
  * Modules live in cuda_module.c, streams, graphs and events in cuda_stream.c. */
 #include "backends/cuda/cuda_device.h"
 
+#include "hal/fs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void tkrt_cuda_device_destroy(tkrt_device_t* base);
-static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function,
-                                      const tkrt_launch_params_t* params, tkrt_stream_t stream);
-static tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
-                                            tkrt_deviceptr_t* out_ptr);
-static tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t ptr);
-static tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void** out_ptr);
-static tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr);
-static tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free,
-                                           size_t* out_total);
-static tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_t dst,
-                                            uint8_t value, size_t size, tkrt_stream_t stream);
-static tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t src,
-                                            size_t size, tkrt_hal_memcpy_kind_t kind,
-                                            tkrt_stream_t stream);
-
-static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable = {
-    .destroy = tkrt_cuda_device_destroy,
-    .module_load = tkrt_cuda_module_load,
-    .module_unload = tkrt_cuda_module_unload,
-    .function_get = tkrt_cuda_function_get,
-    .function_attrs = tkrt_cuda_function_attrs,
-    .function_set_max_dynamic_shared = tkrt_cuda_function_set_max_dynamic_shared,
-    .launch = tkrt_cuda_launch,
-    .memory_alloc = tkrt_cuda_memory_alloc,
-    .memory_free = tkrt_cuda_memory_free,
-    .host_alloc = tkrt_cuda_host_alloc,
-    .host_free = tkrt_cuda_host_free,
-    .memory_info = tkrt_cuda_memory_info,
-    .memset_async = tkrt_cuda_memset_async,
-    .memcpy_async = tkrt_cuda_memcpy_async,
-    .stream_create = tkrt_cuda_stream_create,
-    .stream_destroy = tkrt_cuda_stream_destroy,
-    .stream_synchronize = tkrt_cuda_stream_synchronize,
-    .stream_is_capturing = tkrt_cuda_stream_is_capturing,
-    .stream_begin_capture = tkrt_cuda_stream_begin_capture,
-    .stream_end_capture = tkrt_cuda_stream_end_capture,
-    .graph_launch = tkrt_cuda_graph_launch,
-    .graph_destroy = tkrt_cuda_graph_destroy,
-    .event_create = tkrt_cuda_event_create,
-    .event_destroy = tkrt_cuda_event_destroy,
-    .event_record = tkrt_cuda_event_record,
-    .event_synchronize = tkrt_cuda_event_synchronize,
-    .event_elapsed_ms = tkrt_cuda_event_elapsed_ms,
-    .encode_tma = tkrt_cuda_encode_tma,
-};
+static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable =
+    TKRT_HAL_DEVICE_VTABLE(tkrt_cuda);
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device) {
   assert(device && device->resource.vtable == &tkrt_cuda_device_vtable);
@@ -134,19 +92,28 @@ static tkrt_status_t tkrt_cuda_device_query_info(tkrt_cuda_device_t* device) {
   snprintf(info->arch, sizeof(info->arch), "sm_%d%d", info->cc_major, info->cc_minor);
   /* From Hopper on, Triton (and jaxlib) compile for the arch-specific target (sm_90a: wgmma,
    * setmaxnreg, TMA multicast); that code runs only on exactly this compute capability. */
-  snprintf(device->ptx_target, sizeof(device->ptx_target), "sm_%d%d%s", info->cc_major,
-           info->cc_minor, info->cc_major >= 9 ? "a" : "");
+  tkrt_cuda_arch_for_capability((uint32_t)(info->cc_major * 10 + info->cc_minor),
+                                device->ptx_target, sizeof(device->ptx_target));
   return NULL;
 }
 
 tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
-                                      const tkrt_cuda_driver_t* driver, int ordinal,
+                                      const tkrt_cuda_driver_t* driver,
+                                      const tkrt_device_options_t* options,
                                       tkrt_device_t** out_device) {
   tkrt_status_t status = NULL;
+  int ordinal = options->ordinal;
   tkrt_cuda_device_t* device = calloc(1, sizeof(*device));
   if (!device) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   tkrt_hal_device_initialize(&device->base, backend, &tkrt_cuda_device_vtable, ordinal);
   device->driver = driver;
+  if (options->cache_dir && *options->cache_dir && !tkrt_fs_is_off(options->cache_dir)) {
+    device->cache_dir = strdup(options->cache_dir);
+    if (!device->cache_dir) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto cleanup;
+    }
+  }
 
   CUresult result = driver->cuDeviceGet(&device->device, ordinal);
   if (result != CUDA_SUCCESS) {
@@ -171,12 +138,12 @@ tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
   return NULL;
 
 cleanup:
-  tkrt_cuda_device_destroy(&device->base);
+  tkrt_cuda_destroy(&device->base);
   return tkrt_status_annotate(status, "creating CUDA device %d", ordinal);
 }
 
 /* Tolerates a half-built device: the one cleanup path of creation. */
-static void tkrt_cuda_device_destroy(tkrt_device_t* base) {
+void tkrt_cuda_destroy(tkrt_device_t* base) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   if (device->context) {
     CUresult result = device->driver->cuDevicePrimaryCtxRelease(device->device);
@@ -186,28 +153,23 @@ static void tkrt_cuda_device_destroy(tkrt_device_t* base) {
                     base->info.ordinal, (int)result);
     }
   }
+  free(device->cache_dir);
   free(device);
 }
 
 /* ---------------------------------------------------------------- launches */
 
-static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function_handle,
-                                      const tkrt_launch_params_t* params, tkrt_stream_t stream) {
+tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function,
+                               const tkrt_launch_params_t* params, tkrt_stream_t stream) {
   tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base; /* hot path: no checked downcast */
-  tkrt_cuda_function_t* function = function_handle;
   const tkrt_cuda_driver_t* driver = device->driver;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
-  if (params->shared_mem_bytes >
-      atomic_load_explicit(&function->dynamic_shared_limit, memory_order_relaxed)) {
-    TKRT_RETURN_IF_ERROR(
-        tkrt_cuda_function_ensure_dynamic_shared(device, function, params->shared_mem_bytes));
-  }
   CUstream cu_stream = (CUstream)stream;
   uint32_t cluster_size = params->cluster[0] * params->cluster[1] * params->cluster[2];
   const uint32_t extended_flags = TKRT_LAUNCH_COOPERATIVE | TKRT_LAUNCH_PDL;
   if (cluster_size <= 1 && !(params->flags & extended_flags)) {
     CUresult result = driver->cuLaunchKernel(
-        function->function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
+        (CUfunction)function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
         params->block[1], params->block[2], params->shared_mem_bytes, cu_stream, params->params,
         NULL);
     if (result != CUDA_SUCCESS) {
@@ -265,7 +227,7 @@ static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function_handle
   config.hStream = cu_stream;
   config.attrs = attributes;
   config.numAttrs = count;
-  CUresult result = driver->cuLaunchKernelEx(&config, function->function, params->params, NULL);
+  CUresult result = driver->cuLaunchKernelEx(&config, (CUfunction)function, params->params, NULL);
   if (result != CUDA_SUCCESS) {
     return TKRT_CUDA_STATUS(result,
                             "cuLaunchKernelEx(grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u, "
@@ -280,7 +242,7 @@ static tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function_handle
 
 /* ---------------------------------------------------------------- memory */
 
-static tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
+tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
                                             tkrt_deviceptr_t* out_ptr) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
@@ -291,7 +253,7 @@ static tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* base, size_t size,
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t ptr) {
+tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t ptr) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
   CUresult result = device->driver->cuMemFree((CUdeviceptr)ptr);
@@ -301,7 +263,7 @@ static tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* base, tkrt_deviceptr_t
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void** out_ptr) {
+tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void** out_ptr) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
   void* ptr = NULL;
@@ -312,7 +274,7 @@ static tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* base, size_t size, void
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr) {
+tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
   CUresult result = device->driver->cuMemFreeHost(ptr);
@@ -320,7 +282,7 @@ static tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* base, void* ptr) {
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free,
+tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free,
                                            size_t* out_total) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
@@ -332,7 +294,7 @@ static tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* base, size_t* out_free
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_t dst,
+tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_t dst,
                                             uint8_t value, size_t size, tkrt_stream_t stream) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
@@ -345,7 +307,7 @@ static tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* base, tkrt_deviceptr_
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t src,
+tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t src,
                                             size_t size, tkrt_hal_memcpy_kind_t kind,
                                             tkrt_stream_t stream) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);

@@ -4,6 +4,7 @@
 #define TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/cuda_symbols.h"
@@ -16,23 +17,19 @@ typedef struct tkrt_cuda_device {
   CUcontext context;   /* the primary context, retained for the device's lifetime */
   /* What PTX is compiled for: "sm_90a" on cc >= 9.0 (arch-specific, like jaxlib), else sm_XY. */
   char ptx_target[16];
+  char* cache_dir;     /* the cubin cache folder; NULL: no cache */
 } tkrt_cuda_device_t;
-
-/* A function as the backend hands it to the API layer. The dynamic shared memory limit is cached
- * so that launches raise it at most once without taking a lock. */
-typedef struct tkrt_cuda_function {
-  CUfunction function;
-  uint32_t static_shared_bytes;
-  uint32_t max_dynamic_shared_bytes; /* opt-in limit minus static shared memory */
-  atomic_uint dynamic_shared_limit;  /* current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
-  struct tkrt_cuda_function* next;   /* owned by the module */
-} tkrt_cuda_function_t;
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device);
 
 tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
-                                      const tkrt_cuda_driver_t* driver, int ordinal,
+                                      const tkrt_cuda_driver_t* driver,
+                                      const tkrt_device_options_t* options,
                                       tkrt_device_t** out_device);
+
+/* The arch name PTX for a compute capability is compiled for ("sm_90a"), one rule for the
+ * backend's descriptor and its devices (cuda_backend.c). */
+void tkrt_cuda_arch_for_capability(uint32_t compute_capability, char* out, size_t capacity);
 
 /* Makes the device's primary context current on the calling thread unless it already is: one
  * cuCtxGetCurrent on the hot path, no switch when the caller (XLA) already uses it. */
@@ -61,42 +58,7 @@ typedef struct tkrt_cuda_module_stats {
 
 void tkrt_cuda_module_stats(tkrt_cuda_module_stats_t* out_stats);
 
-/* cuda_module.c */
-tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* device, const tkrt_image_t* image,
-                                    void** out_module);
-void tkrt_cuda_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_cuda_function_get(tkrt_device_t* device, void* module, const char* name,
-                                     void** out_function);
-tkrt_status_t tkrt_cuda_function_attrs(tkrt_device_t* device, void* function,
-                                       tkrt_function_attrs_t* out_attrs);
-tkrt_status_t tkrt_cuda_function_set_max_dynamic_shared(tkrt_device_t* device, void* function,
-                                                        uint32_t bytes);
-/* Raises the function's dynamic shared memory limit when `bytes` is above it (the launch path). */
-tkrt_status_t tkrt_cuda_function_ensure_dynamic_shared(tkrt_cuda_device_t* device,
-                                                       tkrt_cuda_function_t* function,
-                                                       uint32_t bytes);
-
-/* cuda_stream.c */
-tkrt_status_t tkrt_cuda_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_cuda_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
-                                            bool* out_capturing);
-tkrt_status_t tkrt_cuda_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
-                                           void** out_graph);
-tkrt_status_t tkrt_cuda_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_cuda_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_cuda_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_cuda_event_record(tkrt_device_t* device, tkrt_event_t event,
-                                     tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_cuda_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
-                                         tkrt_event_t end, float* out_ms);
-
-/* cuda_tma.c: the HAL's encode_tma (a host-side CUtensorMap of a jaxlib TMA parameter). */
-tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
-                                   tkrt_deviceptr_t base, void* out);
+/* The device methods (cuda_device.c, cuda_module.c, cuda_stream.c, cuda_tma.c). */
+TKRT_HAL_DECLARE_DEVICE_METHODS(tkrt_cuda)
 
 #endif /* TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_ */

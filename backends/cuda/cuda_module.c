@@ -14,8 +14,6 @@
 
 typedef struct tkrt_cuda_module {
   CUmodule module;
-  pthread_mutex_t lock; /* guards `functions`; lookups only, never launches */
-  tkrt_cuda_function_t* functions;
 } tkrt_cuda_module_t;
 
 /* ---------------------------------------------------------------- statistics and warnings */
@@ -171,8 +169,8 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
   ptx[image->size] = '\0';
   size_t ptx_size = strlen(ptx); /* a trailing NUL in the image is not part of the text */
 
-  char dir[4096];
-  const int cache_on = tkrt_cuda_cache_dir(dir, sizeof(dir));
+  const char* dir = device->cache_dir;
+  const int cache_on = dir != NULL;
   tkrt_cuda_cache_key_t key;
   tkrt_cuda_cache_key(ptx, ptx_size, device->ptx_target, device->driver->driver_version, &key);
   char path[4096 + 80];
@@ -303,7 +301,6 @@ tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* base, const tkrt_image_t* ima
       break;
   }
   if (status) goto cleanup;
-  pthread_mutex_init(&module->lock, NULL);
   *out_module = module;
   module = NULL;
 
@@ -329,12 +326,6 @@ void tkrt_cuda_module_unload(tkrt_device_t* base, void* module_handle) {
     tkrt_cuda_log("unloading a module: %s", tkrt_status_message(status));
     tkrt_status_free(status);
   }
-  for (tkrt_cuda_function_t* function = module->functions; function;) {
-    tkrt_cuda_function_t* next = function->next;
-    free(function);
-    function = next;
-  }
-  pthread_mutex_destroy(&module->lock);
   free(module);
 }
 
@@ -349,8 +340,8 @@ static tkrt_status_t tkrt_cuda_function_attribute(const tkrt_cuda_device_t* devi
   return NULL;
 }
 
-tkrt_status_t tkrt_cuda_function_get(tkrt_device_t* base, void* module_handle, const char* name,
-                                     void** out_function) {
+tkrt_status_t tkrt_cuda_function_create(tkrt_device_t* base, void* module_handle,
+                                        const char* name, tkrt_hal_function_info_t* out_info) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
   tkrt_cuda_module_t* module = module_handle;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
@@ -366,86 +357,41 @@ tkrt_status_t tkrt_cuda_function_get(tkrt_device_t* base, void* module_handle, c
   TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(
       device, handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
       "MAX_DYNAMIC_SHARED_SIZE_BYTES", &dynamic_limit));
-  tkrt_cuda_function_t* function = calloc(1, sizeof(*function));
-  if (!function) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  function->function = handle;
-  function->static_shared_bytes = static_shared < 0 ? 0u : (uint32_t)static_shared;
-  uint32_t optin = device->base.info.max_shared_per_block_optin;
-  function->max_dynamic_shared_bytes =
-      optin > function->static_shared_bytes ? optin - function->static_shared_bytes : 0u;
-  atomic_init(&function->dynamic_shared_limit, dynamic_limit < 0 ? 0u : (uint32_t)dynamic_limit);
-  pthread_mutex_lock(&module->lock);
-  function->next = module->functions;
-  module->functions = function;
-  pthread_mutex_unlock(&module->lock);
-  *out_function = function;
+  out_info->handle = handle; /* the driver's handle lives as long as its module */
+  out_info->static_shared_bytes = static_shared < 0 ? 0u : (uint32_t)static_shared;
+  out_info->dynamic_shared_limit = dynamic_limit < 0 ? 0u : (uint32_t)dynamic_limit;
   return NULL;
 }
 
-tkrt_status_t tkrt_cuda_function_attrs(tkrt_device_t* base, void* function_handle,
+void tkrt_cuda_function_destroy(tkrt_device_t* device, void* function) {
+  (void)device;
+  (void)function;
+}
+
+tkrt_status_t tkrt_cuda_function_attrs(tkrt_device_t* base, void* function,
                                        tkrt_function_attrs_t* out_attrs) {
   tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
-  tkrt_cuda_function_t* function = function_handle;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
-  static const struct {
-    CUfunction_attribute attribute;
-    const char* name;
-  } queries[] = {
-      {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"},
-      {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
-      {CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS"},
-      {CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "MAX_DYNAMIC_SHARED_SIZE_BYTES"},
-  };
-  int values[4];
-  for (int i = 0; i < 4; ++i) {
-    TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(device, function->function,
-                                                      queries[i].attribute, queries[i].name,
-                                                      &values[i]));
-  }
-  out_attrs->static_shared_bytes = values[0] < 0 ? 0u : (uint32_t)values[0];
-  out_attrs->max_threads_per_block = values[1] < 0 ? 0u : (uint32_t)values[1];
-  out_attrs->num_regs = values[2] < 0 ? 0u : (uint32_t)values[2];
-  out_attrs->max_dynamic_shared_bytes = values[3] < 0 ? 0u : (uint32_t)values[3];
+  int threads = 0, regs = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(
+      device, (CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      "MAX_THREADS_PER_BLOCK", &threads));
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_function_attribute(device, (CUfunction)function,
+                                                    CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS", &regs));
+  out_attrs->max_threads_per_block = threads < 0 ? 0u : (uint32_t)threads;
+  out_attrs->num_regs = regs < 0 ? 0u : (uint32_t)regs;
   return NULL;
 }
 
-static tkrt_status_t tkrt_cuda_function_set_limit(tkrt_cuda_device_t* device,
-                                                  tkrt_cuda_function_t* function,
+tkrt_status_t tkrt_cuda_function_set_shared_limit(tkrt_device_t* base, void* function,
                                                   uint32_t bytes) {
-  if (bytes > function->max_dynamic_shared_bytes) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                            "%u bytes of dynamic shared memory asked for; the function may have "
-                            "at most %u (the device's opt-in limit of %u bytes minus %u bytes of "
-                            "static shared memory)",
-                            bytes, function->max_dynamic_shared_bytes,
-                            device->base.info.max_shared_per_block_optin,
-                            function->static_shared_bytes);
-  }
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
   CUresult result = device->driver->cuFuncSetAttribute(
-      function->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+      (CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
   if (result != CUDA_SUCCESS) {
     return TKRT_CUDA_STATUS(result, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
                             bytes);
   }
-  atomic_store_explicit(&function->dynamic_shared_limit, bytes, memory_order_relaxed);
   return NULL;
-}
-
-tkrt_status_t tkrt_cuda_function_set_max_dynamic_shared(tkrt_device_t* base,
-                                                        void* function_handle, uint32_t bytes) {
-  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
-  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
-  return tkrt_cuda_function_set_limit(device, function_handle, bytes);
-}
-
-tkrt_status_t tkrt_cuda_function_ensure_dynamic_shared(tkrt_cuda_device_t* device,
-                                                       tkrt_cuda_function_t* function,
-                                                       uint32_t bytes) {
-  if (bytes > function->max_dynamic_shared_bytes) {
-    return tkrt_cuda_function_set_limit(device, function, bytes); /* the OUT_OF_RANGE message */
-  }
-  /* Straight to the most the function may use, as Triton's and jaxlib's launchers do: the limit
-   * does not reserve memory (each launch's own size does), and later launches of any size then
-   * skip this. Two threads racing here set the same value twice, which is harmless. */
-  return tkrt_cuda_function_set_limit(device, function, function->max_dynamic_shared_bytes);
 }

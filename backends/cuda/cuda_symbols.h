@@ -1,5 +1,5 @@
 /* tkrt CUDA backend: every driver entry point the backend calls, one X-macro line each, and the
- * process-wide table they are resolved into (see cuda_backend.c for how). */
+ * process-wide table they are resolved into (see cuda_library.c for how). */
 #ifndef TKRT_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 #define TKRT_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 
@@ -62,6 +62,8 @@ enum { TKRT_CUDA_OPTIONAL = 0, TKRT_CUDA_REQUIRED = 1 };
   X(cuStreamDestroy, 4000, TKRT_CUDA_REQUIRED)                 \
   X(cuStreamSynchronize, 2000, TKRT_CUDA_REQUIRED)             \
   X(cuStreamIsCapturing, 10000, TKRT_CUDA_REQUIRED)            \
+  X(cuStreamGetDevice, 12080, TKRT_CUDA_OPTIONAL)              \
+  X(cuStreamGetCtx, 12050, TKRT_CUDA_OPTIONAL)                 \
   X(cuStreamBeginCapture, 10010, TKRT_CUDA_OPTIONAL)           \
   X(cuStreamEndCapture, 10000, TKRT_CUDA_OPTIONAL)             \
   X(cuGraphInstantiateWithFlags, 11040, TKRT_CUDA_OPTIONAL)    \
@@ -108,8 +110,10 @@ const tkrt_cuda_driver_t* tkrt_cuda_driver_if_loaded(void);
 uint32_t tkrt_cuda_features(const tkrt_cuda_driver_t* driver, int cc_major, int cluster_launch,
                             int cooperative_launch);
 
-/* True when TKRT_LOG is set to something other than "" or "0": the backend then reports cache
- * hits and misses, JIT times and similar on stderr, one line each, prefixed "tkrt: cuda: ". */
+/* Once a device is opened with tkrt_device_options_t.log, the backend reports library loads, cache
+ * hits and misses, JIT times and similar on stderr for the rest of the process, one line each,
+ * prefixed "tkrt: cuda: ". */
+void tkrt_cuda_log_enable(void);
 int tkrt_cuda_log_enabled(void);
 void tkrt_cuda_log(const char* format, ...) TKRT_PRINTF_LIKE(1, 2);
 

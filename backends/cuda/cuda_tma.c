@@ -18,8 +18,10 @@
 #include "backends/cuda/cuda_status.h"
 #include "tkrt/call.h"
 
-_Static_assert(sizeof(CUtensorMap) == TKRT_HAL_TMA_DESC_SIZE, "CUtensorMap is 128 bytes");
-_Static_assert(_Alignof(CUtensorMap) <= TKRT_HAL_TMA_DESC_ALIGN, "the core aligns the slots enough");
+/* The descriptor sizes the backend's descriptor announces (cuda_backend.c: 128, 128). */
+_Static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
+_Static_assert(sizeof(CUtensorMap) <= TKRT_HAL_TMA_DESC_MAX, "the core's stack slots hold it");
+_Static_assert(_Alignof(CUtensorMap) <= 128, "the core aligns the slots enough");
 
 /* Bytes per element of CUtensorMapDataType 0..12 (the core refuses the packed sub-byte types). */
 static const uint32_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};

@@ -200,7 +200,7 @@ void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_
   if (scope->switched && scope->previous >= 0) (void)device->api->hipSetDevice(scope->previous);
 }
 
-static void tkrt_hip_device_destroy(tkrt_device_t* base) {
+void tkrt_hip_destroy(tkrt_device_t* base) {
   free(tkrt_hip_device_cast(base));
 }
 
@@ -292,24 +292,12 @@ static tkrt_status_t tkrt_hip_device_fill_info(tkrt_hip_device_t* device) {
   return NULL;
 }
 
-static tkrt_status_t tkrt_hip_probe(int* out_device_count) {
+tkrt_status_t tkrt_hip_device_create(const tkrt_hal_backend_t* backend,
+                                     const tkrt_device_options_t* options,
+                                     tkrt_device_t** out_device) {
+  int ordinal = options->ordinal;
   const tkrt_hip_library_t* library = NULL;
-  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(&library));
-  *out_device_count = library->device_count;
-  return NULL;
-}
-
-static tkrt_status_t tkrt_hip_device_create(int ordinal, tkrt_device_t** out_device);
-
-const tkrt_hal_backend_t tkrt_hip_backend = {
-    .name = "hip",
-    .probe = tkrt_hip_probe,
-    .device_create = tkrt_hip_device_create,
-};
-
-static tkrt_status_t tkrt_hip_device_create(int ordinal, tkrt_device_t** out_device) {
-  const tkrt_hip_library_t* library = NULL;
-  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(&library));
+  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(options->hip_library, &library));
   if (ordinal < 0 || ordinal >= library->device_count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
                             "HIP device %d does not exist: the HIP runtime has %d device%s",
@@ -317,7 +305,7 @@ static tkrt_status_t tkrt_hip_device_create(int ordinal, tkrt_device_t** out_dev
   }
   tkrt_hip_device_t* device = calloc(1, sizeof(*device));
   if (!device) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  tkrt_hal_device_initialize(&device->base, &tkrt_hip_backend, &tkrt_hip_device_vtable, ordinal);
+  tkrt_hal_device_initialize(&device->base, backend, &tkrt_hip_device_vtable, ordinal);
   device->library = library;
   device->api = &library->api;
   device->ordinal = ordinal;
@@ -331,32 +319,14 @@ cleanup:
   return status;
 }
 
-const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = {
-    .destroy = tkrt_hip_device_destroy,
-    .module_load = tkrt_hip_module_load,
-    .module_unload = tkrt_hip_module_unload,
-    .function_get = tkrt_hip_function_get,
-    .function_attrs = tkrt_hip_function_attrs,
-    .function_set_max_dynamic_shared = tkrt_hip_function_set_max_dynamic_shared,
-    .launch = tkrt_hip_launch,
-    .memory_alloc = tkrt_hip_memory_alloc,
-    .memory_free = tkrt_hip_memory_free,
-    .host_alloc = tkrt_hip_host_alloc,
-    .host_free = tkrt_hip_host_free,
-    .memory_info = tkrt_hip_memory_info,
-    .memset_async = tkrt_hip_memset_async,
-    .memcpy_async = tkrt_hip_memcpy_async,
-    .stream_create = tkrt_hip_stream_create,
-    .stream_destroy = tkrt_hip_stream_destroy,
-    .stream_synchronize = tkrt_hip_stream_synchronize,
-    .stream_is_capturing = tkrt_hip_stream_is_capturing,
-    .stream_begin_capture = tkrt_hip_stream_begin_capture,
-    .stream_end_capture = tkrt_hip_stream_end_capture,
-    .graph_launch = tkrt_hip_graph_launch,
-    .graph_destroy = tkrt_hip_graph_destroy,
-    .event_create = tkrt_hip_event_create,
-    .event_destroy = tkrt_hip_event_destroy,
-    .event_record = tkrt_hip_event_record,
-    .event_synchronize = tkrt_hip_event_synchronize,
-    .event_elapsed_ms = tkrt_hip_event_elapsed_ms,
-};
+const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = TKRT_HAL_DEVICE_VTABLE(tkrt_hip);
+
+tkrt_status_t tkrt_hip_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+                                  tkrt_deviceptr_t base, void* out) {
+  (void)desc;
+  (void)base;
+  (void)out;
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                          "the hip backend cannot build TMA descriptors (device %d, %s)",
+                          device->info.ordinal, device->info.arch);
+}

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backends/hip/hip_library_names.h" /* TKRT_HIP_LIBRARY_ENV, the names tried */
+#include "backends/hip/hip_library_names.h"
 #include "backends/hip/hip_symbols.h"
 #include "hal/hal.h"
 #include "tkrt/image.h"
@@ -23,9 +23,10 @@ typedef struct tkrt_hip_library {
   int device_count;
 } tkrt_hip_library_t;
 
-/* Opens and initialises libamdhip64 once per process. On success *out_library is the shared,
- * immutable library record; otherwise UNAVAILABLE (or another code) with the reason. */
-tkrt_status_t tkrt_hip_library_get(const tkrt_hip_library_t** out_library);
+/* Opens and initialises libamdhip64 once per process, trying `names` (tkrt_hip_library_names_get;
+ * the first caller's list decides). On success *out_library is the shared, immutable library
+ * record; otherwise UNAVAILABLE (or another code) with the reason. */
+tkrt_status_t tkrt_hip_library_get(const char* names, const tkrt_hip_library_t** out_library);
 
 /* "5.2.21153" from a hipRuntimeGetVersion value. */
 void tkrt_hip_format_version(int version, char* buffer, size_t capacity);
@@ -67,6 +68,11 @@ typedef struct tkrt_hip_device {
 
 extern const tkrt_hal_device_vtable_t tkrt_hip_device_vtable;
 
+/* Creates device options->ordinal of the runtime that options->hip_library names. */
+tkrt_status_t tkrt_hip_device_create(const tkrt_hal_backend_t* backend,
+                                     const tkrt_device_options_t* options,
+                                     tkrt_device_t** out_device);
+
 static inline tkrt_hip_device_t* tkrt_hip_device_cast(tkrt_device_t* device) {
   assert(device->resource.vtable == &tkrt_hip_device_vtable);
   return (tkrt_hip_device_t*)device;
@@ -85,44 +91,7 @@ void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_
 
 /* ---------------------------------------------------------------- vtable methods */
 
-tkrt_status_t tkrt_hip_module_load(tkrt_device_t* device, const tkrt_image_t* image,
-                                   void** out_module);
-void tkrt_hip_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_hip_function_get(tkrt_device_t* device, void* module, const char* name,
-                                    void** out_function);
-tkrt_status_t tkrt_hip_function_attrs(tkrt_device_t* device, void* function,
-                                      tkrt_function_attrs_t* out_attrs);
-tkrt_status_t tkrt_hip_function_set_max_dynamic_shared(tkrt_device_t* device, void* function,
-                                                       uint32_t bytes);
-tkrt_status_t tkrt_hip_launch(tkrt_device_t* device, void* function,
-                              const tkrt_launch_params_t* params, tkrt_stream_t stream);
-
-tkrt_status_t tkrt_hip_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
-tkrt_status_t tkrt_hip_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
-tkrt_status_t tkrt_hip_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
-tkrt_status_t tkrt_hip_host_free(tkrt_device_t* device, void* ptr);
-tkrt_status_t tkrt_hip_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total);
-tkrt_status_t tkrt_hip_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-                                    size_t size, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
-                                    tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
-
-tkrt_status_t tkrt_hip_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_hip_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
-                                           bool* out_capturing);
-tkrt_status_t tkrt_hip_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
-                                          void** out_graph);
-tkrt_status_t tkrt_hip_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_hip_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_hip_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_hip_event_record(tkrt_device_t* device, tkrt_event_t event,
-                                    tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_hip_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
-                                        tkrt_event_t end, float* out_ms);
+/* hip_device.c, hip_module.c, hip_memory.c, hip_stream.c */
+TKRT_HAL_DECLARE_DEVICE_METHODS(tkrt_hip)
 
 #endif /* TKRT_BACKENDS_HIP_HIP_INTERNAL_H_ */

@@ -1,6 +1,7 @@
 /* tkrt HIP backend: finds libamdhip64 at run time (an already-loaded copy first, then the sonames
  * of ROCm 7, 6 and 5), resolves its entry points and initialises it, once per process. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,14 @@ static const tkrt_hip_symbol_entry_t tkrt_hip_symbol_table[] = {
 #undef TKRT_HIP_OPTIONAL_ENTRY
 };
 
-/* The process-wide outcome of loading, written once under pthread_once and read-only after. */
+/* The process-wide outcome of loading, written once under `lock` and read-only after `loaded`. */
 static struct {
-  pthread_once_t once;
+  pthread_mutex_t lock;
+  atomic_bool loaded;
   tkrt_hip_library_t library;
   tkrt_status_code_t code; /* OK when usable */
   char message[TKRT_REASON_MAX];
-} tkrt_hip_state = {PTHREAD_ONCE_INIT};
+} tkrt_hip_state = {PTHREAD_MUTEX_INITIALIZER};
 
 void tkrt_hip_format_version(int version, char* buffer, size_t capacity) {
   if (version <= 0) {
@@ -59,17 +61,17 @@ static const char* tkrt_hip_error_name(const tkrt_hip_symbols_t* api, hipError_t
   return name ? name : "unknown hipError_t";
 }
 
-static void tkrt_hip_load_once(void) {
+static void tkrt_hip_load_once(const char* spec) {
   tkrt_hip_library_t* lib = &tkrt_hip_state.library;
   /* Static: the names are read once, and `opened` below points into them. */
   static tkrt_hip_library_names_t names;
-  tkrt_hip_library_names_get(&names);
+  tkrt_hip_library_names_get(spec, &names);
   void* handle = NULL;
   const char* opened = NULL;
   tkrt_status_t status = tkrt_dylib_open(names.names, names.count, 1, &handle, &opened);
   if (status) {
     tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "HIP runtime library not found%s: %s",
-                  names.overridden ? " (names from " TKRT_HIP_LIBRARY_ENV ")" : "",
+                  names.overridden ? " (names from the hip_library option, TKRT_HIP_LIBRARY)" : "",
                   tkrt_status_message(status));
     tkrt_status_free(status);
     return;
@@ -142,8 +144,15 @@ static void tkrt_hip_load_once(void) {
   tkrt_hip_state.code = TKRT_STATUS_OK;
 }
 
-tkrt_status_t tkrt_hip_library_get(const tkrt_hip_library_t** out_library) {
-  pthread_once(&tkrt_hip_state.once, tkrt_hip_load_once);
+tkrt_status_t tkrt_hip_library_get(const char* names, const tkrt_hip_library_t** out_library) {
+  if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_acquire)) {
+    pthread_mutex_lock(&tkrt_hip_state.lock);
+    if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_relaxed)) {
+      tkrt_hip_load_once(names);
+      atomic_store_explicit(&tkrt_hip_state.loaded, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&tkrt_hip_state.lock);
+  }
   if (tkrt_hip_state.code != TKRT_STATUS_OK) {
     return TKRT_STATUS_MAKE(tkrt_hip_state.code, "%s", tkrt_hip_state.message);
   }

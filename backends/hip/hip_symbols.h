@@ -15,6 +15,7 @@
   REQUIRED(hipRuntimeGetVersion, (int* version))                                               \
   REQUIRED(hipDriverGetVersion, (int* version))                                                \
   REQUIRED(hipGetDevice, (int* device))                                                        \
+  OPTIONAL(hipStreamGetDevice, (hipStream_t stream, int* device))                              \
   REQUIRED(hipSetDevice, (int device))                                                         \
   REQUIRED(hipDeviceGetAttribute, (int* value, int attribute, int device))                     \
   REQUIRED(hipDeviceGetName, (char* name, int length, int device))                             \

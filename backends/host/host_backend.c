@@ -66,7 +66,7 @@ static tkrt_status_t tkrt_host_check_not_capturing(tkrt_device_t* device, const 
   return NULL;
 }
 
-static tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size,
+tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size,
                                             tkrt_deviceptr_t* out_ptr) {
   TKRT_RETURN_IF_ERROR(tkrt_host_check_not_capturing(device, "memory allocation"));
   void* ptr = NULL;
@@ -75,22 +75,22 @@ static tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size,
   return NULL;
 }
 
-static tkrt_status_t tkrt_host_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr) {
+tkrt_status_t tkrt_host_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr) {
   (void)device;
   return tkrt_host_free_impl((void*)(uintptr_t)ptr, "device memory");
 }
 
-static tkrt_status_t tkrt_host_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr) {
+tkrt_status_t tkrt_host_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr) {
   TKRT_RETURN_IF_ERROR(tkrt_host_check_not_capturing(device, "pinned memory allocation"));
   return tkrt_host_alloc_impl(size, "pinned host memory", out_ptr);
 }
 
-static tkrt_status_t tkrt_host_host_free(tkrt_device_t* device, void* ptr) {
+tkrt_status_t tkrt_host_host_free(tkrt_device_t* device, void* ptr) {
   (void)device;
   return tkrt_host_free_impl(ptr, "pinned host memory");
 }
 
-static tkrt_status_t tkrt_host_memory_info(tkrt_device_t* device, size_t* out_free,
+tkrt_status_t tkrt_host_memory_info(tkrt_device_t* device, size_t* out_free,
                                            size_t* out_total) {
   long page = sysconf(_SC_PAGESIZE), available = sysconf(_SC_AVPHYS_PAGES);
   *out_free = page > 0 && available > 0 ? (size_t)page * (size_t)available : 0;
@@ -100,7 +100,7 @@ static tkrt_status_t tkrt_host_memory_info(tkrt_device_t* device, size_t* out_fr
 
 /* ---------------------------------------------------------------- device */
 
-static void tkrt_host_device_destroy(tkrt_device_t* device) {
+void tkrt_host_destroy(tkrt_device_t* device) {
   tkrt_host_device_t* host = tkrt_host_device_cast(device);
   for (;;) { /* user streams left behind are drained and freed, the default one last */
     pthread_mutex_lock(&host->streams_lock);
@@ -114,20 +114,15 @@ static void tkrt_host_device_destroy(tkrt_device_t* device) {
   free(host);
 }
 
-/* TKRT_HOST_THREADS, or one worker per online CPU; a value that is not a count is an error rather
- * than silently replaced. */
-static tkrt_status_t tkrt_host_worker_count(uint32_t* out_count) {
-  const char* text = getenv("TKRT_HOST_THREADS");
-  long count = 0;
-  if (text && *text) {
-    char* end = NULL;
-    count = strtol(text, &end, 10);
-    if (*end || count < 1 || count > (long)TKRT_HOST_MAX_WORKERS) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_HOST_THREADS is '%s'; expected a thread count from 1 to %u",
-                              text, TKRT_HOST_MAX_WORKERS);
-    }
-  } else {
+/* The worker count asked for, or one per online CPU. */
+static tkrt_status_t tkrt_host_worker_count(uint32_t asked, uint32_t* out_count) {
+  long count = asked;
+  if (asked > TKRT_HOST_MAX_WORKERS) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "host_threads is %u; the host backend runs 1 to %u worker threads",
+                            asked, TKRT_HOST_MAX_WORKERS);
+  }
+  if (count == 0) {
     count = sysconf(_SC_NPROCESSORS_ONLN);
     if (count < 1) count = 1;
     if (count > (long)TKRT_HOST_MAX_WORKERS) count = TKRT_HOST_MAX_WORKERS;
@@ -156,20 +151,53 @@ static void tkrt_host_cpu_name(char* out, size_t capacity, uint32_t threads) {
   snprintf(out, capacity, "host %s (%u threads)", model, threads);
 }
 
-static tkrt_status_t tkrt_host_probe(int* out_device_count) {
+/* The build leaves the host backend out (TKRT_BACKEND_HOST=OFF): every device request says so. */
+static tkrt_status_t tkrt_host_not_compiled(void) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                          "not compiled into this build (its CMake option TKRT_BACKEND_HOST was "
+                          "OFF)");
+}
+
+static tkrt_status_t tkrt_host_probe(const tkrt_device_options_t* options,
+                                     int* out_device_count) {
+  (void)options;
+  if (!TKRT_HAVE_BACKEND_HOST) return tkrt_host_not_compiled();
   *out_device_count = 1;
   return NULL;
 }
 
-static tkrt_status_t tkrt_host_device_create(int ordinal, tkrt_device_t** out_device);
+/* Host images are native ELF objects for this machine's arch ("x86_64"); any arch of the kind is
+ * judged by the ELF checks at load. */
+static int tkrt_host_image_rank(const tkrt_device_info_t* info, tkrt_image_kind_t kind,
+                                const char* arch) {
+  if (kind != TKRT_IMAGE_HOST) return 0;
+  if (!info || !arch || !*arch) return 2;
+  return strcmp(arch, info->arch) == 0 ? 2 : 0;
+}
+
+/* One device, so every host stream belongs to device 0. */
+static tkrt_status_t tkrt_host_native_stream_ordinal(void* stream, int* out_ordinal) {
+  (void)stream;
+  *out_ordinal = 0;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_host_device_create(const tkrt_device_options_t* options,
+                                             tkrt_device_t** out_device);
 
 const tkrt_hal_backend_t tkrt_host_backend = {
     .name = "host",
+    .compiled = TKRT_HAVE_BACKEND_HOST,
     .probe = tkrt_host_probe,
     .device_create = tkrt_host_device_create,
+    .image_rank = tkrt_host_image_rank,
+    .native_stream_ordinal = tkrt_host_native_stream_ordinal,
 };
 
-static tkrt_status_t tkrt_host_device_create(int ordinal, tkrt_device_t** out_device) {
+static tkrt_status_t tkrt_host_device_create(const tkrt_device_options_t* options,
+                                             tkrt_device_t** out_device) {
+  if (!TKRT_HAVE_BACKEND_HOST) return tkrt_host_not_compiled();
+  int ordinal = options->ordinal;
   if (ordinal != 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
                             "the host backend has one device (ordinal 0), not ordinal %d", ordinal);
@@ -180,11 +208,11 @@ static tkrt_status_t tkrt_host_device_create(int ordinal, tkrt_device_t** out_de
   pthread_mutex_init(&host->streams_lock, NULL);
   atomic_init(&host->capturing_streams, 0);
   uint32_t workers = 1;
-  tkrt_status_t status = tkrt_host_worker_count(&workers);
+  tkrt_status_t status = tkrt_host_worker_count(options->host_threads, &workers);
   if (!status) status = tkrt_host_pool_create(workers - 1, &host->pool);
   if (!status) status = tkrt_host_stream_new(host, &host->default_stream);
   if (status) {
-    tkrt_host_device_destroy(&host->base);
+    tkrt_host_destroy(&host->base);
     return status;
   }
 
@@ -215,32 +243,14 @@ static tkrt_status_t tkrt_host_device_create(int ordinal, tkrt_device_t** out_de
   return NULL;
 }
 
-static const tkrt_hal_device_vtable_t tkrt_host_device_vtable = {
-    .destroy = tkrt_host_device_destroy,
-    .module_load = tkrt_host_module_load,
-    .module_unload = tkrt_host_module_unload,
-    .function_get = tkrt_host_function_get,
-    .function_attrs = tkrt_host_function_attrs,
-    .function_set_max_dynamic_shared = tkrt_host_function_set_max_dynamic_shared,
-    .launch = tkrt_host_launch,
-    .memory_alloc = tkrt_host_memory_alloc,
-    .memory_free = tkrt_host_memory_free,
-    .host_alloc = tkrt_host_host_alloc,
-    .host_free = tkrt_host_host_free,
-    .memory_info = tkrt_host_memory_info,
-    .memset_async = tkrt_host_memset_async,
-    .memcpy_async = tkrt_host_memcpy_async,
-    .stream_create = tkrt_host_stream_create,
-    .stream_destroy = tkrt_host_stream_destroy,
-    .stream_synchronize = tkrt_host_stream_synchronize,
-    .stream_is_capturing = tkrt_host_stream_is_capturing,
-    .stream_begin_capture = tkrt_host_stream_begin_capture,
-    .stream_end_capture = tkrt_host_stream_end_capture,
-    .graph_launch = tkrt_host_graph_launch,
-    .graph_destroy = tkrt_host_graph_destroy,
-    .event_create = tkrt_host_event_create,
-    .event_destroy = tkrt_host_event_destroy,
-    .event_record = tkrt_host_event_record,
-    .event_synchronize = tkrt_host_event_synchronize,
-    .event_elapsed_ms = tkrt_host_event_elapsed_ms,
-};
+tkrt_status_t tkrt_host_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+                                   tkrt_deviceptr_t base, void* out) {
+  (void)desc;
+  (void)base;
+  (void)out;
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                          "the host backend (%s) cannot build TMA descriptors", device->info.arch);
+}
+
+static const tkrt_hal_device_vtable_t tkrt_host_device_vtable =
+    TKRT_HAL_DEVICE_VTABLE(tkrt_host);

@@ -57,20 +57,12 @@ typedef struct tkrt_host_function {
   uint32_t param_count;
   uint32_t param_size[TKRT_HOST_MAX_PARAMS];
   uint32_t param_offset[TKRT_HOST_MAX_PARAMS];
-  uint32_t param_bytes;            /* size of the packed parameter block */
-  atomic_uint max_dynamic_shared;  /* the function's current dynamic shared memory limit */
-  struct tkrt_host_function* next;
+  uint32_t param_bytes; /* size of the packed parameter block */
 } tkrt_host_function_t;
 
-tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* image,
-                                    void** out_module);
-void tkrt_host_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_host_function_get(tkrt_device_t* device, void* module, const char* name,
-                                     void** out_function);
-tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* function,
-                                       tkrt_function_attrs_t* out_attrs);
-tkrt_status_t tkrt_host_function_set_max_dynamic_shared(tkrt_device_t* device, void* function,
-                                                        uint32_t bytes);
+/* The device methods (host_backend.c, host_module.c, host_stream.c). */
+TKRT_HAL_DECLARE_DEVICE_METHODS(tkrt_host)
+
 /* Parses a Triton-style signature ("*fp32,i32") into parameter sizes and offsets. */
 tkrt_status_t tkrt_host_parse_signature(const char* kernel, const char* signature,
                                         tkrt_host_function_t* function);
@@ -82,30 +74,5 @@ tkrt_status_t tkrt_host_stream_new(tkrt_host_device_t* device, tkrt_host_stream_
 void tkrt_host_stream_delete(tkrt_host_stream_t* stream);
 /* Waits for every stream of the device (module unload, device destroy). */
 void tkrt_host_device_drain(tkrt_host_device_t* device);
-
-tkrt_status_t tkrt_host_launch(tkrt_device_t* device, void* function,
-                               const tkrt_launch_params_t* params, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-                                     size_t size, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src,
-                                     size_t size, tkrt_hal_memcpy_kind_t kind,
-                                     tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_host_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
-                                            bool* out_capturing);
-tkrt_status_t tkrt_host_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
-                                           void** out_graph);
-tkrt_status_t tkrt_host_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_host_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_host_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_host_event_record(tkrt_device_t* device, tkrt_event_t event,
-                                     tkrt_stream_t stream);
-tkrt_status_t tkrt_host_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_host_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
-                                         tkrt_event_t end, float* out_ms);
 
 #endif /* TKRT_BACKENDS_HOST_HOST_INTERNAL_H_ */

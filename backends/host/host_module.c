@@ -26,8 +26,6 @@ typedef struct tkrt_host_module {
    * number (so its /proc/self/fd path) would be reused by the next image, which dlopen would then
    * answer with this module. */
   int fd;
-  pthread_mutex_t lock; /* guards `functions` */
-  tkrt_host_function_t* functions;
 } tkrt_host_module_t;
 
 static const char* tkrt_host_machine_name(unsigned machine) {
@@ -149,7 +147,6 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
     goto fail;
   }
   module->fd = fd; /* nothing is in any file system: the memfd is anonymous */
-  pthread_mutex_init(&module->lock, NULL);
   *out_module = module;
   return NULL;
 
@@ -164,14 +161,8 @@ void tkrt_host_module_unload(tkrt_device_t* device, void* raw) {
   if (!module) return;
   /* Kernels still queued on a stream would lose their code: wait for the device first. */
   tkrt_host_device_drain(tkrt_host_device_cast(device));
-  for (tkrt_host_function_t* f = module->functions; f;) {
-    tkrt_host_function_t* next = f->next;
-    free(f);
-    f = next;
-  }
   dlclose(module->handle);
   close(module->fd);
-  pthread_mutex_destroy(&module->lock);
   free(module);
 }
 
@@ -226,8 +217,8 @@ tkrt_status_t tkrt_host_parse_signature(const char* kernel, const char* signatur
   return NULL;
 }
 
-tkrt_status_t tkrt_host_function_get(tkrt_device_t* device, void* raw, const char* name,
-                                     void** out_function) {
+tkrt_status_t tkrt_host_function_create(tkrt_device_t* device, void* raw, const char* name,
+                                        tkrt_hal_function_info_t* out_info) {
   (void)device;
   tkrt_host_module_t* module = raw;
   char symbol[512];
@@ -263,38 +254,31 @@ tkrt_status_t tkrt_host_function_get(tkrt_device_t* device, void* raw, const cha
     return status;
   }
   function->desc = desc;
-  atomic_init(&function->max_dynamic_shared, TKRT_HOST_SHARED_DEFAULT - desc->static_shared_bytes);
-  pthread_mutex_lock(&module->lock);
-  function->next = module->functions;
-  module->functions = function;
-  pthread_mutex_unlock(&module->lock);
-  *out_function = function;
+  out_info->handle = function;
+  out_info->static_shared_bytes = desc->static_shared_bytes;
+  out_info->dynamic_shared_limit = TKRT_HOST_SHARED_DEFAULT - desc->static_shared_bytes;
   return NULL;
 }
 
-tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* raw,
+void tkrt_host_function_destroy(tkrt_device_t* device, void* function) {
+  (void)device;
+  free(function);
+}
+
+tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* function,
                                        tkrt_function_attrs_t* out_attrs) {
   (void)device;
-  tkrt_host_function_t* function = raw;
-  out_attrs->static_shared_bytes = function->desc->static_shared_bytes;
+  (void)function;
   out_attrs->max_threads_per_block = TKRT_HOST_MAX_THREADS_PER_BLOCK;
   out_attrs->num_regs = 0;
-  out_attrs->max_dynamic_shared_bytes = atomic_load(&function->max_dynamic_shared);
   return NULL;
 }
 
-tkrt_status_t tkrt_host_function_set_max_dynamic_shared(tkrt_device_t* device, void* raw,
-                                                        uint32_t bytes) {
+/* Host programs get their shared memory per launch; the limit is the API layer's bookkeeping. */
+tkrt_status_t tkrt_host_function_set_shared_limit(tkrt_device_t* device, void* function,
+                                                  uint32_t bytes) {
   (void)device;
-  tkrt_host_function_t* function = raw;
-  uint32_t allowed = TKRT_HOST_SHARED_OPTIN - function->desc->static_shared_bytes;
-  if (bytes > allowed) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                            "%u bytes of dynamic shared memory asked for; the device allows %u "
-                            "(opt-in limit %u minus %u bytes of static shared memory)",
-                            bytes, allowed, TKRT_HOST_SHARED_OPTIN,
-                            function->desc->static_shared_bytes);
-  }
-  atomic_store(&function->max_dynamic_shared, bytes);
+  (void)function;
+  (void)bytes;
   return NULL;
 }

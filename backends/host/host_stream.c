@@ -316,12 +316,6 @@ tkrt_status_t tkrt_host_launch(tkrt_device_t* device, void* raw_function,
                               name);
     }
   }
-  uint32_t limit = atomic_load_explicit(&function->max_dynamic_shared, memory_order_relaxed);
-  if (params->shared_mem_bytes > limit) {
-    /* Raise the limit like the CUDA backend does; the opt-in ceiling is enforced there. */
-    TKRT_RETURN_IF_ERROR(
-        tkrt_host_function_set_max_dynamic_shared(device, function, params->shared_mem_bytes));
-  }
   tkrt_host_item_t* item = tkrt_host_item_new(TKRT_HOST_ITEM_LAUNCH, function->param_bytes);
   if (!item) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   item->u.launch.function = function;

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   void* params[] = {&dx, &dy, &dout, &count};
   tkrt_launch_params_t launch = {.grid = {(uint32_t)((n + 1023) / 1024), 1, 1},
                                  .block = {128, 1, 1}, .params = params, .param_count = 4};
-  tkrt_image_t image = {TKRT_IMAGE_AUTO, image_bytes, image_size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_AUTO, .data = image_bytes, .size = image_size};
   float ms = 0;
   int result = 1;
   if (!x || !y || !out) {

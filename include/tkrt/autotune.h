@@ -39,11 +39,12 @@ typedef struct tkrt_autotuner_options {
    * one and at most max_iterations, after a warm-up launch. Defaults: 10 ms, 100 (jaxlib's). */
   double target_ms;
   uint32_t max_iterations;
-  /* Decision store directory. NULL: $TKRT_TUNE_DIR, else $XDG_CACHE_HOME/tkrt/tune, else
-   * $HOME/.cache/tkrt/tune. "off" (or TKRT_TUNE_DIR=off): decisions live in memory only. */
+  /* Decision store directory; NULL, "" or "off": decisions live in memory only
+   * (tkrt_options_from_environment picks $TKRT_TUNE_DIR or ~/.cache/tkrt/tune). */
   const char* store_dir;
-  /* Honour TKRT_TUNE_POLICY (auto|never), TKRT_TUNE_DIR and TKRT_TUNE_PIN. */
-  bool use_environment;
+  /* Pinned configs, parsed at creation: a comma list of <digest hex or prefix, or *>[@arch]=
+   * <config index>, e.g. "3fa9c2=1,*=0" (what TKRT_TUNE_PIN holds); NULL: none. */
+  const char* pins;
   /* Benchmark even when the store has a decision (which is then replaced). Pins still win. */
   bool refresh_store;
   /* Called after each measurement while benchmarking (pass 1: one launch; pass 2: the mean over
@@ -54,15 +55,14 @@ typedef struct tkrt_autotuner_options {
 } tkrt_autotuner_options_t;
 
 TKRT_API void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options);
-TKRT_API tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
                                              tkrt_autotuner_t** out_tuner);
 /* No call may be launching with the tuner. */
 TKRT_API void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner);
 
 /* Pins a call's config for one arch (or every arch when arch is NULL). Pinned decisions win over
- * everything else and are never benchmarked. TKRT_TUNE_PIN does the same from the environment:
- * a comma list of <digest hex or prefix>[@arch]=<config index>, e.g. "3fa9c2=1,*=0". */
-TKRT_API tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+ * everything else and are never benchmarked (options.pins does the same by digest). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                           const char* arch, size_t config_index);
 
 typedef enum tkrt_tune_source {
@@ -99,7 +99,7 @@ typedef struct tkrt_tune_report {
 
 TKRT_API void tkrt_tune_report_init(tkrt_tune_report_t* report);
 /* What the tuner decided for the call on devices of `arch` (tkrt_device_info(device)->arch). */
-TKRT_API tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                                  const char* arch, tkrt_tune_report_t* report);
 TKRT_API const char* tkrt_tune_source_name(tkrt_tune_source_t source);
 

@@ -69,7 +69,7 @@ typedef struct tkrt_kernel_desc {
 TKRT_API void tkrt_kernel_desc_init(tkrt_kernel_desc_t* desc);
 /* Deep-copies the description (strings and image bytes). At least one image; a name; num_warps
  * >= 1. Errors name the offending field. */
-TKRT_API tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* desc,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* desc,
                                           tkrt_kernel_t** out_kernel);
 TKRT_API void tkrt_kernel_retain(tkrt_kernel_t* kernel);
 TKRT_API void tkrt_kernel_release(tkrt_kernel_t* kernel);
@@ -167,7 +167,7 @@ typedef struct tkrt_call_desc {
 
 TKRT_API void tkrt_call_desc_init(tkrt_call_desc_t* desc);
 /* Deep-copies the description and retains its kernels. */
-TKRT_API tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* desc, tkrt_call_t** out_call);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* desc, tkrt_call_t** out_call);
 TKRT_API void tkrt_call_retain(tkrt_call_t* call);
 TKRT_API void tkrt_call_release(tkrt_call_t* call);
 /* Lent view of the call's own copy. */
@@ -223,14 +223,14 @@ TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
 /* Loads the call's kernels on the device and allocates its global scratch, so that later launches
  * (for example under stream capture, where neither is allowed) only enqueue work. Idempotent and
  * safe to call from many threads: the work is done once per (call, device). */
-TKRT_API tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device);
 
 /* Launches the call with jaxlib's semantics: array parameters take buffers in order, scalars are
  * packed by type, the hidden global-scratch and profile-scratch pointers follow, block = num_warps
  * x warp size, grid x is scaled by the cluster size, and bytes_to_zero is zeroed before the launch.
  * Everything is validated before anything is enqueued; an empty grid is a successful no-op.
  * Autotuned calls pick their config through args->tuner (see tkrt/autotune.h). */
-TKRT_API tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,12 @@
 /* tkrt: backends, devices, modules, functions, memory, streams, events and launches.
- * A thin, checked layer over the device HAL; every backend (cuda, hip, host) offers the same API. */
+ * A thin, checked layer over the device HAL; every backend (cuda, hip, host) offers the same API.
+ *
+ * Threads: every function here may be called from any thread at any time on shared objects, with
+ * two exceptions the caller serialises: destroying an object (device release to zero, module
+ * unload, stream/event/graph destroy) while another thread uses it, and capturing a stream while
+ * another thread enqueues work on that same stream. A device is shared by all threads; launches
+ * take no lock. tkrt reads no environment variable (see tkrt/environment.h for the one function
+ * that does, for tools). */
 #ifndef TKRT_DEVICE_H_
 #define TKRT_DEVICE_H_
 
@@ -32,16 +39,33 @@ typedef struct tkrt_event_s* tkrt_event_t;
 #define TKRT_REASON_MAX 768
 
 typedef struct tkrt_backend_info {
+  size_t struct_size;                /* written by tkrt: the size of the struct it filled */
   char name[TKRT_BACKEND_NAME_MAX]; /* "cuda", "hip", "host" */
   bool available;                    /* probed: vendor library and at least one device present */
   int device_count;                  /* 0 when unavailable */
   char reason[TKRT_REASON_MAX];      /* why unavailable, or a one-line summary when available */
 } tkrt_backend_info_t;
 
-/* Lists every compiled-in backend in default selection order (cuda, hip, host), probing each.
- * Writes min(count, capacity) entries and the total into *out_count. */
-TKRT_API tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity,
-                                         size_t* out_count);
+typedef struct tkrt_device_options tkrt_device_options_t;
+
+/* Lists every backend tkrt knows in default selection order (cuda, hip, host), probing each with
+ * default options; one not compiled into this build is listed unavailable, saying so. Writes
+ * min(count, capacity) entries and the total into *out_count. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos,
+                                                       size_t capacity, size_t* out_count);
+/* The same, probing with `options` (the HIP library to open, ...), in the order its `backend`
+ * list gives when set (backends it does not name follow, in default order). An unknown name in
+ * the list is INVALID_ARGUMENT. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_list_with_options(
+    const tkrt_device_options_t* options, tkrt_backend_info_t* infos, size_t capacity,
+    size_t* out_count);
+
+/* The ordinal of the device a native stream (CUstream, hipStream_t) belongs to, asked of each
+ * backend of `backends` (a name or comma list; NULL: cuda,hip) in turn; for callers handed a bare
+ * stream, like XLA's legacy custom call. NOT_FOUND when none recognises it. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_native_stream_ordinal(const char* backends,
+                                                                tkrt_stream_t stream,
+                                                                int* out_ordinal);
 
 /* ---------------------------------------------------------------- devices */
 
@@ -74,20 +98,32 @@ typedef struct tkrt_device_info {
   uint32_t features;                   /* TKRT_DEVICE_FEATURE_* */
 } tkrt_device_info_t;
 
-typedef struct tkrt_device_options {
+struct tkrt_device_options {
   size_t struct_size;
-  /* A backend name ("cuda", "hip", "host"), a comma list tried in order, or NULL/"" to use the
-   * TKRT_BACKEND environment variable, or when that is unset the default order cuda,hip,host. */
+  /* A backend name ("cuda", "hip", "host"), a comma list tried in order, or NULL/"" for the
+   * default order cuda,hip,host. */
   const char* backend;
   int ordinal; /* device index within the backend */
-} tkrt_device_options_t;
+  /* host: worker threads running a launch's programs, 1 to 256; 0: one per online CPU. */
+  uint32_t host_threads;
+  /* cuda: the folder of the on-disk cache of cubins JIT-compiled from PTX; NULL, "" or "off": no
+   * cache (tkrt_options_from_environment picks $TKRT_CACHE_DIR/cubin or ~/.cache/tkrt/cubin). */
+  const char* cache_dir;
+  /* hip: the runtime library to open, a path or soname, or a ':' list tried in order; NULL: the
+   * usual sonames (libamdhip64.so.7, .6, .5, .so). The first device opened in a process decides
+   * which library the process uses. */
+  const char* hip_library;
+  /* Log backend events (library loads, PTX JIT and cache use) to stderr. */
+  bool log;
+};
 
 TKRT_API void tkrt_device_options_init(tkrt_device_options_t* options);
 
-/* Opens a device. When no listed backend can open the device: UNAVAILABLE, with every backend
- * tried and why it failed. An unknown backend name is INVALID_ARGUMENT. */
-TKRT_API tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
-                                        tkrt_device_t** out_device);
+/* Opens a device (NULL options: defaults). When no listed backend can open the device:
+ * UNAVAILABLE, with every backend tried and why it failed. An unknown backend name is
+ * INVALID_ARGUMENT. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_device_open(const tkrt_device_options_t* options,
+                                                      tkrt_device_t** out_device);
 TKRT_API void tkrt_device_retain(tkrt_device_t* device);
 /* Drops a reference; the last one destroys the device. Modules hold a reference. */
 TKRT_API void tkrt_device_release(tkrt_device_t* device);
@@ -107,6 +143,7 @@ typedef enum tkrt_image_kind {
 } tkrt_image_kind_t;
 
 typedef struct tkrt_image {
+  size_t struct_size; /* 0 or sizeof(tkrt_image_t) */
   tkrt_image_kind_t kind;
   const void* data; /* PTX need not be NUL-terminated */
   size_t size;
@@ -116,14 +153,14 @@ TKRT_API const char* tkrt_image_kind_name(tkrt_image_kind_t kind);
 
 /* Loads a module image onto the device. The bytes are copied or consumed before returning.
  * Not allowed while any stream of the device captures on GPU backends (the driver forbids it). */
-TKRT_API tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
                                         tkrt_module_t** out_module);
 /* Unloads the module; its functions become invalid. */
 TKRT_API void tkrt_module_unload(tkrt_module_t* module);
 
 /* Looks a kernel up by its entry name. The function is lent: valid until the module is unloaded.
  * Unknown names are NOT_FOUND. */
-TKRT_API tkrt_status_t tkrt_module_get_function(tkrt_module_t* module, const char* name,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_module_get_function(tkrt_module_t* module, const char* name,
                                                 tkrt_function_t** out_function);
 
 typedef struct tkrt_function_attrs {
@@ -133,11 +170,11 @@ typedef struct tkrt_function_attrs {
   uint32_t max_dynamic_shared_bytes; /* the current dynamic shared memory limit */
 } tkrt_function_attrs_t;
 
-TKRT_API tkrt_status_t tkrt_function_get_attrs(tkrt_function_t* function,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_function_get_attrs(tkrt_function_t* function,
                                                tkrt_function_attrs_t* out_attrs);
 /* Raises (or lowers) the function's dynamic shared memory limit. More than the device opt-in
  * limit minus the function's static shared memory is OUT_OF_RANGE naming both numbers. */
-TKRT_API tkrt_status_t tkrt_function_set_max_dynamic_shared(tkrt_function_t* function,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_function_set_max_dynamic_shared(tkrt_function_t* function,
                                                             uint32_t bytes);
 TKRT_API const char* tkrt_function_name(const tkrt_function_t* function);
 TKRT_API tkrt_device_t* tkrt_function_device(const tkrt_function_t* function);
@@ -151,6 +188,7 @@ enum {
 };
 
 typedef struct tkrt_launch_params {
+  size_t struct_size;  /* 0 or sizeof(tkrt_launch_params_t) */
   uint32_t grid[3];    /* in blocks (already multiplied by the cluster size) */
   uint32_t block[3];   /* threads */
   uint32_t cluster[3]; /* {0,0,0} or {1,1,1}: no cluster */
@@ -163,56 +201,60 @@ typedef struct tkrt_launch_params {
 } tkrt_launch_params_t;
 
 /* Enqueues a launch. A zero grid dimension is INVALID_ARGUMENT (callers skip empty grids);
- * grid, block, cluster and shared memory are checked against the device limits. */
-TKRT_API tkrt_status_t tkrt_launch(tkrt_function_t* function, const tkrt_launch_params_t* params,
+ * grid, block, cluster and shared memory are checked against the device limits, and the
+ * function's dynamic shared memory limit is raised when the launch needs more. The parameters are
+ * exactly the kernel's: a Triton kernel launched here directly must be given its two hidden
+ * trailing pointers (global scratch, profile scratch; NULL or a device allocation) itself, which
+ * tkrt_call_launch adds on its own. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_launch(tkrt_function_t* function, const tkrt_launch_params_t* params,
                                    tkrt_stream_t stream);
 
 /* ---------------------------------------------------------------- memory */
 
-TKRT_API tkrt_status_t tkrt_memory_alloc(tkrt_device_t* device, size_t size,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memory_alloc(tkrt_device_t* device, size_t size,
                                          tkrt_deviceptr_t* out_ptr);
-TKRT_API tkrt_status_t tkrt_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
 /* Page-locked host memory, usable for asynchronous copies. */
-TKRT_API tkrt_status_t tkrt_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
-TKRT_API tkrt_status_t tkrt_host_free(tkrt_device_t* device, void* ptr);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_host_free(tkrt_device_t* device, void* ptr);
 
-TKRT_API tkrt_status_t tkrt_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
                                          uint8_t value, size_t size, tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_memcpy_htod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memcpy_htod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
                                               const void* src, size_t size, tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_memcpy_dtoh_async(tkrt_device_t* device, void* dst,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memcpy_dtoh_async(tkrt_device_t* device, void* dst,
                                               tkrt_deviceptr_t src, size_t size,
                                               tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_memcpy_dtod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memcpy_dtod_async(tkrt_device_t* device, tkrt_deviceptr_t dst,
                                               tkrt_deviceptr_t src, size_t size,
                                               tkrt_stream_t stream);
 /* Free and total device memory in bytes. */
-TKRT_API tkrt_status_t tkrt_memory_info(tkrt_device_t* device, size_t* out_free,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memory_info(tkrt_device_t* device, size_t* out_free,
                                         size_t* out_total);
 
 /* ---------------------------------------------------------------- streams, graphs, events */
 
-TKRT_API tkrt_status_t tkrt_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-TKRT_API tkrt_status_t tkrt_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
                                                 bool* out_capturing);
 /* Stream capture into a graph (CUDA graphs, HIP graphs, host graphs). Work enqueued on a capturing
  * stream is recorded, not run; tkrt_graph_launch replays it. */
-TKRT_API tkrt_status_t tkrt_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream,
                                                tkrt_graph_t** out_graph);
-TKRT_API tkrt_status_t tkrt_graph_launch(tkrt_device_t* device, tkrt_graph_t* graph,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_graph_launch(tkrt_device_t* device, tkrt_graph_t* graph,
                                          tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_graph_destroy(tkrt_device_t* device, tkrt_graph_t* graph);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_graph_destroy(tkrt_device_t* device, tkrt_graph_t* graph);
 
-TKRT_API tkrt_status_t tkrt_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-TKRT_API tkrt_status_t tkrt_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-TKRT_API tkrt_status_t tkrt_event_record(tkrt_device_t* device, tkrt_event_t event,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_event_destroy(tkrt_device_t* device, tkrt_event_t event);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_event_record(tkrt_device_t* device, tkrt_event_t event,
                                          tkrt_stream_t stream);
-TKRT_API tkrt_status_t tkrt_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
 /* Milliseconds between two recorded, completed events. */
-TKRT_API tkrt_status_t tkrt_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start,
                                              tkrt_event_t end, float* out_ms);
 
 #ifdef __cplusplus

@@ -79,7 +79,7 @@ typedef struct tkrt_image_info {
  * TKRT_IMAGE_AUTO). Unrecognised bytes, truncated or inconsistent headers and tables are
  * INVALID_ARGUMENT naming what is wrong and its byte offset. *out_info is written only on
  * success. The bytes are only read, never kept. Thread-safe. */
-TKRT_API tkrt_status_t tkrt_image_inspect(const void* data, size_t size,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_image_inspect(const void* data, size_t size,
                                           tkrt_image_info_t* out_info);
 
 /* Called once per kernel entry name, in file order. `name` is lent for the call only and is not
@@ -89,7 +89,7 @@ typedef bool (*tkrt_image_kernel_visitor_t)(const char* name, size_t length, voi
 /* Visits every kernel entry name of an image, with no limit on their number or length (the same
  * names, in the same order, that tkrt_image_inspect reports). Malformed images fail as in
  * tkrt_image_inspect, possibly after some names were visited. */
-TKRT_API tkrt_status_t tkrt_image_for_each_kernel(const void* data, size_t size,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_image_for_each_kernel(const void* data, size_t size,
                                                   tkrt_image_kernel_visitor_t visit, void* user);
 
 /* "unsupported", "any", "off", "on". */

@@ -36,12 +36,12 @@ typedef struct tkrt_status_s* tkrt_status_t;
 
 /* Creates a status. code must not be TKRT_STATUS_OK (that is NULL). Never returns NULL for an
  * error code: when memory is exhausted a shared RESOURCE_EXHAUSTED status is returned instead. */
-TKRT_API tkrt_status_t tkrt_status_make(tkrt_status_code_t code, const char* file, int line,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_status_make(tkrt_status_code_t code, const char* file, int line,
                                         const char* format, ...) TKRT_PRINTF_LIKE(4, 5);
 
 /* Prefixes the message with context ("context: message"); returns the same status.
  * NULL stays NULL, so `return tkrt_status_annotate(f(), "loading %s", name);` is fine. */
-TKRT_API tkrt_status_t tkrt_status_annotate(tkrt_status_t status, const char* format, ...)
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_status_annotate(tkrt_status_t status, const char* format, ...)
     TKRT_PRINTF_LIKE(2, 3);
 
 TKRT_API tkrt_status_code_t tkrt_status_code(tkrt_status_t status);

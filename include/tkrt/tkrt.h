@@ -6,6 +6,7 @@
 #include "tkrt/autotune.h"
 #include "tkrt/call.h"
 #include "tkrt/device.h"
+#include "tkrt/environment.h"
 #include "tkrt/image.h"
 #include "tkrt/status.h"
 #include "tkrt/wire.h"

@@ -79,7 +79,7 @@ TKRT_API void tkrt_wire_decode_options_init(tkrt_wire_decode_options_t* options)
  * an HSACO path that does not exist (cannot be read); FAILED_PRECONDITION for an HSACO path when
  * read_hsaco_files is off and the blob does not carry the bytes. *out_call is written only on
  * success; the caller releases it with tkrt_call_release. Thread-safe: no shared state. */
-TKRT_API tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_wire_decode(const void* bytes, size_t size,
                                         const tkrt_wire_decode_options_t* options,
                                         tkrt_call_t** out_call);
 
@@ -101,7 +101,7 @@ TKRT_API void tkrt_wire_encode_options_init(tkrt_wire_encode_options_t* options)
  * a jaxlib blob encodes back to the same bytes (uncompressed; compressed too with the same zlib).
  * Which image goes to which field: docs/wire.md. INVALID_ARGUMENT when include_tkrt_images is off
  * and a kernel has no image that jaxlib's fields can carry. Thread-safe. */
-TKRT_API tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call,
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call,
                                         const tkrt_wire_encode_options_t* options,
                                         void** out_bytes, size_t* out_size);
 

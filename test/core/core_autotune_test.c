@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "test/core/core_test_util.h"
+#include "tkrt/environment.h"
 
 #define N 20000
 static tkrt_device_t* g_device;
@@ -24,7 +25,6 @@ static tkrt_autotuner_t* make_tuner(tkrt_tune_policy_t policy) {
   tkrt_autotuner_options_init(&options);
   options.policy = policy;
   options.store_dir = "off";
-  options.use_environment = false;
   options.target_ms = 2.0;
   options.max_iterations = 3;
   tkrt_autotuner_t* tuner = NULL;
@@ -404,7 +404,6 @@ static void test_autotune_capture_fallback_first_config(void) {
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
   options.store_dir = "off";
-  options.use_environment = false;
   options.target_ms = 2.0;
   options.max_iterations = 3;
   options.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
@@ -548,6 +547,7 @@ static void test_autotune_policy_never_and_pins(void) {
   setenv("TKRT_TUNE_PIN", pin, 1);
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
   options.store_dir = "off";
   tuner = NULL;
   EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
@@ -559,15 +559,17 @@ static void test_autotune_policy_never_and_pins(void) {
   EXPECT_TRUE(counts[0] == 0 && counts[1] == 1 && counts[2] == 0);
   tkrt_autotuner_destroy(tuner);
   setenv("TKRT_TUNE_PIN", "xyz=1", 1);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
   tuner = NULL;
   EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
                 "not hexadecimal");
   setenv("TKRT_TUNE_PIN", "abc", 1);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
   EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
                 "<digest>[@arch]=<config index>");
   unsetenv("TKRT_TUNE_PIN");
   setenv("TKRT_TUNE_POLICY", "sometimes", 1);
-  EXPECT_STATUS(tkrt_autotuner_create(&options, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
+  EXPECT_STATUS(tkrt_options_from_environment(NULL, &options), TKRT_STATUS_INVALID_ARGUMENT,
                 "TKRT_TUNE_POLICY");
   unsetenv("TKRT_TUNE_POLICY");
   EXPECT_TRUE(tuner == NULL);

@@ -272,7 +272,6 @@ static inline tkrt_autotuner_t* core_tuner(const char* store_dir, double target_
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
   options.store_dir = store_dir ? store_dir : "off";
-  options.use_environment = false;
   options.target_ms = target_ms;
   options.max_iterations = max_iterations;
   tkrt_autotuner_t* tuner = NULL;

@@ -60,16 +60,24 @@ static tkrt_status_t fault_module_load(tkrt_device_t* device, const tkrt_image_t
 static void fault_module_unload(tkrt_device_t* device, void* module) {
   INNER_VT(device)->module_unload(INNER(device), module);
 }
-static tkrt_status_t fault_function_get(tkrt_device_t* device, void* module, const char* name,
-                                        void** out) {
-  CHECK("function_get");
-  return INNER_VT(device)->function_get(INNER(device), module, name, out);
+static tkrt_status_t fault_function_create(tkrt_device_t* device, void* module, const char* name,
+                                           tkrt_hal_function_info_t* out) {
+  CHECK("function_create");
+  return INNER_VT(device)->function_create(INNER(device), module, name, out);
+}
+static void fault_function_destroy(tkrt_device_t* device, void* fn) {
+  INNER_VT(device)->function_destroy(INNER(device), fn);
+}
+static tkrt_status_t fault_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+                                      tkrt_deviceptr_t base, void* out) {
+  CHECK("encode_tma");
+  return INNER_VT(device)->encode_tma(INNER(device), desc, base, out);
 }
 static tkrt_status_t fault_function_attrs(tkrt_device_t* device, void* fn, tkrt_function_attrs_t* out) {
   return INNER_VT(device)->function_attrs(INNER(device), fn, out);
 }
 static tkrt_status_t fault_function_set(tkrt_device_t* device, void* fn, uint32_t bytes) {
-  return INNER_VT(device)->function_set_max_dynamic_shared(INNER(device), fn, bytes);
+  return INNER_VT(device)->function_set_shared_limit(INNER(device), fn, bytes);
 }
 static tkrt_status_t fault_launch(tkrt_device_t* device, void* fn, const tkrt_launch_params_t* p,
                                   tkrt_stream_t stream) {
@@ -162,9 +170,10 @@ static const tkrt_hal_device_vtable_t tkrt_fault_vtable = {
     .destroy = fault_destroy,
     .module_load = fault_module_load,
     .module_unload = fault_module_unload,
-    .function_get = fault_function_get,
+    .function_create = fault_function_create,
+    .function_destroy = fault_function_destroy,
     .function_attrs = fault_function_attrs,
-    .function_set_max_dynamic_shared = fault_function_set,
+    .function_set_shared_limit = fault_function_set,
     .launch = fault_launch,
     .memory_alloc = fault_memory_alloc,
     .memory_free = fault_memory_free,
@@ -186,6 +195,7 @@ static const tkrt_hal_device_vtable_t tkrt_fault_vtable = {
     .event_record = fault_event_record,
     .event_synchronize = fault_event_sync,
     .event_elapsed_ms = fault_event_elapsed,
+    .encode_tma = fault_encode_tma,
 };
 
 tkrt_status_t tkrt_fault_device_create(tkrt_device_t* inner, int fail_at, tkrt_status_code_t code,

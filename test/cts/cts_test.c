@@ -72,7 +72,7 @@ static void test_corrupt_image(void) {
   ASSERT_TRUE(bytes != NULL);
   tkrt_module_t* module = NULL;
   /* Cut in half: still recognisably the same kind, but unloadable. */
-  tkrt_image_t image = {TKRT_IMAGE_AUTO, bytes, size / 2};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_AUTO, .data = bytes, .size = size / 2};
   tkrt_status_t status = tkrt_module_load(g_device, &image, &module);
   EXPECT_TRUE(status != NULL);
   EXPECT_TRUE(module == NULL);
@@ -82,10 +82,10 @@ static void test_corrupt_image(void) {
   }
   /* Garbage is recognised as nothing at all. */
   memset(bytes, 0xA5, 64);
-  tkrt_image_t garbage = {TKRT_IMAGE_AUTO, bytes, 64};
+  tkrt_image_t garbage = {.kind = TKRT_IMAGE_AUTO, .data = bytes, .size = 64};
   EXPECT_STATUS(tkrt_module_load(g_device, &garbage, &module), TKRT_STATUS_INVALID_ARGUMENT,
                 "unrecognised module image");
-  tkrt_image_t empty = {TKRT_IMAGE_AUTO, bytes, 0};
+  tkrt_image_t empty = {.kind = TKRT_IMAGE_AUTO, .data = bytes, .size = 0};
   EXPECT_STATUS(tkrt_module_load(g_device, &empty, &module), TKRT_STATUS_INVALID_ARGUMENT, "empty");
   free(bytes);
 }
@@ -432,7 +432,7 @@ static int cts_setup(void) {
     fprintf(stderr, "cts: cannot read %s\n", g_image_path);
     return 1;
   }
-  tkrt_image_t image = {TKRT_IMAGE_AUTO, bytes, size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_AUTO, .data = bytes, .size = size};
   status = tkrt_module_load(g_device, &image, &g_module);
   free(bytes); /* the module must not depend on the caller's bytes */
   if (status) {

@@ -13,6 +13,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "harness.h"
 #include "tkrt/device.h"
+#include "tkrt/environment.h"
 
 #include "fake_libcuda.h"
 
@@ -42,16 +43,18 @@ static tkrt_cuda_fake_counters_t* counters(void) {
   return get ? get() : NULL;
 }
 
+/* The cache folder comes from TKRT_CACHE_DIR, the way the tools pass it. */
 static tkrt_status_t open_cuda(tkrt_device_t** out_device) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&options, NULL));
   options.backend = "cuda";
   return tkrt_device_open(&options, out_device);
 }
 
 static tkrt_status_t load_ptx(tkrt_device_t* device, const char* text, tkrt_module_t** out) {
   /* Deliberately not NUL-terminated: the backend must terminate its own copy. */
-  tkrt_image_t image = {TKRT_IMAGE_PTX, text, strlen(text)};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_PTX, .data = text, .size = strlen(text)};
   return tkrt_module_load(device, &image, out);
 }
 
@@ -128,7 +131,7 @@ static void ptx_jit_is_cached_across_processes(void) {
   tkrt_module_unload(module);
 
   /* The same PTX with a trailing NUL is the same text and the same entry. */
-  tkrt_image_t terminated = {TKRT_IMAGE_PTX, kPtx, sizeof(kPtx)};
+  tkrt_image_t terminated = {.kind = TKRT_IMAGE_PTX, .data = kPtx, .size = sizeof(kPtx)};
   ASSERT_OK(tkrt_module_load(device, &terminated, &module));
   tkrt_cuda_module_stats(&stats2);
   EXPECT_EQ_U64(stats2.cache_hits, stats1.cache_hits + 1);
@@ -158,7 +161,7 @@ static void corrupt_cache_entry_is_rebuilt(void) {
   tkrt_module_unload(module);
 
   char dir[512];
-  ASSERT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 1);
+  snprintf(dir, sizeof(dir), "%s/cubin", cache_root);
   tkrt_cuda_cache_key_t key;
   tkrt_cuda_cache_key(ptx, strlen(ptx), "sm_90a", 13000, &key);
   char path[1024];
@@ -215,15 +218,15 @@ static void load_errors_are_mapped(void) {
   /* A cubin whose ELF headers do not fit its bytes never reaches the driver, which would
    * trust them (cuModuleLoadData takes no size). */
   static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, [18] = 190};
-  tkrt_image_t cubin = {TKRT_IMAGE_CUBIN, elf, sizeof(elf)};
+  tkrt_image_t cubin = {.kind = TKRT_IMAGE_CUBIN, .data = elf, .size = sizeof(elf)};
   EXPECT_STATUS(tkrt_module_load(device, &cubin, &module), TKRT_STATUS_INVALID_ARGUMENT,
                 "refusing a malformed cubin image");
-  tkrt_image_t hsaco = {TKRT_IMAGE_HSACO, elf, sizeof(elf)};
+  tkrt_image_t hsaco = {.kind = TKRT_IMAGE_HSACO, .data = elf, .size = sizeof(elf)};
   EXPECT_STATUS(tkrt_module_load(device, &hsaco, &module), TKRT_STATUS_INVALID_ARGUMENT,
                 "not hsaco");
   /* Bytes that are no image at all, forced to the cubin kind, are refused the same way. */
   static const char image_text[] = "FAKECUBIN\n.entry cubin_kernel(\n)\n";
-  tkrt_image_t fake_cubin = {TKRT_IMAGE_CUBIN, image_text, sizeof(image_text)};
+  tkrt_image_t fake_cubin = {.kind = TKRT_IMAGE_CUBIN, .data = image_text, .size = sizeof(image_text)};
   EXPECT_STATUS(tkrt_module_load(device, &fake_cubin, &module), TKRT_STATUS_INVALID_ARGUMENT,
                 "refusing a malformed cubin image");
   EXPECT_TRUE(module == NULL);
@@ -261,7 +264,7 @@ static void shared_memory_limits(void) {
   void* params[1] = {NULL};
   uint64_t zero = 0;
   params[0] = &zero;
-  tkrt_launch_params_t launch = {{1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 64 * 1024, 0, params, 1};
+  tkrt_launch_params_t launch = {0, {1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 64 * 1024, 0, params, 1};
   int set_before = fake->func_set_attribute;
   ASSERT_OK(tkrt_launch(function, &launch, NULL));
   EXPECT_EQ_U64(fake->func_set_attribute, set_before + 1);
@@ -289,7 +292,7 @@ static void launch_paths(void) {
   ASSERT_OK(tkrt_module_get_function(module, "add_kernel", &function));
   uint64_t zero = 0;
   void* params[3] = {&zero, &zero, &zero};
-  tkrt_launch_params_t launch = {{98, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, params, 3};
+  tkrt_launch_params_t launch = {0, {98, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, params, 3};
 
   int plain = fake->launches, extended = fake->launches_ex;
   int switches = fake->ctx_set_current;
@@ -380,7 +383,7 @@ static void memory_streams_events_graphs(void) {
   tkrt_function_t* function = NULL;
   ASSERT_OK(tkrt_module_get_function(module, "add_kernel", &function));
   void* params[1] = {&buffer};
-  tkrt_launch_params_t launch = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0, params, 1};
+  tkrt_launch_params_t launch = {0, {1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0, params, 1};
   bool capturing = true;
   EXPECT_OK(tkrt_stream_is_capturing(device, stream, &capturing));
   EXPECT_TRUE(!capturing);
@@ -437,7 +440,7 @@ static void minimal_driver_turns_features_off(void) {
   ASSERT_OK(load_ptx(device, kPtx, &module));
   tkrt_function_t* function = NULL;
   ASSERT_OK(tkrt_module_get_function(module, "add_kernel", &function));
-  tkrt_launch_params_t launch = {{2, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, 0, NULL, 0};
+  tkrt_launch_params_t launch = {0, {2, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, 0, NULL, 0};
   EXPECT_STATUS(tkrt_launch(function, &launch, NULL), TKRT_STATUS_UNIMPLEMENTED, "cluster");
   launch.cluster[0] = 1;
   launch.flags = TKRT_LAUNCH_COOPERATIVE;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "tkrt/environment.h"
 #include "tkrt/device.h"
 
 static int cuda_driver_installed(void) {
@@ -69,7 +70,10 @@ static void cuda_then_host_falls_through(void) {
   if (!host_available) TKRT_TEST_SKIP("the host backend is not available in this build");
   setenv("TKRT_BACKEND", "cuda,host", 1);
   tkrt_device_t* device = NULL;
-  tkrt_status_t status = tkrt_device_open(NULL, &device);
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  tkrt_status_t status = tkrt_options_from_environment(&options, NULL);
+  if (!status) status = tkrt_device_open(&options, &device);
   unsetenv("TKRT_BACKEND");
   ASSERT_OK(status);
   EXPECT_STREQ(tkrt_device_backend_name(device), "host");
@@ -80,7 +84,10 @@ static void cuda_alone_from_environment_lists_the_attempt(void) {
   SKIP_IF_DRIVER_PRESENT();
   setenv("TKRT_BACKEND", "cuda", 1);
   tkrt_device_t* device = NULL;
-  EXPECT_STATUS(tkrt_device_open(NULL, &device), TKRT_STATUS_UNAVAILABLE, "libcuda.so.1");
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  EXPECT_OK(tkrt_options_from_environment(&options, NULL));
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_UNAVAILABLE, "libcuda.so.1");
   unsetenv("TKRT_BACKEND");
 }
 

@@ -11,6 +11,7 @@
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/cuda_symbols.h"
 #include "harness.h"
+#include "tkrt/environment.h"
 
 /* ---------------------------------------------------------------- CUresult mapping */
 
@@ -179,36 +180,43 @@ static void cache_key_covers_every_input(void) {
   EXPECT_TRUE(strcmp(a.hex, b.hex) != 0);
 }
 
+/* TKRT_CACHE_DIR reaches the backend through tkrt_options_from_environment. */
+static const char* cache_dir_from_environment(void) {
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  tkrt_status_t status = tkrt_options_from_environment(&options, NULL);
+  EXPECT_TRUE(status == NULL);
+  tkrt_status_free(status);
+  return options.cache_dir;
+}
+
 static void cache_dir_follows_environment(void) {
   char* saved_dir = getenv("TKRT_CACHE_DIR") ? strdup(getenv("TKRT_CACHE_DIR")) : NULL;
   char* saved_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
   char* saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-  char dir[512];
+  const char* dir;
 
   setenv("TKRT_CACHE_DIR", "/some/where", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 1);
-  EXPECT_STREQ(dir, "/some/where/cubin");
-  setenv("TKRT_CACHE_DIR", "off", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 0);
-  setenv("TKRT_CACHE_DIR", "OFF", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 0);
-  setenv("TKRT_CACHE_DIR", "0", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 0);
+  dir = cache_dir_from_environment();
+  EXPECT_STREQ(dir ? dir : "(null)", "/some/where/cubin");
+  static const char* const off[] = {"off", "OFF", "0"};
+  for (int i = 0; i < 3; ++i) {
+    setenv("TKRT_CACHE_DIR", off[i], 1);
+    dir = cache_dir_from_environment();
+    EXPECT_STREQ(dir ? dir : "(null)", "off");
+  }
   setenv("TKRT_CACHE_DIR", "", 1); /* empty = unset */
   setenv("XDG_CACHE_HOME", "/xdg", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 1);
-  EXPECT_STREQ(dir, "/xdg/tkrt/cubin");
+  dir = cache_dir_from_environment();
+  EXPECT_STREQ(dir ? dir : "(null)", "/xdg/tkrt/cubin");
   unsetenv("TKRT_CACHE_DIR");
   setenv("XDG_CACHE_HOME", "relative", 1); /* invalid per the XDG spec: ignored */
   setenv("HOME", "/home/someone", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 1);
-  EXPECT_STREQ(dir, "/home/someone/.cache/tkrt/cubin");
+  dir = cache_dir_from_environment();
+  EXPECT_STREQ(dir ? dir : "(null)", "/home/someone/.cache/tkrt/cubin");
   unsetenv("XDG_CACHE_HOME");
   unsetenv("HOME");
-  EXPECT_TRUE(tkrt_cuda_cache_dir(dir, sizeof(dir)) == 0);
-  char tiny[8];
-  setenv("TKRT_CACHE_DIR", "/a/long/folder/name", 1);
-  EXPECT_TRUE(tkrt_cuda_cache_dir(tiny, sizeof(tiny)) == 0);
+  EXPECT_TRUE(cache_dir_from_environment() == NULL);
 
   if (saved_dir) setenv("TKRT_CACHE_DIR", saved_dir, 1); else unsetenv("TKRT_CACHE_DIR");
   if (saved_xdg) setenv("XDG_CACHE_HOME", saved_xdg, 1); else unsetenv("XDG_CACHE_HOME");

@@ -84,7 +84,7 @@ static void cubin_runs_cts_add(void) {
   EXPECT_OK(tkrt_memcpy_htod_async(g_device, dx, x, sizeof(x), NULL));
   EXPECT_OK(tkrt_memcpy_htod_async(g_device, dy, y, sizeof(y), NULL));
   void* params[] = {&dx, &dy, &dout, (void*)&n};
-  tkrt_launch_params_t p = {{5, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0, params, 4};
+  tkrt_launch_params_t p = {0, {5, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0, params, 4};
   EXPECT_OK(tkrt_launch(fn, &p, NULL));
   EXPECT_OK(tkrt_memcpy_dtoh_async(g_device, out, dout, sizeof(out), NULL));
   EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
@@ -157,7 +157,7 @@ static void graph_capture_and_replay(void) {
 
   uint64_t hidden[2] = {0, 0};
   void* params[] = {&dx, &dy, &dout, (void*)&n, &hidden[0], &hidden[1]};
-  tkrt_launch_params_t p = {{(N + 1023) / 1024, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0, params, 6};
+  tkrt_launch_params_t p = {0, {(N + 1023) / 1024, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0, params, 6};
   ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
   bool capturing = false;
   EXPECT_OK(tkrt_stream_is_capturing(g_device, stream, &capturing));
@@ -214,7 +214,7 @@ static int load_module(const char* path, tkrt_image_kind_t kind, tkrt_module_t**
     fprintf(stderr, "FAILED: cannot read %s\n", path);
     return -1;
   }
-  tkrt_image_t image = {kind, data, size};
+  tkrt_image_t image = {.kind = kind, .data = data, .size = size};
   double started = gpu_now_ms();
   tkrt_status_t status = tkrt_module_load(g_device, &image, out);
   printf("loaded %s (%zu bytes) in %.1f ms\n", path, size, gpu_now_ms() - started);

@@ -56,7 +56,7 @@ static int load_once(const char* path, const char* expect) {
   opened = gpu_now_ms() - opened;
   tkrt_cuda_module_stats_t before, after;
   tkrt_cuda_module_stats(&before);
-  tkrt_image_t image = {TKRT_IMAGE_PTX, ptx, size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_PTX, .data = ptx, .size = size};
   tkrt_module_t* module = NULL;
   double started = gpu_now_ms();
   tkrt_status_t status = tkrt_module_load(device, &image, &module);

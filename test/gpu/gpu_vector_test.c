@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
          case_name, call.name, call.grid[0], call.grid[1], call.grid[2], call.num_warps,
          call.num_ctas, call.shared_mem_bytes, call.param_count, call.ptx_size);
 
-  tkrt_image_t image = {TKRT_IMAGE_PTX, call.ptx, call.ptx_size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_PTX, .data = call.ptx, .size = call.ptx_size};
   double started = gpu_now_ms();
   if (gpu_failed("loading the PTX", tkrt_module_load(device, &image, &module))) goto cleanup;
   printf("%s: module loaded in %.1f ms\n", case_name, gpu_now_ms() - started);

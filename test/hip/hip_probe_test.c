@@ -6,6 +6,7 @@
 
 #include "test/harness.h"
 #include "tkrt/device.h"
+#include "tkrt/environment.h"
 
 #define CHECK(cond, ...)                       \
   do {                                         \
@@ -15,7 +16,11 @@
 static int find_hip(tkrt_backend_info_t* out) {
   tkrt_backend_info_t infos[8];
   size_t count = 0;
-  tkrt_status_t status = tkrt_backend_list(infos, 8, &count);
+  /* TKRT_HIP_LIBRARY reaches the backend through the options, as the tools pass it. */
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  tkrt_status_t status = tkrt_options_from_environment(&options, NULL);
+  if (!status) status = tkrt_backend_list_with_options(&options, infos, 8, &count);
   CHECK(status == NULL, "tkrt_backend_list: %s", tkrt_status_message(status));
   tkrt_status_free(status);
   for (size_t i = 0; i < count && i < 8; ++i) {
@@ -30,6 +35,9 @@ static int find_hip(tkrt_backend_info_t* out) {
 static tkrt_status_t open_hip(void) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  tkrt_status_t env_status = tkrt_options_from_environment(&options, NULL);
+  CHECK(env_status == NULL, "environment: %s", tkrt_status_message(env_status));
+  tkrt_status_free(env_status);
   options.backend = "hip";
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);

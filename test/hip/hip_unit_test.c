@@ -167,7 +167,7 @@ static void test_error_mapping(void) {
 
   /* With the real library (when installed), the message carries hipGetErrorName's name. */
   const tkrt_hip_library_t* library = NULL;
-  status = tkrt_hip_library_get(&library);
+  status = tkrt_hip_library_get(NULL, &library);
   tkrt_status_free(status); /* unavailable without a GPU: the library is still not usable here */
   char version[32];
   tkrt_hip_format_version(50221153, version, sizeof(version));
@@ -178,46 +178,41 @@ static void test_error_mapping(void) {
 
 /* ---------------------------------------------------------------- library names */
 
-/* The backend and the XLA adapter share this list (backends/hip/hip_library_names.h). */
+/* The names tried: the usual sonames, or the caller's ':' list (tkrt_device_options_t.hip_library,
+ * TKRT_HIP_LIBRARY through tkrt_options_from_environment). */
 static void test_library_names(void) {
-  const char* saved = getenv(TKRT_HIP_LIBRARY_ENV);
-  char saved_copy[1024] = "";
-  if (saved) snprintf(saved_copy, sizeof(saved_copy), "%s", saved);
-  unsetenv(TKRT_HIP_LIBRARY_ENV);
   static tkrt_hip_library_names_t names;
-  tkrt_hip_library_names_get(&names);
+  tkrt_hip_library_names_get(NULL, &names);
   static const char* const want[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
                                      "libamdhip64.so"};
   CHECK(!names.overridden && names.count == 4, "%zu default names", names.count);
   for (size_t i = 0; i < names.count && i < 4; ++i) {
     CHECK(strcmp(names.names[i], want[i]) == 0, "name %zu is '%s'", i, names.names[i]);
   }
+  tkrt_hip_library_names_get("", &names);
+  CHECK(!names.overridden && names.count == 4, "an empty list means the defaults");
 
-  setenv(TKRT_HIP_LIBRARY_ENV, "/opt/rocm-x/lib/libamdhip64.so::libamdhip64.so.6:", 1);
-  tkrt_hip_library_names_get(&names);
+  tkrt_hip_library_names_get("/opt/rocm-x/lib/libamdhip64.so::libamdhip64.so.6:", &names);
   CHECK(names.overridden && names.count == 2, "%zu override names", names.count);
   CHECK(names.count == 2 && strcmp(names.names[0], "/opt/rocm-x/lib/libamdhip64.so") == 0 &&
             strcmp(names.names[1], "libamdhip64.so.6") == 0,
         "override names '%s', '%s'", names.names[0], names.count > 1 ? names.names[1] : "");
-  if (saved) {
-    setenv(TKRT_HIP_LIBRARY_ENV, saved_copy, 1);
-  } else {
-    unsetenv(TKRT_HIP_LIBRARY_ENV);
-  }
 
-  /* What the XLA adapter relies on: whichever soname of the list the runtime was loaded under,
-   * a loaded-only lookup through the same list finds that copy. */
-  tkrt_hip_library_names_get(&names);
-  void* loaded = NULL;
-  for (size_t i = 0; !loaded && i < names.count; ++i) {
-    loaded = dlopen(names.names[i], RTLD_NOW | RTLD_LOCAL);
+  /* TKRT_HIP_LIBRARY reaches the backend through the options. */
+  const char* saved = getenv("TKRT_HIP_LIBRARY");
+  char saved_copy[1024] = "";
+  if (saved) snprintf(saved_copy, sizeof(saved_copy), "%s", saved);
+  setenv("TKRT_HIP_LIBRARY", "/nowhere/libamdhip64.so.6", 1);
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  EXPECT_OK(tkrt_options_from_environment(&options, NULL));
+  CHECK(options.hip_library && strcmp(options.hip_library, "/nowhere/libamdhip64.so.6") == 0,
+        "hip_library '%s'", options.hip_library ? options.hip_library : "(null)");
+  if (saved) {
+    setenv("TKRT_HIP_LIBRARY", saved_copy, 1);
+  } else {
+    unsetenv("TKRT_HIP_LIBRARY");
   }
-  if (!loaded) TKRT_TEST_SKIP("no libamdhip64 to load for the loaded-only lookup");
-  void* found = NULL;
-  for (size_t i = 0; !found && i < names.count; ++i) {
-    found = dlopen(names.names[i], RTLD_NOW | RTLD_NOLOAD);
-  }
-  CHECK(found == loaded, "RTLD_NOLOAD over the names found %p, the runtime is %p", found, loaded);
 }
 
 /* ---------------------------------------------------------------- image choice, unknown arch */
@@ -242,22 +237,29 @@ static void fake_module_unload(tkrt_device_t* device, void* module) {
   (void)module;
 }
 
-static tkrt_status_t fake_function_get(tkrt_device_t* device, void* module, const char* name,
-                                       void** out_function) {
+static tkrt_status_t fake_function_create(tkrt_device_t* device, void* module, const char* name,
+                                          tkrt_hal_function_info_t* out_info) {
   (void)device;
   (void)name;
-  *out_function = module;
+  out_info->handle = module;
   return NULL;
+}
+
+static void fake_function_destroy(tkrt_device_t* device, void* function) {
+  (void)device;
+  (void)function;
 }
 
 static const tkrt_hal_device_vtable_t fake_vtable = {
     .destroy = fake_destroy,
     .module_load = fake_module_load,
     .module_unload = fake_module_unload,
-    .function_get = fake_function_get,
+    .function_create = fake_function_create,
+    .function_destroy = fake_function_destroy,
 };
 
-static const tkrt_hal_backend_t fake_hip_backend = {.name = "hip"};
+/* The real backend's descriptor: its image_rank decides what fits. */
+extern const tkrt_hal_backend_t tkrt_hip_backend;
 
 static void fake_fill_limits(tkrt_device_info_t* info) {
   info->warp_size = 64;
@@ -305,7 +307,7 @@ static tkrt_status_t prepare_on(const char* device_arch, tkrt_image_kind_t kind,
     tkrt_call_release(call);
     return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   }
-  tkrt_hal_device_initialize(device, &fake_hip_backend, &fake_vtable, 0);
+  tkrt_hal_device_initialize(device, &tkrt_hip_backend, &fake_vtable, 0);
   snprintf(device->info.arch, sizeof(device->info.arch), "%s", device_arch);
   fake_fill_limits(&device->info);
   status = tkrt_call_prepare(call, device);
@@ -386,10 +388,10 @@ static hipError_t fake_hip_stream_create(hipStream_t* stream, unsigned int flags
   return hipSuccess;
 }
 
-static uint32_t dynamic_limit(tkrt_hip_device_t* device, void* function) {
+static uint32_t dynamic_limit(tkrt_function_t* function) {
   tkrt_function_attrs_t attrs;
   memset(&attrs, 0, sizeof(attrs));
-  tkrt_status_t status = tkrt_hip_function_attrs(&device->base, function, &attrs);
+  tkrt_status_t status = tkrt_function_get_attrs(function, &attrs);
   CHECK(!status, "%s", tkrt_status_message(status));
   tkrt_status_free(status);
   return attrs.max_dynamic_shared_bytes;
@@ -422,53 +424,53 @@ static void test_launch_raises_dynamic_shared(void) {
   library.api = api;
   static tkrt_hip_device_t device;
   memset(&device, 0, sizeof(device));
-  tkrt_hal_device_initialize(&device.base, &fake_hip_backend, &tkrt_hip_device_vtable, 0);
+  tkrt_hal_device_initialize(&device.base, &tkrt_hip_backend, &tkrt_hip_device_vtable, 0);
+  tkrt_device_retain(&device.base); /* static: never destroyed */
   device.library = &library;
   device.api = &library.api;
   snprintf(device.arch_name, sizeof(device.arch_name), "gfx90a:sramecc+:xnack-");
   snprintf(device.base.info.arch, sizeof(device.base.info.arch), "gfx90a");
   fake_fill_limits(&device.base.info); /* 32 KiB per block, 64 KiB opt-in */
 
-  tkrt_image_t image = {TKRT_IMAGE_HSACO, hsaco, size};
-  void* module = NULL;
-  void* function = NULL;
-  tkrt_status_t status = tkrt_hip_module_load(&device.base, &image, &module);
+  /* Through the API layer, which keeps the one copy of the shared memory rule for every
+   * backend; the backend's own methods run underneath. */
+  tkrt_image_t image = {.kind = TKRT_IMAGE_HSACO, .data = hsaco, .size = size};
+  tkrt_module_t* module = NULL;
+  tkrt_function_t* function = NULL;
+  tkrt_status_t status = tkrt_module_load(&device.base, &image, &module);
   CHECK(!status, "module load: %s", tkrt_status_message(status));
   tkrt_status_free(status);
   free(hsaco);
   if (!module) return;
-  status = tkrt_hip_function_get(&device.base, module, "kernel", &function);
+  status = tkrt_module_get_function(module, "kernel", &function);
   CHECK(!status, "function get: %s", tkrt_status_message(status));
   tkrt_status_free(status);
   if (function) {
-    CHECK(dynamic_limit(&device, function) == 32768 - 1024, "initial limit %u",
-          dynamic_limit(&device, function));
+    CHECK(dynamic_limit(function) == 32768 - 1024, "initial limit %u", dynamic_limit(function));
     tkrt_launch_params_t params;
     memset(&params, 0, sizeof(params));
     params.grid[0] = params.grid[1] = params.grid[2] = 1;
     params.block[0] = 64;
     params.block[1] = params.block[2] = 1;
     params.shared_mem_bytes = 40000; /* over the per-block limit, within the opt-in one */
-    EXPECT_OK(tkrt_hip_launch(&device.base, function, &params, NULL));
+    EXPECT_OK(tkrt_launch(function, &params, NULL));
     CHECK(g_launches == 1 && g_launch_shared == 40000, "%d launches, %u bytes", g_launches,
           g_launch_shared);
-    CHECK(dynamic_limit(&device, function) == 65536 - 1024, "raised limit %u",
-          dynamic_limit(&device, function));
+    CHECK(dynamic_limit(function) == 65536 - 1024, "raised limit %u", dynamic_limit(function));
     params.shared_mem_bytes = 65536 - 1024;
-    EXPECT_OK(tkrt_hip_launch(&device.base, function, &params, NULL));
+    EXPECT_OK(tkrt_launch(function, &params, NULL));
     params.shared_mem_bytes = 65536 - 1024 + 1;
-    EXPECT_STATUS(tkrt_hip_launch(&device.base, function, &params, NULL),
-                  TKRT_STATUS_OUT_OF_RANGE, "64513 bytes of dynamic shared memory at launch");
-    EXPECT_STATUS(tkrt_hip_launch(&device.base, function, &params, NULL),
-                  TKRT_STATUS_OUT_OF_RANGE, "allows 64512");
+    EXPECT_STATUS(tkrt_launch(function, &params, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                  "64513 bytes of dynamic shared memory at launch");
+    EXPECT_STATUS(tkrt_launch(function, &params, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                  "at most 64512");
     CHECK(g_launches == 2, "%d launches", g_launches);
-    EXPECT_STATUS(tkrt_hip_function_set_max_dynamic_shared(&device.base, function, 64513),
-                  TKRT_STATUS_OUT_OF_RANGE, "allows 64512");
-    EXPECT_OK(tkrt_hip_function_set_max_dynamic_shared(&device.base, function, 100));
-    CHECK(dynamic_limit(&device, function) == 100, "set limit %u",
-          dynamic_limit(&device, function));
+    EXPECT_STATUS(tkrt_function_set_max_dynamic_shared(function, 64513), TKRT_STATUS_OUT_OF_RANGE,
+                  "at most 64512");
+    EXPECT_OK(tkrt_function_set_max_dynamic_shared(function, 100));
+    CHECK(dynamic_limit(function) == 100, "set limit %u", dynamic_limit(function));
   }
-  tkrt_hip_module_unload(&device.base, module);
+  tkrt_module_unload(module);
 
   tkrt_stream_t stream = NULL;
   EXPECT_OK(tkrt_hip_stream_create(&device.base, &stream));

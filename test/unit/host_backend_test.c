@@ -11,9 +11,11 @@
 static const char* g_image_path;
 static const char* g_image_b_path;
 
+/* Opens the host device with the options the environment gives (TKRT_HOST_THREADS). */
 static tkrt_device_t* open_host(void) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  EXPECT_OK(tkrt_options_from_environment(&options, NULL));
   options.backend = "host";
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);
@@ -29,7 +31,7 @@ static tkrt_module_t* load_test_kernels(tkrt_device_t* device) {
   size_t size = 0;
   void* bytes = tkrt_test_read_file(g_image_path, &size);
   if (!bytes) return NULL;
-  tkrt_image_t image = {TKRT_IMAGE_HOST, bytes, size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes, .size = size};
   tkrt_module_t* module = NULL;
   tkrt_status_t status = tkrt_module_load(device, &image, &module);
   free(bytes);
@@ -87,7 +89,7 @@ static void test_wrong_image_kinds(void) {
   ASSERT_TRUE(device != NULL);
   tkrt_module_t* module = NULL;
   const char ptx[] = ".version 8.7\n.target sm_90a\n.address_size 64\n";
-  tkrt_image_t image = {TKRT_IMAGE_AUTO, ptx, sizeof(ptx) - 1};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_AUTO, .data = ptx, .size = sizeof(ptx) - 1};
   EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT, "not ptx");
   unsigned char elf[128];
   memset(elf, 0, sizeof(elf));
@@ -96,7 +98,7 @@ static void test_wrong_image_kinds(void) {
   elf[5] = 1;
   elf[16] = 2;   /* ET_EXEC */
   elf[18] = 190; /* EM_CUDA: detected as a cubin */
-  image = (tkrt_image_t){TKRT_IMAGE_AUTO, elf, sizeof(elf)};
+  image = (tkrt_image_t){.kind = TKRT_IMAGE_AUTO, .data = elf, .size = sizeof(elf)};
   EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT, "not cubin");
   image.kind = TKRT_IMAGE_HOST; /* forced: the machine check catches it */
   EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_INVALID_ARGUMENT,
@@ -211,10 +213,14 @@ static void test_many_programs_deterministic(void) {
   setenv("TKRT_HOST_THREADS", "lots", 1);
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  EXPECT_STATUS(tkrt_options_from_environment(&options, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_HOST_THREADS is 'lots'");
+  /* The same count through the options, out of range, is refused by the backend. */
   options.backend = "host";
+  options.host_threads = 1000;
   tkrt_device_t* refused = NULL;
   EXPECT_STATUS(tkrt_device_open(&options, &refused), TKRT_STATUS_INVALID_ARGUMENT,
-                "TKRT_HOST_THREADS is 'lots'");
+                "host_threads is 1000");
   unsetenv("TKRT_HOST_THREADS");
   size_t wrong = 0;
   for (int64_t i = 0; i < n; ++i) wrong += first[i] != (uint64_t)(i * i) || second[i] != first[i];
@@ -271,7 +277,7 @@ static void test_capture_rules(void) {
   EXPECT_STATUS(tkrt_host_alloc(device, 64, &pinned), TKRT_STATUS_FAILED_PRECONDITION, "capturing");
   size_t size = 0;
   void* bytes = tkrt_test_read_file(g_image_path, &size);
-  tkrt_image_t image = {TKRT_IMAGE_HOST, bytes, size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes, .size = size};
   tkrt_module_t* module = NULL;
   EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_FAILED_PRECONDITION,
                 "capturing");
@@ -346,7 +352,7 @@ static void test_same_kernel_name_in_two_images(void) {
   /* Load, unload and load again, so a reused path or file descriptor would show. */
   for (int round = 0; round < 2; ++round) {
     tkrt_module_t* a = load_test_kernels(device);
-    tkrt_image_t image_b = {TKRT_IMAGE_HOST, bytes_b, size_b};
+    tkrt_image_t image_b = {.kind = TKRT_IMAGE_HOST, .data = bytes_b, .size = size_b};
     tkrt_module_t* b = NULL;
     EXPECT_OK(tkrt_module_load(device, &image_b, &b));
     tkrt_module_t* modules[2] = {a, b};

@@ -98,30 +98,39 @@ static void test_gpu_backends_agree_with_listing(void) {
   }
 }
 
-static void test_environment_override(void) {
+static void test_environment_through_options(void) {
   tkrt_backend_info_t infos[8];
   size_t count = 0;
   ASSERT_OK(tkrt_backend_list(infos, 8, &count));
   tkrt_device_t* device = NULL;
+  tkrt_device_options_t options;
+
+  /* The library reads no environment: TKRT_BACKEND reaches it through the options. */
+  setenv("TKRT_BACKEND", "metal", 1);
+  ASSERT_OK(open_backend(NULL, 0, &device));
+  tkrt_device_release(device);
+  device = NULL;
+  tkrt_device_options_init(&options);
+  ASSERT_OK(tkrt_options_from_environment(&options, NULL));
+  EXPECT_STREQ(options.backend, "metal");
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "unknown backend 'metal'");
 
   setenv("TKRT_BACKEND", "host", 1);
-  ASSERT_OK(open_backend(NULL, 0, &device));
+  tkrt_device_options_init(&options);
+  ASSERT_OK(tkrt_options_from_environment(&options, NULL));
+  ASSERT_OK(tkrt_device_open(&options, &device));
   EXPECT_STREQ(tkrt_device_backend_name(device), "host");
   tkrt_device_release(device);
   device = NULL;
-
-  /* An explicit option wins over the environment. */
-  setenv("TKRT_BACKEND", "metal", 1);
-  ASSERT_OK(open_backend("host", 0, &device));
-  tkrt_device_release(device);
-  device = NULL;
-  EXPECT_STATUS(open_backend(NULL, 0, &device), TKRT_STATUS_INVALID_ARGUMENT, "TKRT_BACKEND");
 
   /* A comma list is tried in order; GPU backends without a device fall through to host. */
   const tkrt_backend_info_t* cuda = find_info(infos, count, "cuda");
   const tkrt_backend_info_t* hip = find_info(infos, count, "hip");
   setenv("TKRT_BACKEND", " cuda , hip,host ", 1);
-  ASSERT_OK(open_backend("", 0, &device));
+  tkrt_device_options_init(&options);
+  ASSERT_OK(tkrt_options_from_environment(&options, NULL));
+  ASSERT_OK(tkrt_device_open(&options, &device));
   const char* expected = cuda && cuda->available ? "cuda" : hip && hip->available ? "hip" : "host";
   EXPECT_STREQ(tkrt_device_backend_name(device), expected);
   tkrt_device_release(device);
@@ -129,12 +138,11 @@ static void test_environment_override(void) {
 
   /* Nothing in the list can open: UNAVAILABLE, listing every attempt. */
   if (!(cuda && cuda->available) && !(hip && hip->available)) {
-    setenv("TKRT_BACKEND", "cuda,hip", 1);
-    tkrt_status_t status = open_backend(NULL, 0, &device);
+    tkrt_status_t status = open_backend("cuda,hip", 0, &device);
     EXPECT_TRUE(tkrt_status_code(status) == TKRT_STATUS_UNAVAILABLE);
     EXPECT_TRUE(status && strstr(tkrt_status_message(status), "cuda: ") != NULL);
     EXPECT_TRUE(status && strstr(tkrt_status_message(status), "hip: ") != NULL);
-    EXPECT_TRUE(status && strstr(tkrt_status_message(status), "TKRT_BACKEND") != NULL);
+    EXPECT_TRUE(status && strstr(tkrt_status_message(status), "backend option") != NULL);
     tkrt_status_free(status);
   }
   unsetenv("TKRT_BACKEND");
@@ -147,4 +155,4 @@ static void test_environment_override(void) {
 TKRT_TEST_MAIN(TKRT_TEST_CASE(test_list_backends), TKRT_TEST_CASE(test_open_host_by_name),
                TKRT_TEST_CASE(test_unknown_backend_names), TKRT_TEST_CASE(test_ordinal_out_of_range),
                TKRT_TEST_CASE(test_gpu_backends_agree_with_listing),
-               TKRT_TEST_CASE(test_environment_override))
+               TKRT_TEST_CASE(test_environment_through_options))

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);
   if (status) return fail(status);
-  tkrt_image_t image = {TKRT_IMAGE_AUTO, image_bytes, size};
+  tkrt_image_t image = {.kind = TKRT_IMAGE_AUTO, .data = image_bytes, .size = size};
   tkrt_module_t* module = NULL;
   tkrt_function_t* function = NULL;
   tkrt_deviceptr_t out = 0;

@@ -1,0 +1,199 @@
+/* tkrt CUDA backend: loading the driver (libcuda opened at run time once per process, every entry
+ * point resolved through cuGetProcAddress), its feature bits, and the backend's log. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cuda_symbols.h"
+#include "hal/dylib.h"
+
+/* ---------------------------------------------------------------- the symbol table */
+
+static const tkrt_cuda_symbol_info_t tkrt_cuda_symbol_table[] = {
+#define TKRT_CUDA_SYMBOL_ROW(name, abi, kind) \
+  {#name, abi, kind, offsetof(tkrt_cuda_driver_t, name)},
+    TKRT_CUDA_SYMBOLS(TKRT_CUDA_SYMBOL_ROW)
+#undef TKRT_CUDA_SYMBOL_ROW
+};
+
+const tkrt_cuda_symbol_info_t* tkrt_cuda_symbol_infos(size_t* out_count) {
+  *out_count = sizeof(tkrt_cuda_symbol_table) / sizeof(tkrt_cuda_symbol_table[0]);
+  return tkrt_cuda_symbol_table;
+}
+
+uint32_t tkrt_cuda_features(const tkrt_cuda_driver_t* driver, int cc_major, int cluster_launch,
+                            int cooperative_launch) {
+  uint32_t features = 0;
+  if (driver->cuLaunchKernelEx) {
+    if (cc_major >= 9 && cluster_launch) features |= TKRT_DEVICE_FEATURE_CLUSTER;
+    if (cooperative_launch) features |= TKRT_DEVICE_FEATURE_COOPERATIVE;
+    if (cc_major >= 9) features |= TKRT_DEVICE_FEATURE_PDL;
+  }
+  if (driver->cuTensorMapEncodeTiled && cc_major >= 9) features |= TKRT_DEVICE_FEATURE_TMA;
+  if (driver->cuStreamBeginCapture && driver->cuStreamEndCapture &&
+      driver->cuGraphInstantiateWithFlags && driver->cuGraphDestroy && driver->cuGraphLaunch &&
+      driver->cuGraphExecDestroy) {
+    features |= TKRT_DEVICE_FEATURE_GRAPHS;
+  }
+  return features;
+}
+
+/* ---------------------------------------------------------------- logging */
+
+static atomic_int tkrt_cuda_log_on;
+
+void tkrt_cuda_log_enable(void) { atomic_store_explicit(&tkrt_cuda_log_on, 1, memory_order_relaxed); }
+
+int tkrt_cuda_log_enabled(void) {
+  return atomic_load_explicit(&tkrt_cuda_log_on, memory_order_relaxed);
+}
+
+void tkrt_cuda_log(const char* format, ...) {
+  if (!tkrt_cuda_log_enabled()) return;
+  /* One fprintf per line, so lines from concurrent threads do not interleave. */
+  char line[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(line, sizeof(line), format, args);
+  va_end(args);
+  fprintf(stderr, "tkrt: cuda: %s\n", line);
+}
+
+/* ---------------------------------------------------------------- loading the driver */
+
+/* The outcome of loading, decided once; probes turn it into a fresh status each time. */
+static struct {
+  tkrt_cuda_driver_t driver;
+  tkrt_status_code_t code; /* OK when loaded */
+  char message[TKRT_REASON_MAX];
+} tkrt_cuda_load_state;
+static pthread_once_t tkrt_cuda_load_once = PTHREAD_ONCE_INIT;
+/* Published after a successful load, for error formatting from any thread. */
+static _Atomic(const tkrt_cuda_driver_t*) tkrt_cuda_loaded_driver;
+
+static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...)
+    TKRT_PRINTF_LIKE(2, 3);
+
+static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(tkrt_cuda_load_state.message, sizeof(tkrt_cuda_load_state.message), format, args);
+  va_end(args);
+  tkrt_cuda_load_state.code = code;
+}
+
+/* Takes the status' message as the load failure, and frees the status. */
+static void tkrt_cuda_load_fail_status(const char* context, tkrt_status_t status) {
+  tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s%s", context, tkrt_status_message(status));
+  tkrt_status_free(status);
+}
+
+static void tkrt_cuda_load_driver(void) {
+  tkrt_cuda_driver_t* driver = &tkrt_cuda_load_state.driver;
+  memset(driver, 0, sizeof(*driver));
+  tkrt_cuda_load_state.code = TKRT_STATUS_OK;
+
+  /* libcuda.so.1 is the driver's ABI name; plain libcuda.so only exists with development files.
+   * A copy the process already loaded (XLA, PyTorch) is the same library, so taking it is free. */
+  static const char* const names[] = {"libcuda.so.1", "libcuda.so"};
+  void* library = NULL;
+  const char* opened = NULL;
+  tkrt_status_t status =
+      tkrt_dylib_open(names, sizeof(names) / sizeof(names[0]), 1, &library, &opened);
+  if (status) {
+    tkrt_cuda_load_fail_status("the CUDA driver library is not installed: ", status);
+    return;
+  }
+  driver->library = opened;
+
+  /* cuGetProcAddress_v2 (CUDA 12.0) is the one entry point taken by name; everything else goes
+   * through it so that the ABI variant matches the prototype we call (see cuda_symbols.h). */
+  PFN_cuGetProcAddress_v12000 get_proc =
+      (PFN_cuGetProcAddress_v12000)tkrt_dylib_symbol(library, "cuGetProcAddress_v2");
+  if (!get_proc) {
+    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
+                        "%s has no cuGetProcAddress_v2: the CUDA driver is older than 12.0, "
+                        "which tkrt needs",
+                        opened);
+    return;
+  }
+  /* LEGACY_STREAM: never the _ptsz variants. A NULL stream then means the legacy default stream,
+   * which synchronises with other blocking streams, as for cuLaunchKernel called by name from
+   * code built without --default-stream per-thread (jaxlib, Triton's launcher). DEFAULT would
+   * mean the same here, but only by virtue of how this file is compiled. */
+  const cuuint64_t flags = CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  void* entry = NULL;
+  CUresult result = get_proc("cuDriverGetVersion", &entry, 2020, flags, &found);
+  if (result != CUDA_SUCCESS || !entry) {
+    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
+                        "%s: cuGetProcAddress(cuDriverGetVersion) failed (CUresult %d)", opened,
+                        (int)result);
+    return;
+  }
+  int driver_version = 0;
+  result = ((PFN_cuDriverGetVersion_v2020)entry)(&driver_version);
+  if (result != CUDA_SUCCESS) {
+    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s: cuDriverGetVersion failed (CUresult %d)",
+                        opened, (int)result);
+    return;
+  }
+  driver->driver_version = driver_version;
+  /* Asking for a version above the driver's is CUDA_ERROR_INVALID_VALUE; above the header's
+   * would hand out prototypes this file was not compiled against. */
+  driver->resolve_version = driver_version < CUDA_VERSION ? driver_version : CUDA_VERSION;
+
+  char missing[512];
+  missing[0] = '\0';
+  size_t count;
+  const tkrt_cuda_symbol_info_t* symbols = tkrt_cuda_symbol_infos(&count);
+  for (size_t i = 0; i < count; ++i) {
+    void** slot = (void**)((char*)driver + symbols[i].offset);
+    entry = NULL;
+    found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (symbols[i].abi <= driver->resolve_version) {
+      result = get_proc(symbols[i].name, &entry, driver->resolve_version, flags, &found);
+      if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) entry = NULL;
+    }
+    *slot = entry;
+    if (!entry && symbols[i].kind == TKRT_CUDA_REQUIRED) {
+      size_t used = strlen(missing);
+      snprintf(missing + used, sizeof(missing) - used, "%s%s", used ? ", " : "",
+               symbols[i].name);
+    }
+  }
+  if (missing[0]) {
+    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
+                        "%s (driver version %d) lacks required entry points: %s", opened,
+                        driver_version, missing);
+    return;
+  }
+
+  result = driver->cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    char context[128];
+    snprintf(context, sizeof(context), "%s (driver version %d): ", opened, driver_version);
+    tkrt_cuda_load_fail_status(context, TKRT_CUDA_STATUS(result, "cuInit"));
+    return;
+  }
+  atomic_store_explicit(&tkrt_cuda_loaded_driver, driver, memory_order_release);
+}
+
+tkrt_status_t tkrt_cuda_driver_load(const tkrt_cuda_driver_t** out_driver) {
+  pthread_once(&tkrt_cuda_load_once, tkrt_cuda_load_driver);
+  if (tkrt_cuda_load_state.code != TKRT_STATUS_OK) {
+    return TKRT_STATUS_MAKE(tkrt_cuda_load_state.code, "%s", tkrt_cuda_load_state.message);
+  }
+  *out_driver = &tkrt_cuda_load_state.driver;
+  return NULL;
+}
+
+const tkrt_cuda_driver_t* tkrt_cuda_driver_if_loaded(void) {
+  return atomic_load_explicit(&tkrt_cuda_loaded_driver, memory_order_acquire);
+}

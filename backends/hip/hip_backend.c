@@ -1,0 +1,95 @@
+/* tkrt HIP backend: its descriptor (always compiled: which images it runs needs no HIP header) and
+ * its factory, which opens libamdhip64 only when a build has the backend. */
+#include <string.h>
+
+#include "hal/hal.h"
+
+#if TKRT_HAVE_BACKEND_HIP
+#include "backends/hip/hip_internal.h"
+#endif
+
+extern const tkrt_hal_backend_t tkrt_hip_backend;
+
+/* HSACO for the device's processor ("gfx90a" of "gfx90a:sramecc+:xnack-"); features are checked
+ * when the code object loads. An empty device arch means the backend could not read it safely:
+ * then any HSACO fits, because the arch is unknown, not mismatched, and the runtime's own check
+ * at load still refuses one built for another device. */
+static int tkrt_hip_image_rank(const tkrt_device_info_t* info, tkrt_image_kind_t kind,
+                               const char* arch) {
+  if (kind != TKRT_IMAGE_HSACO) return 0;
+  if (!info || !arch || !*arch || !info->arch[0]) return 2;
+  size_t base = strcspn(arch, ":");
+  size_t device_base = strcspn(info->arch, ":");
+  return base == device_base && strncmp(arch, info->arch, base) == 0 ? 2 : 0;
+}
+
+#if TKRT_HAVE_BACKEND_HIP
+
+static tkrt_status_t tkrt_hip_probe(const tkrt_device_options_t* options, int* out_device_count) {
+  const tkrt_hip_library_t* library = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(options->hip_library, &library));
+  *out_device_count = library->device_count;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_hip_backend_device_create(const tkrt_device_options_t* options,
+                                                    tkrt_device_t** out_device) {
+  return tkrt_hip_device_create(&tkrt_hip_backend, options, out_device);
+}
+
+/* hipStreamGetDevice where the runtime has it, else the calling thread's current device. */
+static tkrt_status_t tkrt_hip_native_stream_ordinal(void* stream, int* out_ordinal) {
+  const tkrt_hip_library_t* library = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_hip_library_get(NULL, &library));
+  int device = -1;
+  const tkrt_hip_symbols_t* api = &library->api;
+  if (api->hipStreamGetDevice && stream &&
+      api->hipStreamGetDevice((hipStream_t)stream, &device) == hipSuccess) {
+    *out_ordinal = device;
+    return NULL;
+  }
+  hipError_t error = api->hipGetDevice(&device);
+  if (error != hipSuccess) {
+    return TKRT_HIP_STATUS(api, error, "hipGetDevice (finding the device of stream %p)", stream);
+  }
+  *out_ordinal = device;
+  return NULL;
+}
+
+#else /* no HIP header at build time: the descriptor only */
+
+static tkrt_status_t tkrt_hip_not_compiled(void) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                          "not compiled into this build (its CMake option TKRT_BACKEND_HIP was "
+                          "OFF or hip/hip_runtime_api.h was not found)");
+}
+
+static tkrt_status_t tkrt_hip_probe(const tkrt_device_options_t* options, int* out_device_count) {
+  (void)options;
+  (void)out_device_count;
+  return tkrt_hip_not_compiled();
+}
+
+static tkrt_status_t tkrt_hip_backend_device_create(const tkrt_device_options_t* options,
+                                                    tkrt_device_t** out_device) {
+  (void)options;
+  (void)out_device;
+  return tkrt_hip_not_compiled();
+}
+
+static tkrt_status_t tkrt_hip_native_stream_ordinal(void* stream, int* out_ordinal) {
+  (void)stream;
+  (void)out_ordinal;
+  return tkrt_hip_not_compiled();
+}
+
+#endif
+
+const tkrt_hal_backend_t tkrt_hip_backend = {
+    .name = "hip",
+    .compiled = TKRT_HAVE_BACKEND_HIP,
+    .probe = tkrt_hip_probe,
+    .device_create = tkrt_hip_backend_device_create,
+    .image_rank = tkrt_hip_image_rank,
+    .native_stream_ordinal = tkrt_hip_native_stream_ordinal,
+};

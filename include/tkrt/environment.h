@@ -1,0 +1,38 @@
+/* tkrt: the one place the environment is read. The library itself reads no environment variable;
+ * tools (the tkrt CLI, libtkrt_xla, the Python package) call this to honour the TKRT_* variables. */
+#ifndef TKRT_ENVIRONMENT_H_
+#define TKRT_ENVIRONMENT_H_
+
+#include "tkrt/api.h"
+#include "tkrt/autotune.h"
+#include "tkrt/device.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills the options from the environment, over whatever they hold (call the _init functions
+ * first); either pointer may be NULL. Variables that are unset leave their field alone, except the
+ * cache folders, which get their per-user defaults:
+ *   TKRT_BACKEND        device->backend        a backend name or comma list
+ *   TKRT_HOST_THREADS   device->host_threads   1..256
+ *   TKRT_CACHE_DIR      device->cache_dir      $TKRT_CACHE_DIR/cubin, or off; default
+ *                                              $XDG_CACHE_HOME/tkrt/cubin or ~/.cache/tkrt/cubin
+ *   TKRT_HIP_LIBRARY    device->hip_library    path, soname or ':' list
+ *   TKRT_LOG            device->log            anything but "" and "0" turns it on
+ *   TKRT_TUNE_POLICY    tuner->policy          auto | never
+ *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
+ *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
+ *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
+ * String fields point into the environment or into static storage (the defaults): they stay valid
+ * while the environment is not changed. A value that cannot be used (TKRT_HOST_THREADS=lots,
+ * TKRT_TUNE_POLICY=sometimes) is INVALID_ARGUMENT naming the variable, and nothing is written. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_options_from_environment(
+    tkrt_device_options_t* device, tkrt_autotuner_options_t* tuner);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_ENVIRONMENT_H_ */
