@@ -113,9 +113,16 @@ def run_variants(variants, args, expected, *, repeat=2, no_unknown_size=False):
   for label, fn, uses_tkrt in variants:
     before, have_counter = stats()
     jitted = jax.jit(fn)
-    for r in range(repeat):
-      out = jax.block_until_ready(jitted(*args))
-      check_equal(f"{label} run {r + 1}", out, expected)
+    try:
+      for r in range(repeat):
+        out = jax.block_until_ready(jitted(*args))
+        check_equal(f"{label} run {r + 1}", out, expected)
+    except Exception as e:  # noqa: BLE001
+      # jaxlib refuses to autotune while a stream captures; that is jaxlib's limit, not tkrt's.
+      if uses_tkrt or "graph capture" not in str(e):
+        raise
+      labels.append(f"{label} REFUSED by jaxlib under graph capture")
+      continue
     after, _ = stats()
     delta = {k: after[k] - before[k] for k in WATCH}
     if uses_tkrt:
@@ -128,10 +135,10 @@ def run_variants(variants, args, expected, *, repeat=2, no_unknown_size=False):
       for k in WATCH:
         total[k] += delta[k]
     labels.append(label)
-  counters = " ".join(f"{k}+{v}" for k, v in total.items())
-  if not have_counter:
-    counters += " (unknown_size_fallbacks: counter absent in this build)"
-  return f"equal to numpy on {', '.join(labels)}; tkrt: {counters}"
+  shown = [f"{k}+{v}" for k, v in total.items() if v or k == "errors"]
+  shown.append("unknown_size_fallbacks+" + (str(total["unknown_size_fallbacks"]) if have_counter
+                                             else "? (no such counter in this build)"))
+  return f"equal to numpy on {', '.join(labels)}; tkrt: {' '.join(dict.fromkeys(shown))}"
 
 
 def per_target(make, targets, name):
@@ -147,7 +154,8 @@ def cdiv(a, b):
 # ---------------------------------------------------------------- kernels (this project's own)
 
 @triton.jit
-def add_tail_kernel(x_ptr, y_ptr, n, stride, out_ptr, BLOCK: tl.constexpr):
+def add_tail_kernel(x_ptr, y_ptr, n, stride: tl.constexpr, out_ptr, BLOCK: tl.constexpr):
+  # stride is always 1: the frontends specialize ints equal to 1, so it is no call parameter.
   offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
   mask = offs < n
   x = tl.load(x_ptr + offs * stride, mask=mask)
