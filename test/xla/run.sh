@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GPU checks of libtkrt_xla (JAX + jaxlib + Triton on a machine with an NVIDIA GPU): builds tkrt
 # and libtkrt_xla in build/xla-gpu, checks our FFI declarations against jaxlib's c_api.h, then
-# runs the comparison suite, the autotuned gather with command buffers on and off, and the
-# 2-GPU shard_map test (skips with fewer GPUs). One `CHECK name PASS|FAIL|SKIP` line per check;
+# runs the comparison suite, the autotuned gather and the frontend conformance suite
+# (test_frontends.py: jax-triton, TransformerEngine and ejKernel call shapes) with command buffers
+# default, off and forced, and the 2-GPU shard_map test (skips with fewer GPUs). One
+# `CHECK name PASS|FAIL|SKIP` line per check (test_frontends.py prints one per case and mode);
 # a copy of everything goes to $OUT/xla.log when OUT is set. Exit 1 when a check fails.
 set -uo pipefail
 
@@ -63,6 +65,18 @@ for mode in default off forced; do
   echo "==> test_gather.py (command buffers: $mode, XLA_FLAGS='$flags')"
   XLA_FLAGS="$flags" TKRT_GATHER_MODE="cmdbuf=$mode" timeout 120 python3 "$here/test_gather.py"
   record "gather_cmdbuf_$mode" "$?"
+done
+
+for mode in default off forced; do
+  export TKRT_TUNE_DIR="$tune_dir/frontends-$mode"   # fresh decisions per mode
+  case "$mode" in
+    default) flags="${XLA_FLAGS:-}" ;;
+    off) flags="--xla_gpu_enable_command_buffer=" ;;
+    forced) flags="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL --xla_gpu_graph_min_graph_size=1" ;;
+  esac
+  echo "==> test_frontends.py (command buffers: $mode, XLA_FLAGS='$flags')"
+  XLA_FLAGS="$flags" TKRT_FRONTENDS_MODE="$mode" timeout 240 python3 "$here/test_frontends.py"
+  record "frontends_cmdbuf_$mode" "$?"
 done
 
 echo "==> test_shard_map.py"

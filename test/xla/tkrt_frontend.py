@@ -66,6 +66,49 @@ def compile_kernel(fn, signature: dict, constexprs: dict | None = None, *, num_w
   return gpu_triton.TritonKernel(*args)
 
 
+# Triton's element type names for JAX dtypes: the map jax-triton (_JAX_TO_TRITON_TYPE_MAP),
+# TransformerEngine (get_triton_dtype) and ejKernel (_JAX_TO_TRITON_TYPE_MAP) all use; the fnuz fp8
+# types are AMD's. Keyed by numpy dtype name (ml_dtypes names bf16 and fp8 "bfloat16", ...).
+TRITON_TYPES = {
+    "bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float64": "fp64",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8",
+    "float8_e5m2fnuz": "fp8e5b16", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
+}
+
+
+def pointer(dtype) -> str:
+  """Triton signature type of an array of `dtype`, e.g. "*fp8e4nv"."""
+  return "*" + TRITON_TYPES[np.dtype(dtype).name]
+
+
+def full_signature(fn, types: dict, constexprs) -> dict:
+  """Every parameter of `fn` in declaration order: "constexpr" for those in `constexprs`,
+  else types[name]. Keeps positions right whatever Triton does with a partial signature."""
+  missing = [n for n in fn.arg_names if n not in constexprs and n not in types]
+  if missing:
+    raise ValueError(f"{fn.__name__}: no type for parameters {missing}")
+  return {n: "constexpr" if n in constexprs else types[n] for n in fn.arg_names}
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_cached(fn, types, constexprs, num_warps, num_ctas, num_stages, hints):
+  constexprs = dict(constexprs)
+  sig = full_signature(fn, dict(types), constexprs)
+  divisible = tuple(n for n, t in sig.items() if t.startswith("*")) if hints else ()
+  return compile_kernel(fn, sig, constexprs, num_warps=num_warps, num_ctas=num_ctas,
+                        num_stages=num_stages, divisible=divisible)
+
+
+def kernel(fn, types: dict, constexprs: dict | None = None, *, num_warps=4, num_ctas=1,
+           num_stages=3, hints=True):
+  """compile_kernel once per process per variant. types: {param: "*fp32" | "i32" ...} for the
+  runtime parameters; hints: mark every pointer 16-byte divisible at compile time (jax-triton,
+  ejKernel do; TransformerEngine does not)."""
+  return _kernel_cached(fn, tuple(sorted(types.items())), tuple(sorted((constexprs or {}).items())),
+                        num_warps, num_ctas, num_stages, hints)
+
+
 def array(bytes_to_zero=0, divisibility=16):
   return gpu_triton.create_array_parameter(bytes_to_zero, divisibility)
 
@@ -110,6 +153,10 @@ def _abstract_eval(*avals, out_shapes, **_):
 def _element_type(dtype):
   # Spelled out: jax's aval/dtype-to-IR helpers change signature between releases.
   dtype = np.dtype(dtype)
+  special = {"bfloat16": ir.BF16Type, "float8_e4m3fn": ir.Float8E4M3FNType,
+             "float8_e5m2": ir.Float8E5M2Type}
+  if dtype.name in special:  # ml_dtypes types: numpy kind "V"
+    return special[dtype.name].get()
   if dtype == np.bool_:
     return ir.IntegerType.get_signless(1)
   if dtype.kind == "f":
