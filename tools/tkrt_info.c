@@ -36,7 +36,7 @@ static void print_features(uint32_t features) {
 static int info_image(const char* path) {
   void* bytes = NULL;
   size_t size = 0;
-  tkrt_status_t status = tkrt_cli_read_file(path, &bytes, &size);
+  tkrt_status_t status = tkrt_cli_read_file(path, TKRT_WIRE_MAX_MESSAGE_SIZE, &bytes, &size);
   if (status) return tkrt_cli_fail("info", status);
   tkrt_image_info_t* info = malloc(sizeof(*info));
   if (!info) {

@@ -80,6 +80,13 @@ typedef struct tkrt_device_options {
    * TKRT_BACKEND environment variable, or when that is unset the default order cuda,hip,host. */
   const char* backend;
   int ordinal; /* device index within the backend */
+  /* Whether host images that come from a serialized call (tkrt_wire_decode; every kernel image
+   * whose origin is not TKRT_IMAGE_ORIGIN_API) may be loaded on this device. A host image is
+   * native code: loading it runs its constructors in this process, with this process's rights.
+   * Default false: launching or preparing such a call is PERMISSION_DENIED, before anything is
+   * loaded. Images the application loads itself (tkrt_module_load, or kernels it builds with
+   * tkrt_kernel_create) are always allowed. See docs/security.md. */
+  bool allow_native_code_from_calls;
 } tkrt_device_options_t;
 
 TKRT_API void tkrt_device_options_init(tkrt_device_options_t* options);
