@@ -357,6 +357,78 @@ static void cache_write_failures_are_reported_not_fatal(void) {
   }
 }
 
+/* Issue 12: the cache is shareable (entries 0644), so a forged entry must not be trusted just
+ * because its checksum (a public SHA-256) matches. Each case plants a valid entry that is a link,
+ * a FIFO, writable by others, in a folder writable by others, or (as root) another user's. */
+static void cache_refuses_untrusted_entries(void) {
+  const char* root = make_temp_root();
+  ASSERT_TRUE(root != NULL);
+  char dir[512], path[1024], forged[1024];
+  snprintf(dir, sizeof(dir), "%s/trust/cubin", root);
+  snprintf(forged, sizeof(forged), "%s/trust/forged.cubin", root);
+  tkrt_cuda_cache_key_t key;
+  tkrt_cuda_cache_key("trusted ptx", 11, "sm_90a", 13000, &key);
+  ASSERT_TRUE(tkrt_cuda_cache_entry_path(dir, &key, path, sizeof(path)) == 0);
+  char why[512];
+  void* data = NULL;
+  size_t size = 0;
+  const char payload[] = "a forged cubin";
+  unsetenv("TKRT_TRUST_SHARED_STORES");
+
+  /* A link to a well-formed entry elsewhere: not followed; removed as corrupt. */
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+  ASSERT_TRUE(rename(path, forged) == 0);
+  ASSERT_TRUE(symlink(forged, path) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_CORRUPT);
+  EXPECT_TRUE(strstr(why, "symbolic link") != NULL);
+  struct stat info;
+  EXPECT_TRUE(lstat(path, &info) != 0);  /* the link is gone */
+  EXPECT_TRUE(stat(forged, &info) == 0); /* its target is untouched */
+
+  /* A FIFO under the entry's name: no hang, removed. */
+  ASSERT_TRUE(mkfifo(path, 0644) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_CORRUPT);
+  EXPECT_TRUE(strstr(why, "FIFO") != NULL);
+  EXPECT_TRUE(lstat(path, &info) != 0);
+
+  /* An entry that others can write: not used, not removed; trusted only with the opt-in. */
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+  ASSERT_TRUE(chmod(path, 0666) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_UNTRUSTED);
+  EXPECT_TRUE(strstr(why, "other users can write it") != NULL);
+  EXPECT_TRUE(strstr(why, "TKRT_TRUST_SHARED_STORES") != NULL);
+  EXPECT_TRUE(data == NULL);
+  EXPECT_TRUE(entry_exists(dir, &key));
+  setenv("TKRT_TRUST_SHARED_STORES", "1", 1);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_HIT);
+  free(data);
+  data = NULL;
+  unsetenv("TKRT_TRUST_SHARED_STORES");
+  ASSERT_TRUE(chmod(path, 0644) == 0);
+
+  /* A folder that others can write: nothing in it is used, and nothing is written to it. */
+  ASSERT_TRUE(chmod(dir, 0777) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_UNTRUSTED);
+  EXPECT_TRUE(strstr(why, dir) != NULL);
+  EXPECT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, sizeof(payload), why, sizeof(why)) == -1);
+  EXPECT_TRUE(strstr(why, "not trusted") != NULL);
+  ASSERT_TRUE(chmod(dir, 0755) == 0);
+
+  /* Another user's entry (only root can make one). */
+  if (geteuid() == 0) {
+    ASSERT_TRUE(chown(path, 65534, 65534) == 0);
+    EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+                TKRT_CUDA_CACHE_UNTRUSTED);
+    EXPECT_TRUE(strstr(why, "another user owns it") != NULL);
+  }
+  EXPECT_TRUE(data == NULL);
+}
+
 static void cleanup_temp_root(void) {
   if (test_root[0]) remove_tree(test_root);
 }
@@ -372,6 +444,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(cache_dir_follows_environment),
       TKRT_TEST_CASE(cache_round_trip_and_corruption),
       TKRT_TEST_CASE(cache_write_failures_are_reported_not_fatal),
+      TKRT_TEST_CASE(cache_refuses_untrusted_entries),
   };
   int rc = tkrt_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
   cleanup_temp_root();
