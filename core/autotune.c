@@ -46,6 +46,7 @@ struct tkrt_autotuner_s {
   double target_ms;
   uint32_t max_iterations;
   char* store_dir; /* NULL: no persistence */
+  bool trust_shared_store;
   bool refresh_store;
   void (*progress)(void*, size_t, size_t, int, uint32_t, float);
   void* progress_user;
@@ -193,6 +194,7 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   tuner->policy = options->policy;
   tuner->capture_policy = options->capture_policy;
   tuner->refresh_store = options->refresh_store;
+  tuner->trust_shared_store = options->trust_shared_store;
   tuner->progress = options->progress;
   tuner->progress_user = options->progress_user;
   tuner->target_ms = options->target_ms;
@@ -574,7 +576,7 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   if (tuner->store_dir) {
     /* Hold the entry's file lock from reading to writing: concurrent processes (ranks) then
      * tune once and all read the same answer. */
-    tkrt_status_t lock_status = tkrt_decision_lock(tuner->store_dir, key, &lock_fd);
+    tkrt_status_t lock_status = tkrt_decision_lock(tuner->store_dir, tuner->trust_shared_store, key, &lock_fd);
     if (lock_status) {
       tkrt_store_warn(tuner, tkrt_status_message(lock_status));
       tkrt_status_free(lock_status);
@@ -582,7 +584,8 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
       tkrt_decision_t decision = {.config_count = entry->config_count, .times_ms = entry->times_ms};
       int found = 0;
       char problem[512];
-      status = tkrt_decision_read(tuner->store_dir, key, call->digest, info->arch,
+      status = tkrt_decision_read(tuner->store_dir, tuner->trust_shared_store, key, call->digest,
+                                  info->arch,
                                   info->driver_version, &decision, &found, problem,
                                   sizeof(problem));
       if (status) goto done;
@@ -641,7 +644,8 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   if (lock_fd >= 0) {
     tkrt_decision_t decision = {.chosen = entry->chosen, .config_count = entry->config_count,
                                 .iterations = entry->iterations, .times_ms = entry->times_ms};
-    tkrt_status_t write = tkrt_decision_write(tuner->store_dir, key, call->digest, info->arch,
+    tkrt_status_t write = tkrt_decision_write(tuner->store_dir, tuner->trust_shared_store, key,
+                                              call->digest, info->arch,
                                               info->driver_version, &decision);
     if (write) {
       tkrt_store_warn(tuner, tkrt_status_message(write));

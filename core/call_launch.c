@@ -72,6 +72,15 @@ static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_d
                           kernel->desc.name, info->backend, info->arch, have);
 }
 
+/* One module serves every config whose image has the same bytes (autotuned calls repeat one
+ * image per config), so a call with many configs does not load, or hold open, one per config. */
+static bool tkrt_same_image(const tkrt_kernel_image_t* a, const tkrt_kernel_image_t* b) {
+  if (a == b) return true;
+  return a->kind == b->kind && a->size == b->size &&
+         (a->origin == TKRT_IMAGE_ORIGIN_API) == (b->origin == TKRT_IMAGE_ORIGIN_API) &&
+         memcmp(a->data, b->data, a->size) == 0;
+}
+
 /* ---------------------------------------------------------------- per-device state */
 
 static void tkrt_call_device_state_free(tkrt_call_device_state_t* state) {
@@ -263,15 +272,18 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     tkrt_status_t why = tkrt_select_image(kernel, device, &image);
     if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
     tkrt_module_t* module = NULL;
-    for (size_t m = 0; !why && m < state->module_count; ++m) {
-      if (loaded_images[m] == image) module = state->modules[m];
+    for (size_t m = 0; !why && !module && m < state->module_count; ++m) {
+      if (tkrt_same_image(loaded_images[m], image)) module = state->modules[m];
     }
     /* A config that does not fit this device is skipped (tuning picks among the others); one
      * that fits but fails to load is an error: a JIT failure or a missing kernel is a bug, and
      * a transient failure must not quietly change which config runs. */
     if (!why && !module) {
       tkrt_image_t raw = {.kind = image->kind, .data = image->data, .size = image->size};
-      status = tkrt_module_load(device, &raw, &module);
+      /* Images decoded from a blob are loaded with the device's consent rules (native code). */
+      status = image->origin == TKRT_IMAGE_ORIGIN_API
+                   ? tkrt_module_load(device, &raw, &module)
+                   : tkrt_hal_module_load_from_call(device, &raw, &module);
       if (status) goto config_failed;
       loaded_images[state->module_count] = image;
       state->modules[state->module_count++] = module;

@@ -4,6 +4,7 @@
 #ifndef TKRT_CORE_DECISION_STORE_H_
 #define TKRT_CORE_DECISION_STORE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,17 +22,33 @@ void tkrt_decision_key(const uint8_t digest[32], const char* arch, int driver_ve
                        char out_key[65]);
 
 /* Takes an exclusive lock on the entry (creating the directory as needed); *out_fd is -1 when
- * the store cannot be used, with a status saying why. */
-tkrt_status_t tkrt_decision_lock(const char* dir, const char* key, int* out_fd);
+ * the store cannot be used, with a status saying why. The lock file is opened O_NOFOLLOW and must
+ * be a trusted regular file in a trusted folder (hal/fs.h: tkrt_fs_check_trusted). A store this
+ * process cannot write is still read: then the lock is shared, on the lock file when it exists,
+ * else on the folder, and writing the entry fails later with PERMISSION_DENIED. */
+tkrt_status_t tkrt_decision_lock(const char* dir, bool shared_ok, const char* key, int* out_fd);
 void tkrt_decision_unlock(int fd);
 
-/* Reads an entry. *out_found is 0 when it is absent, or present but corrupt or for another call
- * (then *out_problem describes it, for a warning). */
-tkrt_status_t tkrt_decision_read(const char* dir, const char* key, const uint8_t digest[32],
+/* Reads an entry (O_NOFOLLOW, non-blocking, a trusted regular file of at most
+ * TKRT_DECISION_MAX_BYTES). *out_found is 0 when it is absent, or present but corrupt, for another
+ * call, not a regular file or not trusted (then *out_problem describes it, for a warning). */
+tkrt_status_t tkrt_decision_read(const char* dir, bool shared_ok, const char* key,
+                                 const uint8_t digest[32],
                                  const char* arch, int driver_version, tkrt_decision_t* decision,
                                  int* out_found, char* out_problem, size_t problem_capacity);
-/* Writes an entry atomically (temporary file, fsync, rename). */
-tkrt_status_t tkrt_decision_write(const char* dir, const char* key, const uint8_t digest[32],
+/* Parses an entry's text (`size` bytes, NUL-terminated at text[size]); the file-free half of
+ * tkrt_decision_read, also the fuzz target's entry point. `where` prefixes the problem. */
+tkrt_status_t tkrt_decision_parse(const char* text, size_t size, const char* where,
+                                  const uint8_t digest[32], const char* arch, int driver_version,
+                                  tkrt_decision_t* decision, int* out_found, char* out_problem,
+                                  size_t problem_capacity);
+
+/* Entries larger than this are corrupt (a real one is ~100 bytes plus ~16 per config). */
+#define TKRT_DECISION_MAX_BYTES ((size_t)1 << 20)
+
+/* Writes an entry atomically (a new mkstemp file, fsync, rename): never through a planted link. */
+tkrt_status_t tkrt_decision_write(const char* dir, bool shared_ok, const char* key,
+                                  const uint8_t digest[32],
                                   const char* arch, int driver_version,
                                   const tkrt_decision_t* decision);
 

@@ -3,6 +3,7 @@
 #include "tkrt/environment.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,15 @@ static const char* tkrt_environment_get(const char* name) {
   return value && *value ? value : NULL;
 }
 
+/* "1", "on", "yes", "true" (any case). */
+static bool tkrt_environment_is_on(const char* value) {
+  static const char* const on[] = {"1", "on", "yes", "true"};
+  for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); ++i) {
+    if (strcasecmp(value, on[i]) == 0) return true;
+  }
+  return false;
+}
+
 tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                                             tkrt_autotuner_options_t* tuner) {
   /* Everything is checked before anything is written. */
@@ -60,6 +70,8 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     if (backend) device->backend = backend;
     if (threads) device->host_threads = (uint32_t)threads;
     const char* cache = tkrt_environment_get("TKRT_CACHE_DIR");
+    const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
+    if (shared) device->trust_shared_cache = tkrt_environment_is_on(shared);
     const char* hip = tkrt_environment_get("TKRT_HIP_LIBRARY");
     if (hip) device->hip_library = hip;
     const char* log = tkrt_environment_get("TKRT_LOG");
@@ -79,6 +91,8 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     if (policy) {
       tuner->policy = strcmp(policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
     }
+    const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
+    if (shared) tuner->trust_shared_store = tkrt_environment_is_on(shared);
     const char* pins = tkrt_environment_get("TKRT_TUNE_PIN");
     if (pins) tuner->pins = pins;
     const char* dir = tkrt_environment_get("TKRT_TUNE_DIR");

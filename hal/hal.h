@@ -35,6 +35,8 @@ struct tkrt_device_s {
   tkrt_hal_resource_t resource;
   const tkrt_hal_backend_t* backend;
   tkrt_device_info_t info;
+  /* tkrt_device_options_t.allow_native_code_from_calls; set once by tkrt_device_open. */
+  bool allow_native_code_from_calls;
 };
 
 /* A loaded module as the API layer keeps it: the backend's handle and the one function cache of
@@ -199,6 +201,12 @@ tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
 /* Recognises PTX, cubin, fatbin, HSACO and host ELF images from their bytes. Returns
  * TKRT_IMAGE_AUTO when nothing matches. */
 tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size);
+
+/* tkrt_module_load for an image that the application did not hand over itself (one decoded from
+ * a serialized call): a host image, which is native code, is refused with PERMISSION_DENIED
+ * (saying how to allow it) unless the device was opened with allow_native_code_from_calls. */
+tkrt_status_t tkrt_hal_module_load_from_call(tkrt_device_t* device, const tkrt_image_t* image,
+                                             tkrt_module_t** out_module);
 
 /* Raises the function's dynamic shared memory limit for a launch that needs `bytes` (the slow
  * path of tkrt_hal_function_launch): OUT_OF_RANGE when the function may not have that much. */

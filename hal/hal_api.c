@@ -204,6 +204,7 @@ tkrt_status_t tkrt_device_open(const tkrt_device_options_t* caller_options,
     tkrt_device_t* device = NULL;
     tkrt_status_t status = listed[i]->device_create(&options, &device);
     if (!status) {
+      device->allow_native_code_from_calls = options.allow_native_code_from_calls;
       *out_device = device;
       return NULL;
     }
@@ -281,8 +282,8 @@ tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size) {
   return TKRT_IMAGE_AUTO;
 }
 
-tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
-                               tkrt_module_t** out_module) {
+static tkrt_status_t tkrt_module_load_checked(tkrt_device_t* device, const tkrt_image_t* image,
+                                              bool from_call, tkrt_module_t** out_module) {
   TKRT_CHECK_ARG(device, "tkrt_module_load: device is NULL");
   TKRT_CHECK_ARG(image, "tkrt_module_load: image is NULL");
   TKRT_CHECK_ARG(out_module, "tkrt_module_load: out_module is NULL");
@@ -302,6 +303,16 @@ tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
                               image->size > 2 ? b[2] : 0, image->size > 3 ? b[3] : 0);
     }
   }
+  /* Checked on the resolved kind, before the backend sees the bytes: whatever the blob claims,
+   * only a host image can reach the host backend's loader, and none from a call without consent. */
+  if (from_call && resolved.kind == TKRT_IMAGE_HOST && !device->allow_native_code_from_calls) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED,
+                            "the call carries a host image (%zu bytes of native code that would "
+                            "run in this process when loaded); not loaded. To run it, open the "
+                            "device with tkrt_device_options.allow_native_code_from_calls = true "
+                            "(tkrt run / tune: --allow-native-code)",
+                            image->size);
+  }
   tkrt_module_t* module = calloc(1, sizeof(*module));
   if (!module) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   tkrt_status_t status = TKRT_HAL_VTABLE(device)->module_load(device, &resolved, &module->handle);
@@ -317,6 +328,16 @@ tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
   tkrt_device_retain(device);
   *out_module = module;
   return NULL;
+}
+
+tkrt_status_t tkrt_module_load(tkrt_device_t* device, const tkrt_image_t* image,
+                               tkrt_module_t** out_module) {
+  return tkrt_module_load_checked(device, image, false, out_module);
+}
+
+tkrt_status_t tkrt_hal_module_load_from_call(tkrt_device_t* device, const tkrt_image_t* image,
+                                             tkrt_module_t** out_module) {
+  return tkrt_module_load_checked(device, image, true, out_module);
 }
 
 void tkrt_module_unload(tkrt_module_t* module) {

@@ -6,13 +6,16 @@
 #include "tools/tkrt_cli.h"
 
 static const char kDumpUsage[] =
-    "usage: tkrt dump FILE [--json]\n"
+    "usage: tkrt dump FILE [--json] [--read-hsaco-paths]\n"
     "\n"
     "Decodes a serialized call (zlib-compressed or raw TritonAnyKernelCall; or a case directory\n"
     "holding call.pb.z) and prints it. --json prints every field: type, name, metadata size, and\n"
     "per config the description, kernel name, num_warps, num_ctas, shared_mem_bytes,\n"
     "compute_capability, images (kind, size, backend, arch), global scratch, grid, and each\n"
-    "parameter with its kind and value; then the alias records.\n";
+    "parameter with its kind and value; then the alias records. Text output shows control and\n"
+    "non-ASCII bytes of the call's strings as \\xNN. --read-hsaco-paths reads the HSACO files a\n"
+    "ROCm call names by path (off by default: a call from elsewhere could name any file).\n"
+    "Nothing in the call is loaded or run.\n";
 
 static void print_param_value(FILE* out, const tkrt_param_t* p, int json) {
   switch (p->kind) {
@@ -122,24 +125,38 @@ static void dump_json(const tkrt_call_t* call) {
 
 static void dump_text(const tkrt_call_t* call) {
   const tkrt_call_desc_t* d = tkrt_call_get_desc(call);
-  printf("%s call '%s': %zu config%s, %zu bytes of metadata\n",
-         d->autotuned ? "autotuned" : "plain", d->name ? d->name : "", d->config_count,
+  printf("%s call '", d->autotuned ? "autotuned" : "plain");
+  tkrt_cli_print_text(stdout, d->name ? d->name : "");
+  printf("': %zu config%s, %zu bytes of metadata\n", d->config_count,
          d->config_count == 1 ? "" : "s", d->metadata_size);
   for (size_t c = 0; c < d->config_count; ++c) {
     const tkrt_config_desc_t* config = &d->configs[c];
     const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(config->kernel);
-    printf("config %zu%s%s%s: kernel %s, grid %ux%ux%u, %u warps, num_ctas %u, shared %u B, cc %u",
-           c, config->description ? " '" : "", config->description ? config->description : "",
-           config->description ? "'" : "", k->name, config->grid[0], config->grid[1],
-           config->grid[2], k->num_warps, k->num_ctas, k->shared_mem_bytes, k->compute_capability);
+    printf("config %zu", c);
+    if (config->description) {
+      printf(" '");
+      tkrt_cli_print_text(stdout, config->description);
+      printf("'");
+    }
+    printf(": kernel ");
+    tkrt_cli_print_text(stdout, k->name);
+    printf(", grid %ux%ux%u, %u warps, num_ctas %u, shared %u B, cc %u", config->grid[0],
+           config->grid[1], config->grid[2], k->num_warps, k->num_ctas, k->shared_mem_bytes,
+           k->compute_capability);
     if (k->global_scratch_size) printf(", scratch %u B/CTA", k->global_scratch_size);
     printf("\n");
     for (size_t i = 0; i < k->image_count; ++i) {
       const tkrt_kernel_image_t* image = &k->images[i];
-      printf("  image: %s %s for %s, %zu bytes%s%s\n", tkrt_kernel_image_backend(image),
-             tkrt_image_kind_name(image->kind), image->arch ? image->arch : "any arch",
-             image->size, image->source_path ? ", from " : "",
-             image->source_path ? image->source_path : "");
+      printf("  image: ");
+      tkrt_cli_print_text(stdout, tkrt_kernel_image_backend(image));
+      printf(" %s for ", tkrt_image_kind_name(image->kind));
+      tkrt_cli_print_text(stdout, image->arch ? image->arch : "any arch");
+      printf(", %zu bytes", image->size);
+      if (image->source_path) {
+        printf(", from ");
+        tkrt_cli_print_text(stdout, image->source_path);
+      }
+      printf("\n");
     }
     for (size_t i = 0; i < config->param_count; ++i) {
       printf("  param %zu: %s ", i, tkrt_param_kind_name(config->params[i].kind));
@@ -157,7 +174,7 @@ static void dump_text(const tkrt_call_t* call) {
 
 int tkrt_cli_dump(int argc, char** argv) {
   const char* path = NULL;
-  int json = 0;
+  int json = 0, read_hsaco_paths = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(kDumpUsage, stdout);
@@ -165,6 +182,8 @@ int tkrt_cli_dump(int argc, char** argv) {
     }
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--read-hsaco-paths") == 0) {
+      read_hsaco_paths = 1;
     } else if (argv[i][0] == '-' || path) {
       return tkrt_cli_usage_error("dump", "unexpected argument '%s'", argv[i]);
     } else {
@@ -173,7 +192,7 @@ int tkrt_cli_dump(int argc, char** argv) {
   }
   if (!path) return tkrt_cli_usage_error("dump", "no call file given");
   tkrt_call_t* call = NULL;
-  tkrt_status_t status = tkrt_cli_load_call(path, &call);
+  tkrt_status_t status = tkrt_cli_load_call(path, read_hsaco_paths, &call);
   if (status) return tkrt_cli_fail("dump", status);
   if (json) {
     dump_json(call);

@@ -36,7 +36,7 @@ static void print_features(uint32_t features) {
 static int info_image(const char* path) {
   void* bytes = NULL;
   size_t size = 0;
-  tkrt_status_t status = tkrt_cli_read_file(path, &bytes, &size);
+  tkrt_status_t status = tkrt_cli_read_file(path, TKRT_WIRE_MAX_MESSAGE_SIZE, &bytes, &size);
   if (status) return tkrt_cli_fail("info", status);
   tkrt_image_info_t* info = malloc(sizeof(*info));
   if (!info) {
@@ -78,15 +78,19 @@ static int info_image(const char* path) {
 static int info_backends(void) {
   tkrt_backend_info_t backends[8];
   size_t count = 0;
-  tkrt_status_t status = tkrt_backend_list(backends, 8, &count);
+  /* The environment's options (TKRT_BACKEND: the selection order listed first, TKRT_HIP_LIBRARY,
+   * ...), as every command uses them. */
+  tkrt_device_options_t env_options;
+  tkrt_device_options_init(&env_options);
+  tkrt_status_t status = tkrt_options_from_environment(&env_options, NULL);
+  if (!status) status = tkrt_backend_list_with_options(&env_options, backends, 8, &count);
   if (status) return tkrt_cli_fail("info", status);
   printf("tkrt %s: %zu backend%s compiled in\n", TKRT_VERSION_STRING, count, count == 1 ? "" : "s");
   for (size_t b = 0; b < count && b < 8; ++b) {
     printf("\n%s: %s (%s)\n", backends[b].name, backends[b].available ? "available" : "unavailable",
            backends[b].reason);
     for (int ordinal = 0; ordinal < backends[b].device_count; ++ordinal) {
-      tkrt_device_options_t options;
-      tkrt_device_options_init(&options);
+      tkrt_device_options_t options = env_options;
       options.backend = backends[b].name;
       options.ordinal = ordinal;
       tkrt_device_t* device = NULL;

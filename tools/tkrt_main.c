@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hal/fs.h"
 #include "tools/tkrt_cli.h"
 
 static const char kUsage[] =
@@ -26,15 +27,32 @@ static const char kUsage[] =
     "environment: TKRT_BACKEND (backend order), TKRT_TUNE_DIR / TKRT_TUNE_PIN /\n"
     "TKRT_TUNE_POLICY (tuning decisions), TKRT_CACHE_DIR (CUDA PTX cache), TKRT_LOG=1.\n";
 
+/* Writes text with every control byte and every byte outside ASCII as \xNN: blob strings (kernel
+ * names, descriptions) reach the terminal through here and through error messages, and must not
+ * be able to send it escape sequences. */
+void tkrt_cli_print_text(FILE* out, const char* text) {
+  for (const unsigned char* p = (const unsigned char*)text; p && *p; ++p) {
+    if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+      fprintf(out, *p == '\\' ? "\\\\" : "\\x%02x", *p);
+    } else {
+      fputc(*p, out);
+    }
+  }
+}
+
 int tkrt_cli_fail(const char* command, tkrt_status_t status) {
   char* text = tkrt_status_to_string(status);
-  fprintf(stderr, "tkrt %s: %s\n", command, text ? text : "out of memory");
+  fflush(stdout); /* what was printed before the error stays before it when both are piped */
+  fprintf(stderr, "tkrt %s: ", command);
+  tkrt_cli_print_text(stderr, text ? text : "out of memory");
+  fputc('\n', stderr);
   free(text);
   tkrt_status_free(status);
   return TKRT_CLI_ERROR;
 }
 
 int tkrt_cli_usage_error(const char* command, const char* format, ...) {
+  fflush(stdout);
   fprintf(stderr, "tkrt %s: ", command);
   va_list args;
   va_start(args, format);
@@ -49,52 +67,19 @@ bool tkrt_cli_is_directory(const char* path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-tkrt_status_t tkrt_cli_read_file(const char* path, void** out_data, size_t* out_size) {
-  FILE* file = fopen(path, "rb");
-  if (!file) {
-    int error = errno;
-    return TKRT_STATUS_MAKE(error == ENOENT ? TKRT_STATUS_NOT_FOUND
-                            : error == EACCES ? TKRT_STATUS_PERMISSION_DENIED
-                                              : TKRT_STATUS_UNAVAILABLE,
-                            "cannot open %s: %s", path, strerror(error));
-  }
-  tkrt_status_t status = NULL;
-  void* data = NULL;
-  long size = -1;
-  if (fseek(file, 0, SEEK_END) == 0) size = ftell(file);
-  if (size < 0 || fseek(file, 0, SEEK_SET) != 0) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is not a regular file", path);
-  } else {
-    data = malloc(size ? (size_t)size : 1);
-    if (!data) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %s", path);
-    } else if (size && fread(data, 1, (size_t)size, file) != (size_t)size) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "short read from %s", path);
-    }
-  }
-  fclose(file);
-  if (status) {
-    free(data);
-    return status;
-  }
-  *out_data = data;
-  *out_size = (size_t)size;
-  return NULL;
+tkrt_status_t tkrt_cli_read_file(const char* path, size_t max_size, void** out_data,
+                                 size_t* out_size) {
+  return tkrt_fs_read_file(path, max_size, 0, out_data, out_size);
 }
 
-tkrt_status_t tkrt_cli_write_file(const char* path, const void* data, size_t size) {
-  FILE* file = fopen(path, "wb");
-  if (!file) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED, "cannot create %s: %s", path,
-                            strerror(errno));
-  }
-  int failed = size && fwrite(data, 1, size, file) != size;
-  failed |= fclose(file) != 0;
-  if (failed) return TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "cannot write %s", path);
-  return NULL;
+tkrt_status_t tkrt_cli_write_file(const char* dir, const char* name, const void* data,
+                                  size_t size) {
+  tkrt_fs_piece_t piece = {data, size};
+  return tkrt_fs_write_file_atomic(dir, name, &piece, 1, 0644);
 }
 
-tkrt_status_t tkrt_cli_load_call(const char* path, tkrt_call_t** out_call) {
+tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
+                                 tkrt_call_t** out_call) {
   char resolved[4096];
   const char* file = path;
   if (tkrt_cli_is_directory(path)) {
@@ -105,11 +90,18 @@ tkrt_status_t tkrt_cli_load_call(const char* path, tkrt_call_t** out_call) {
   }
   void* bytes = NULL;
   size_t size = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(file, &bytes, &size));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(file, TKRT_WIRE_DEFAULT_MESSAGE_SIZE, &bytes, &size));
   tkrt_wire_decode_options_t options;
   tkrt_wire_decode_options_init(&options);
+  options.read_hsaco_files = read_hsaco_paths;
   tkrt_status_t status = tkrt_wire_decode(bytes, size, &options, out_call);
   free(bytes);
+  if (status && !read_hsaco_paths && tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION &&
+      strstr(tkrt_status_message(status), "HSACO")) {
+    status = tkrt_status_annotate(status, "decoding %s (the CLI reads files named in a call only "
+                                  "with --read-hsaco-paths)", file);
+    return status;
+  }
   return tkrt_status_annotate(status, "decoding %s", file);
 }
 

@@ -8,198 +8,9 @@
 
 #include "tools/tkrt_cli.h"
 
-#define MAX_BUFFERS 64
-
-static const char kRunUsage[] =
-    "usage: tkrt run FILE|DIR [options]\n"
-    "\n"
-    "Launches a serialized call (zlib or raw TritonAnyKernelCall) on real buffers: allocates them,\n"
-    "uploads the inputs, tunes if the call is autotuned and no decision is known, launches, downloads\n"
-    "the outputs, compares them with the expected files, and prints the timing and the chosen config.\n"
-    "DIR is a case directory (as in the jaxlib vectors): call.pb.z (or call.pb), in0.bin, in1.bin, ...\n"
-    "as inputs and out0.bin, out1.bin, ... as expected outputs, unless --in / --expect are given.\n"
-    "\n"
-    "  --in FILE          an input buffer, in order (repeatable)\n"
-    "  --expect FILE      the expected bytes of the next output (repeatable); also sizes it\n"
-    "  --out-size BYTES   the size of the next output when there is no --expect (repeatable)\n"
-    "  --alias IN:OUT     output OUT is input IN's buffer (XLA input_output_aliases); default: the\n"
-    "                     call's alias records, read as (input, output ordinal)\n"
-    "  --rtol R --atol A  compare as numbers of --dtype within |got-want| <= A + R*|want|;\n"
-    "                     without them outputs must match bit for bit\n"
-    "  --dtype T          element type for tolerant comparison: f16 bf16 f32 f64 (default f32)\n"
-    "  --backend B        cuda, hip, host or a comma list (default: TKRT_BACKEND, then cuda,hip,host)\n"
-    "  --device N         device ordinal (default 0)\n"
-    "  --iterations N     timed launches after the checked one (default 20; 0 to skip)\n"
-    "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
-    "  --policy auto|never   tune when no decision is known (auto), or use the first config\n"
-    "  --pin N            run config N, never benchmark\n"
-    "  --save DIR         write the outputs to DIR/out<i>.bin\n"
-    "exit status: 0 outputs as expected, 1 an output differs, 2 bad usage, 3 error.\n";
-
-static const char kTuneUsage[] =
-    "usage: tkrt tune FILE|DIR [options]\n"
-    "\n"
-    "Benchmarks every config of an autotuned call on real buffers (as `tkrt run` sets them up, with\n"
-    "aliased inputs restored before each config), shows progress, prints a per-config timing table\n"
-    "and stores the decision (replacing a stored one) so that later processes do not retune.\n"
-    "Options as for `tkrt run` (--in --expect --out-size --alias --backend --device --store), plus:\n"
-    "  --target-ms MS     time to fill per config and pass (default 10, as jaxlib)\n"
-    "  --max-iterations N most launches per config (default 100)\n"
-    "exit status: 0 tuned (and outputs as expected when given), 1 an output differs, 2 bad usage,\n"
-    "3 error.\n";
-
-typedef struct run_options {
-  const char* command;
-  const char* path;
-  const char* inputs[MAX_BUFFERS];
-  size_t input_count;
-  const char* expects[MAX_BUFFERS];
-  size_t expect_count;
-  uint64_t out_sizes[MAX_BUFFERS];
-  size_t out_size_count;
-  size_t alias_in[MAX_BUFFERS], alias_out[MAX_BUFFERS];
-  size_t alias_count;
-  int aliases_given;
-  double rtol, atol;
-  int tolerant;
-  const char* dtype;
-  const char* backend;
-  int ordinal;
-  long iterations;
-  const char* store;
-  const char* policy;
-  long pin;
-  const char* save_dir;
-  double target_ms;
-  long max_iterations;
-  int tune;
-} run_options_t;
-
-/* Directory names for a case folder's files, kept alive for the whole command. */
-static char g_case_paths[2][MAX_BUFFERS][4200];
-
-static int parse_count(const char* text, long* out) {
-  char* end = NULL;
-  long value = strtol(text, &end, 10);
-  if (!*text || *end || value < 0) return 0;
-  *out = value;
-  return 1;
-}
-
-static int parse_options(int argc, char** argv, run_options_t* o) {
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE() \
-  if (!next) return tkrt_cli_usage_error(o->command, "%s needs a value", a); \
-  ++i
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(o->tune ? kTuneUsage : kRunUsage, stdout);
-      return -1;
-    } else if (strcmp(a, "--in") == 0) {
-      NEED_VALUE();
-      if (o->input_count == MAX_BUFFERS) return tkrt_cli_usage_error(o->command, "too many --in");
-      o->inputs[o->input_count++] = next;
-    } else if (strcmp(a, "--expect") == 0) {
-      NEED_VALUE();
-      if (o->expect_count == MAX_BUFFERS) return tkrt_cli_usage_error(o->command, "too many --expect");
-      o->expects[o->expect_count++] = next;
-    } else if (strcmp(a, "--out-size") == 0) {
-      NEED_VALUE();
-      long size = 0;
-      if (!parse_count(next, &size) || o->out_size_count == MAX_BUFFERS) {
-        return tkrt_cli_usage_error(o->command, "bad --out-size '%s'", next);
-      }
-      o->out_sizes[o->out_size_count++] = (uint64_t)size;
-    } else if (strcmp(a, "--alias") == 0) {
-      NEED_VALUE();
-      unsigned long in = 0, out = 0;
-      char tail = 0;
-      if (sscanf(next, "%lu:%lu%c", &in, &out, &tail) != 2 || o->alias_count == MAX_BUFFERS) {
-        return tkrt_cli_usage_error(o->command, "bad --alias '%s' (expected IN:OUT)", next);
-      }
-      o->alias_in[o->alias_count] = in;
-      o->alias_out[o->alias_count++] = out;
-      o->aliases_given = 1;
-    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0) {
-      NEED_VALUE();
-      char* end = NULL;
-      double value = strtod(next, &end);
-      if (*end || !(value >= 0)) return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
-      if (a[2] == 'r') {
-        o->rtol = value;
-      } else {
-        o->atol = value;
-      }
-      o->tolerant = 1;
-    } else if (strcmp(a, "--dtype") == 0) {
-      NEED_VALUE();
-      if (strcmp(next, "f16") && strcmp(next, "bf16") && strcmp(next, "f32") && strcmp(next, "f64")) {
-        return tkrt_cli_usage_error(o->command, "unknown --dtype '%s' (f16, bf16, f32, f64)", next);
-      }
-      o->dtype = next;
-    } else if (strcmp(a, "--backend") == 0) {
-      NEED_VALUE();
-      o->backend = next;
-    } else if (strcmp(a, "--device") == 0) {
-      NEED_VALUE();
-      long ordinal = 0;
-      if (!parse_count(next, &ordinal)) return tkrt_cli_usage_error(o->command, "bad --device '%s'", next);
-      o->ordinal = (int)ordinal;
-    } else if (strcmp(a, "--iterations") == 0 && !o->tune) {
-      NEED_VALUE();
-      if (!parse_count(next, &o->iterations)) {
-        return tkrt_cli_usage_error(o->command, "bad --iterations '%s'", next);
-      }
-    } else if (strcmp(a, "--store") == 0) {
-      NEED_VALUE();
-      o->store = next;
-    } else if (strcmp(a, "--policy") == 0 && !o->tune) {
-      NEED_VALUE();
-      if (strcmp(next, "auto") && strcmp(next, "never")) {
-        return tkrt_cli_usage_error(o->command, "bad --policy '%s' (auto or never)", next);
-      }
-      o->policy = next;
-    } else if (strcmp(a, "--pin") == 0 && !o->tune) {
-      NEED_VALUE();
-      if (!parse_count(next, &o->pin)) return tkrt_cli_usage_error(o->command, "bad --pin '%s'", next);
-    } else if (strcmp(a, "--save") == 0 && !o->tune) {
-      NEED_VALUE();
-      o->save_dir = next;
-    } else if (strcmp(a, "--target-ms") == 0 && o->tune) {
-      NEED_VALUE();
-      char* end = NULL;
-      o->target_ms = strtod(next, &end);
-      if (*end || !(o->target_ms >= 0)) return tkrt_cli_usage_error(o->command, "bad --target-ms");
-    } else if (strcmp(a, "--max-iterations") == 0 && o->tune) {
-      NEED_VALUE();
-      if (!parse_count(next, &o->max_iterations) || o->max_iterations == 0) {
-        return tkrt_cli_usage_error(o->command, "bad --max-iterations '%s'", next);
-      }
-    } else if (a[0] == '-' || o->path) {
-      return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
-    } else {
-      o->path = a;
-    }
-#undef NEED_VALUE
-  }
-  if (!o->path) return tkrt_cli_usage_error(o->command, "no call file or case directory given");
-  if (tkrt_cli_is_directory(o->path)) {
-    struct stat st;
-    for (int kind = 0; kind < 2; ++kind) {
-      size_t* count = kind == 0 ? &o->input_count : &o->expect_count;
-      const char** list = kind == 0 ? o->inputs : o->expects;
-      if (*count) continue; /* explicit files win over the folder's */
-      for (size_t i = 0; i < MAX_BUFFERS; ++i) {
-        snprintf(g_case_paths[kind][i], sizeof(g_case_paths[kind][i]), "%s/%s%zu.bin", o->path,
-                 kind == 0 ? "in" : "out", i);
-        if (stat(g_case_paths[kind][i], &st) != 0) break;
-        list[(*count)++] = g_case_paths[kind][i];
-      }
-    }
-  }
-  return 0;
-}
+#define MAX_BUFFERS TKRT_CLI_MAX_BUFFERS
+/* Input and expected-output files larger than this are refused before reading. */
+#define TKRT_CLI_MAX_BUFFER_FILE ((size_t)1 << 36)
 
 /* ---------------------------------------------------------------- comparing */
 
@@ -240,7 +51,7 @@ static size_t dtype_size(const char* dtype) {
 }
 
 /* Returns 1 when the output matches; prints a one-line verdict. */
-static int compare_output(const run_options_t* o, size_t index, const unsigned char* got,
+static int compare_output(const tkrt_run_options_t* o, size_t index, const unsigned char* got,
                           const unsigned char* want, size_t size) {
   if (!o->tolerant) {
     size_t differing = 0, first = size;
@@ -316,17 +127,20 @@ static void tune_progress(void* user, size_t config, size_t count, int pass, uin
           config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
 }
 
-static tkrt_status_t session_open(const run_options_t* o, session_t* s) {
-  TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, &s->call));
+static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
+  TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, o->read_hsaco_paths, &s->call));
+  /* The environment (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...) first, flags over it. */
   tkrt_device_options_t device_options;
   tkrt_device_options_init(&device_options);
-  device_options.backend = o->backend;
-  device_options.ordinal = o->ordinal;
-  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
-
   tkrt_autotuner_options_t tune_options;
   tkrt_autotuner_options_init(&tune_options);
-  tune_options.store_dir = o->store;
+  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&device_options, &tune_options));
+  if (o->backend) device_options.backend = o->backend;
+  device_options.ordinal = o->ordinal;
+  device_options.allow_native_code_from_calls = o->allow_native_code != 0;
+  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+
+  if (o->store) tune_options.store_dir = o->store;
   if (o->policy) {
     tune_options.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER
                                                           : TKRT_TUNE_POLICY_AUTO;
@@ -344,17 +158,21 @@ static tkrt_status_t session_open(const run_options_t* o, session_t* s) {
   for (size_t i = 0; i < o->input_count; ++i) {
     void* bytes = NULL;
     size_t size = 0;
-    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->inputs[i], &bytes, &size));
-    tkrt_status_t status = NULL;
-    if (size) {
-      status = tkrt_memory_alloc(s->device, size, &s->buffers[i].ptr);
-      if (!status) {
-        s->owned[i] = 1;
-        s->buffers[i].size = size;
-        status = tkrt_memcpy_htod_async(s->device, s->buffers[i].ptr, bytes, size, NULL);
-      }
-      if (!status) status = tkrt_stream_synchronize(s->device, NULL);
+    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->inputs[i], TKRT_CLI_MAX_BUFFER_FILE, &bytes, &size));
+    if (size == 0) {
+      /* A device buffer cannot be empty (there would be no address to pass). */
+      free(bytes);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "input %zu (%s) is empty: an input buffer needs at least one byte", i,
+                              o->inputs[i]);
     }
+    tkrt_status_t status = tkrt_memory_alloc(s->device, size, &s->buffers[i].ptr);
+    if (!status) {
+      s->owned[i] = 1;
+      s->buffers[i].size = size;
+      status = tkrt_memcpy_htod_async(s->device, s->buffers[i].ptr, bytes, size, NULL);
+    }
+    if (!status) status = tkrt_stream_synchronize(s->device, NULL);
     free(bytes);
     if (status) return tkrt_status_annotate(status, "input %zu (%s)", i, o->inputs[i]);
   }
@@ -363,7 +181,14 @@ static tkrt_status_t session_open(const run_options_t* o, session_t* s) {
   s->output_count = o->expect_count > o->out_size_count ? o->expect_count : o->out_size_count;
   uint64_t sizes[MAX_BUFFERS] = {0};
   for (size_t i = 0; i < o->expect_count; ++i) {
-    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->expects[i], &s->expected[i], &s->expected_size[i]));
+    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->expects[i], TKRT_CLI_MAX_BUFFER_FILE,
+                                            &s->expected[i], &s->expected_size[i]));
+    if (s->expected_size[i] == 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "expected output %zu (%s) is empty: an output buffer needs at least "
+                              "one byte",
+                              i, o->expects[i]);
+    }
     sizes[i] = s->expected_size[i];
   }
   for (size_t i = 0; i < o->out_size_count; ++i) {
@@ -436,6 +261,16 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* A table cell: the text with control and non-ASCII bytes replaced by '?', cut to fit. */
+static void printable(const char* text, char* out, size_t capacity) {
+  size_t n = 0;
+  for (; text[n] && n + 1 < capacity; ++n) {
+    unsigned char c = (unsigned char)text[n];
+    out[n] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+  }
+  out[n] = '\0';
+}
+
 static void print_decision(session_t* s, int table) {
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(s->call);
   float times[256];
@@ -450,10 +285,15 @@ static void print_decision(session_t* s, int table) {
     return;
   }
   const tkrt_config_desc_t* chosen = &desc->configs[report.chosen];
-  printf("config: %zu of %zu%s%s%s (kernel %s), decided by: %s\n", report.chosen, desc->config_count,
-         chosen->description ? " '" : "", chosen->description ? chosen->description : "",
-         chosen->description ? "'" : "", tkrt_kernel_get_desc(chosen->kernel)->name,
-         tkrt_tune_source_name(report.source));
+  printf("config: %zu of %zu", report.chosen, desc->config_count);
+  if (chosen->description) {
+    printf(" '");
+    tkrt_cli_print_text(stdout, chosen->description);
+    printf("'");
+  }
+  printf(" (kernel ");
+  tkrt_cli_print_text(stdout, tkrt_kernel_get_desc(chosen->kernel)->name);
+  printf("), decided by: %s\n", tkrt_tune_source_name(report.source));
   if (!table || desc->config_count == 1) return;
   printf("\n  %-3s %-28s %-20s %5s %-16s %9s %12s\n", "#", "description", "kernel", "warps", "grid",
          "shared", "ms/launch");
@@ -467,23 +307,20 @@ static void print_decision(session_t* s, int table) {
     } else {
       snprintf(time, sizeof(time), "skipped");
     }
+    char description[29], name[21];
+    printable(config->description ? config->description : "", description, sizeof(description));
+    printable(k->name, name, sizeof(name));
     printf("%s %-3zu %-28.28s %-20.20s %5u %-16s %9u %12s\n", c == report.chosen ? "*" : " ", c,
-           config->description ? config->description : "", k->name, k->num_warps, grid,
-           k->shared_mem_bytes, time);
+           description, name, k->num_warps, grid, k->shared_mem_bytes, time);
   }
   if (report.skip_reason[0]) printf("  skipped: %s\n", report.skip_reason);
   printf("  (%u timed launches per config)\n", report.iterations);
 }
 
 static int run_or_tune(int argc, char** argv, int tune) {
-  run_options_t o;
-  memset(&o, 0, sizeof(o));
-  o.command = tune ? "tune" : "run";
-  o.tune = tune;
-  o.iterations = tune ? 0 : 20;
-  o.pin = -1;
-  o.target_ms = -1;
-  int parsed = parse_options(argc, argv, &o);
+  tkrt_run_options_t o;
+  tkrt_cli_run_options_init(&o, tune);
+  int parsed = tkrt_cli_parse_run_options(argc, argv, &o);
   if (parsed) return parsed < 0 ? TKRT_CLI_OK : parsed;
   if (tune && !tkrt_cli_is_directory(o.path) && !o.input_count) {
     fprintf(stderr, "tkrt tune: note: no --in given; the call runs with no input buffers\n");
@@ -530,10 +367,10 @@ static int run_or_tune(int argc, char** argv, int tune) {
       }
     }
     if (!status && o.save_dir) {
-      char path[4200];
-      snprintf(path, sizeof(path), "%s/out%zu.bin", o.save_dir, j);
-      status = tkrt_cli_write_file(path, got, b->size);
-      if (!status) printf("output %zu: written to %s\n", j, path);
+      char name[32];
+      snprintf(name, sizeof(name), "out%zu.bin", j);
+      status = tkrt_cli_write_file(o.save_dir, name, got, b->size);
+      if (!status) printf("output %zu: written to %s/%s\n", j, o.save_dir, name);
     }
     free(got);
   }

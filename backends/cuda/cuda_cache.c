@@ -90,31 +90,6 @@ void tkrt_cuda_cache_remove(const char* dir, const tkrt_cuda_cache_key_t* key) {
   if (tkrt_cuda_cache_entry_path(dir, key, path, sizeof(path)) == 0) unlink(path);
 }
 
-/* Reads exactly `size` bytes; short files are the caller's problem (checked via fstat). */
-static int tkrt_cuda_read_all(int fd, void* buffer, size_t size) {
-  uint8_t* at = buffer;
-  while (size > 0) {
-    ssize_t n = read(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    at += n;
-    size -= (size_t)n;
-  }
-  return 0;
-}
-
-static int tkrt_cuda_write_all(int fd, const void* buffer, size_t size) {
-  const uint8_t* at = buffer;
-  while (size > 0) {
-    ssize_t n = write(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    at += n;
-    size -= (size_t)n;
-  }
-  return 0;
-}
-
 static void tkrt_cuda_payload_digest(const void* payload, size_t size,
                                      uint8_t digest[TKRT_CUDA_CACHE_DIGEST_SIZE]) {
   tkrt_sha256_t sha;
@@ -123,48 +98,48 @@ static void tkrt_cuda_payload_digest(const void* payload, size_t size,
   tkrt_sha256_final(&sha, digest);
 }
 
-tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, const tkrt_cuda_cache_key_t* key,
+tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, bool shared_ok,
+                                              const tkrt_cuda_cache_key_t* key,
                                               void** out_payload, size_t* out_size, char* why,
                                               size_t why_capacity) {
   tkrt_cuda_cache_result_t result = TKRT_CUDA_CACHE_MISS;
   uint8_t* contents = NULL;
-  int fd = -1;
-  char path[PATH_MAX];
+  size_t file_size = 0;
+  int dir_fd = -1;
+  char path[PATH_MAX], name[2 * TKRT_CUDA_CACHE_DIGEST_SIZE + 8];
   tkrt_cuda_cache_why(why, why_capacity, "no entry");
+  snprintf(name, sizeof(name), "%s.cubin", key->hex);
   if (tkrt_cuda_cache_entry_path(dir, key, path, sizeof(path)) != 0) {
     tkrt_cuda_cache_why(why, why_capacity, "cache path too long");
     goto cleanup;
   }
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno != ENOENT) tkrt_cuda_cache_why(why, why_capacity, "open: %s", strerror(errno));
-    goto cleanup;
+  tkrt_status_t status = tkrt_fs_open_trusted_dir(dir, shared_ok, &dir_fd);
+  if (!status) {
+    status = tkrt_fs_read_file_at(dir_fd, name, path,
+                                  TKRT_CUDA_CACHE_HEADER_SIZE + TKRT_CUDA_CACHE_MAX_PAYLOAD,
+                                  TKRT_FS_READ_NOFOLLOW | TKRT_FS_READ_TRUSTED |
+                                      (shared_ok ? TKRT_FS_READ_SHARED_OK : 0u),
+                                  (void**)&contents, &file_size);
   }
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    tkrt_cuda_cache_why(why, why_capacity, "not a regular file");
+  if (status) {
+    tkrt_status_code_t code = tkrt_status_code(status);
+    if (code != TKRT_STATUS_NOT_FOUND) {
+      tkrt_cuda_cache_why(why, why_capacity, "%s", tkrt_status_message(status));
+    }
+    if (code == TKRT_STATUS_PERMISSION_DENIED) {
+      /* The folder or the entry is not trusted (or not readable): neither used nor removed. */
+      result = TKRT_CUDA_CACHE_UNTRUSTED;
+    } else if (code == TKRT_STATUS_FAILED_PRECONDITION || code == TKRT_STATUS_INVALID_ARGUMENT ||
+               code == TKRT_STATUS_OUT_OF_RANGE) {
+      result = dir_fd >= 0 ? TKRT_CUDA_CACHE_CORRUPT : TKRT_CUDA_CACHE_MISS;
+    }
+    tkrt_status_free(status);
     goto cleanup;
   }
   result = TKRT_CUDA_CACHE_CORRUPT;
-  uint64_t file_size = (uint64_t)info.st_size;
   if (file_size < TKRT_CUDA_CACHE_HEADER_SIZE) {
     tkrt_cuda_cache_why(why, why_capacity, "truncated: %llu bytes, shorter than the header",
                         (unsigned long long)file_size);
-    goto cleanup;
-  }
-  if (file_size - TKRT_CUDA_CACHE_HEADER_SIZE > TKRT_CUDA_CACHE_MAX_PAYLOAD) {
-    tkrt_cuda_cache_why(why, why_capacity, "implausibly large: %llu bytes",
-                        (unsigned long long)file_size);
-    goto cleanup;
-  }
-  contents = malloc((size_t)file_size);
-  if (!contents) {
-    result = TKRT_CUDA_CACHE_MISS;
-    tkrt_cuda_cache_why(why, why_capacity, "out of host memory");
-    goto cleanup;
-  }
-  if (tkrt_cuda_read_all(fd, contents, (size_t)file_size) != 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "short read");
     goto cleanup;
   }
   if (memcmp(contents, TKRT_CUDA_CACHE_MAGIC, 8) != 0) {
@@ -205,77 +180,48 @@ tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, const tkrt_cuda_c
   tkrt_cuda_cache_why(why, why_capacity, "hit");
 
 cleanup:
-  if (fd >= 0) close(fd);
   free(contents);
-  if (result == TKRT_CUDA_CACHE_CORRUPT) unlink(path);
+  /* unlinkat in the folder we checked: removes a planted link or FIFO itself, not its target. */
+  if (result == TKRT_CUDA_CACHE_CORRUPT && dir_fd >= 0) unlinkat(dir_fd, name, 0);
+  if (dir_fd >= 0) close(dir_fd);
   return result;
 }
 
-int tkrt_cuda_cache_write(const char* dir, const tkrt_cuda_cache_key_t* key, const void* payload,
+int tkrt_cuda_cache_write(const char* dir, bool shared_ok, const tkrt_cuda_cache_key_t* key,
+                          const void* payload,
                           size_t size, char* why, size_t why_capacity) {
-  int result = -1;
-  int fd = -1;
-  char path[PATH_MAX];
-  char temp[PATH_MAX];
-  temp[0] = '\0';
   if ((uint64_t)size > TKRT_CUDA_CACHE_MAX_PAYLOAD) {
     tkrt_cuda_cache_why(why, why_capacity, "cubin of %zu bytes is too large to cache", size);
-    goto cleanup;
+    return -1;
   }
-  if (tkrt_cuda_cache_entry_path(dir, key, path, sizeof(path)) != 0 ||
-      snprintf(temp, sizeof(temp), "%s/.%s.XXXXXX", dir, key->hex) >= (int)sizeof(temp)) {
-    temp[0] = '\0';
+  char path[PATH_MAX], name[2 * TKRT_CUDA_CACHE_DIGEST_SIZE + 8];
+  snprintf(name, sizeof(name), "%s.cubin", key->hex);
+  if (tkrt_cuda_cache_entry_path(dir, key, path, sizeof(path)) != 0) {
     tkrt_cuda_cache_why(why, why_capacity, "cache path too long");
-    goto cleanup;
+    return -1;
   }
-  tkrt_status_t made = tkrt_fs_mkdirs(dir);
-  if (made) {
-    tkrt_cuda_cache_why(why, why_capacity, "%s", tkrt_status_message(made));
-    tkrt_status_free(made);
-    temp[0] = '\0';
-    goto cleanup;
+  tkrt_status_t status = tkrt_fs_mkdirs(dir);
+  int dir_fd = -1;
+  if (!status) status = tkrt_fs_open_trusted_dir(dir, shared_ok, &dir_fd);
+  if (!status) {
+    close(dir_fd);
+    uint8_t header[TKRT_CUDA_CACHE_HEADER_SIZE];
+    memcpy(header, TKRT_CUDA_CACHE_MAGIC, 8);
+    tkrt_cuda_put_u32(header + 8, TKRT_CUDA_CACHE_FORMAT_VERSION);
+    tkrt_cuda_put_u32(header + 12, TKRT_CUDA_CACHE_HEADER_SIZE);
+    tkrt_cuda_put_u64(header + 16, (uint64_t)size);
+    memcpy(header + 24, key->digest, TKRT_CUDA_CACHE_DIGEST_SIZE);
+    tkrt_cuda_payload_digest(payload, size, header + 56);
+    const tkrt_fs_piece_t pieces[2] = {{header, sizeof(header)}, {payload, size}};
+    /* Entries hold compiled code, nothing private: other users of a shared folder may read
+     * them (and will use them only when they opt in to trusting it). */
+    status = tkrt_fs_write_file_atomic(dir, name, pieces, 2, 0644);
   }
-  fd = mkstemp(temp);
-  if (fd < 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "mkstemp in %s: %s", dir, strerror(errno));
-    temp[0] = '\0';
-    goto cleanup;
+  if (status) {
+    tkrt_cuda_cache_why(why, why_capacity, "%s", tkrt_status_message(status));
+    tkrt_status_free(status);
+    return -1;
   }
-  /* Entries hold compiled code, nothing private: let other users of a shared folder read them. */
-  (void)fchmod(fd, 0644);
-  uint8_t header[TKRT_CUDA_CACHE_HEADER_SIZE];
-  memcpy(header, TKRT_CUDA_CACHE_MAGIC, 8);
-  tkrt_cuda_put_u32(header + 8, TKRT_CUDA_CACHE_FORMAT_VERSION);
-  tkrt_cuda_put_u32(header + 12, TKRT_CUDA_CACHE_HEADER_SIZE);
-  tkrt_cuda_put_u64(header + 16, (uint64_t)size);
-  memcpy(header + 24, key->digest, TKRT_CUDA_CACHE_DIGEST_SIZE);
-  tkrt_cuda_payload_digest(payload, size, header + 56);
-  if (tkrt_cuda_write_all(fd, header, sizeof(header)) != 0 ||
-      tkrt_cuda_write_all(fd, payload, size) != 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "write %s: %s", temp, strerror(errno));
-    goto cleanup;
-  }
-  /* fsync before rename: otherwise a crash can leave the new name pointing at empty blocks. */
-  if (fsync(fd) != 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "fsync %s: %s", temp, strerror(errno));
-    goto cleanup;
-  }
-  int closed = close(fd);
-  fd = -1;
-  if (closed != 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "close %s: %s", temp, strerror(errno));
-    goto cleanup;
-  }
-  if (rename(temp, path) != 0) {
-    tkrt_cuda_cache_why(why, why_capacity, "rename to %s: %s", path, strerror(errno));
-    goto cleanup;
-  }
-  temp[0] = '\0';
-  result = 0;
   tkrt_cuda_cache_why(why, why_capacity, "stored");
-
-cleanup:
-  if (fd >= 0) close(fd);
-  if (temp[0]) unlink(temp);
-  return result;
+  return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef TKRT_BACKENDS_CUDA_CUDA_CACHE_H_
 #define TKRT_BACKENDS_CUDA_CUDA_CACHE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,9 @@ typedef enum tkrt_cuda_cache_result {
   TKRT_CUDA_CACHE_HIT = 0,
   TKRT_CUDA_CACHE_MISS = 1,    /* no entry, or an entry of another format version */
   TKRT_CUDA_CACHE_CORRUPT = 2, /* an entry failed validation; it was removed */
+  /* The folder or the entry is not trusted (another user owns it or can write it, see
+   * docs/security.md): the entry is neither used nor removed. */
+  TKRT_CUDA_CACHE_UNTRUSTED = 3,
 } tkrt_cuda_cache_result_t;
 
 /* The key covers the exact PTX bytes, the compile target ("sm_90a"), the driver version (its JIT
@@ -36,17 +40,22 @@ typedef enum tkrt_cuda_cache_result {
 void tkrt_cuda_cache_key(const void* ptx, size_t ptx_size, const char* target,
                          int driver_version, tkrt_cuda_cache_key_t* out_key);
 
-/* Reads <dir>/<key>.cubin. HIT: *out_payload is a malloc'd copy of the cubin (the caller frees
- * it) and *out_size its size. MISS and CORRUPT leave the out parameters untouched; CORRUPT
- * removes the bad entry and puts the reason into `why` (always NUL-terminated). */
-tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, const tkrt_cuda_cache_key_t* key,
+/* Reads <dir>/<key>.cubin: never through a symbolic link, never blocking on a FIFO, only a regular
+ * file that this user (or root) owns and no other user can write, in a folder of which the same
+ * holds (unless TKRT_TRUST_SHARED_STORES=1). HIT: *out_payload is a malloc'd copy of the cubin
+ * (the caller frees it) and *out_size its size. The other results leave the out parameters
+ * untouched and put the reason into `why` (always NUL-terminated); CORRUPT (which includes a link
+ * or a FIFO under the entry's name) removes the bad entry. */
+tkrt_cuda_cache_result_t tkrt_cuda_cache_read(const char* dir, bool shared_ok,
+                                              const tkrt_cuda_cache_key_t* key,
                                               void** out_payload, size_t* out_size, char* why,
                                               size_t why_capacity);
 
-/* Stores an entry atomically: the folder is created as needed, the entry is written to a
- * temporary file in the same folder, flushed with fsync and renamed into place, so readers see
- * either no entry or a complete one. Returns 0, or -1 with the reason in `why`. */
-int tkrt_cuda_cache_write(const char* dir, const tkrt_cuda_cache_key_t* key, const void* payload,
+/* Stores an entry atomically: the folder is created as needed (and must be trusted), the entry is
+ * written to a new mkstemp file in the same folder, flushed with fsync and renamed into place, so
+ * readers see either no entry or a complete one. Returns 0, or -1 with the reason in `why`. */
+int tkrt_cuda_cache_write(const char* dir, bool shared_ok, const tkrt_cuda_cache_key_t* key,
+                          const void* payload,
                           size_t size, char* why, size_t why_capacity);
 
 /* Removes an entry (missing is fine). For entries the driver rejects although they validate. */

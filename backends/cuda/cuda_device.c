@@ -107,6 +107,7 @@ tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
   if (!device) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   tkrt_hal_device_initialize(&device->base, backend, &tkrt_cuda_device_vtable, ordinal);
   device->driver = driver;
+  device->trust_shared_cache = options->trust_shared_cache;
   if (options->cache_dir && *options->cache_dir && !tkrt_fs_is_off(options->cache_dir)) {
     device->cache_dir = strdup(options->cache_dir);
     if (!device->cache_dir) {

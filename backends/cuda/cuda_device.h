@@ -18,6 +18,7 @@ typedef struct tkrt_cuda_device {
   /* What PTX is compiled for: "sm_90a" on cc >= 9.0 (arch-specific, like jaxlib), else sm_XY. */
   char ptx_target[16];
   char* cache_dir;     /* the cubin cache folder; NULL: no cache */
+  bool trust_shared_cache;
 } tkrt_cuda_device_t;
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device);

@@ -49,6 +49,17 @@ static void tkrt_cuda_warn_corrupt(const char* path, const char* why) {
   }
 }
 
+static atomic_int tkrt_cuda_untrusted_warned;
+
+/* A cache that is not trusted is not an error: the PTX is compiled instead, once said. */
+static void tkrt_cuda_warn_untrusted(const char* why) {
+  if (tkrt_cuda_log_enabled()) {
+    tkrt_cuda_log("PTX cache not used: %s", why);
+  } else if (!atomic_exchange(&tkrt_cuda_untrusted_warned, 1)) {
+    fprintf(stderr, "tkrt: cuda: warning: PTX cache not used: %s\n", why);
+  }
+}
+
 static double tkrt_cuda_now_ms(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -181,9 +192,10 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
 
   if (cache_on) {
     size_t cached_size = 0;
-    char why[256];
+    char why[512];
     tkrt_cuda_cache_result_t lookup =
-        tkrt_cuda_cache_read(dir, &key, &cached, &cached_size, why, sizeof(why));
+        tkrt_cuda_cache_read(dir, device->trust_shared_cache, &key, &cached, &cached_size, why,
+                             sizeof(why));
     if (lookup == TKRT_CUDA_CACHE_HIT) {
       CUmodule module = NULL;
       CUresult result = device->driver->cuModuleLoadData(&module, cached);
@@ -201,6 +213,9 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
     } else if (lookup == TKRT_CUDA_CACHE_CORRUPT) {
       atomic_fetch_add(&tkrt_cuda_stats.cache_corrupt, 1);
       tkrt_cuda_warn_corrupt(path, why);
+    } else if (lookup == TKRT_CUDA_CACHE_UNTRUSTED) {
+      atomic_fetch_add(&tkrt_cuda_stats.cache_misses, 1);
+      tkrt_cuda_warn_untrusted(why);
     } else {
       atomic_fetch_add(&tkrt_cuda_stats.cache_misses, 1);
       tkrt_cuda_log("PTX cache miss %s (%s; %s)", key.hex, path, why);
@@ -232,7 +247,8 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
                 ptx_size, cubin_size, device->ptx_target, compiled - started);
   if (cache_on) {
     char why[512];
-    if (tkrt_cuda_cache_write(dir, &key, cubin, cubin_size, why, sizeof(why)) != 0) {
+    if (tkrt_cuda_cache_write(dir, device->trust_shared_cache, &key, cubin, cubin_size, why,
+                              sizeof(why)) != 0) {
       /* The module is loaded; a cache that cannot be written only costs the next process a JIT. */
       atomic_fetch_add(&tkrt_cuda_stats.cache_write_failures, 1);
       tkrt_cuda_log("PTX cache write %s failed: %s", key.hex, why);

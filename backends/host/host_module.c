@@ -121,8 +121,13 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
   tkrt_status_t status = NULL;
   int fd = memfd_create("tkrt-host-image", MFD_CLOEXEC);
   if (fd < 0) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "memfd_create failed: %s",
-                              strerror(errno));
+    int error = errno;
+    status = TKRT_STATUS_MAKE(error == EMFILE || error == ENFILE || error == ENOMEM
+                                  ? TKRT_STATUS_RESOURCE_EXHAUSTED
+                                  : TKRT_STATUS_UNAVAILABLE,
+                              "memfd_create failed: %s (each loaded host module holds one file "
+                              "descriptor)",
+                              strerror(error));
     goto fail;
   }
   const unsigned char* bytes = image->data;

@@ -42,6 +42,9 @@ typedef struct tkrt_autotuner_options {
   /* Decision store directory; NULL, "" or "off": decisions live in memory only
    * (tkrt_options_from_environment picks $TKRT_TUNE_DIR or ~/.cache/tkrt/tune). */
   const char* store_dir;
+  /* Trust store entries (and the folder) that another user owns or can write: a store shared
+   * on purpose (docs/security.md). Default false: such entries are ignored, and tuning happens. */
+  bool trust_shared_store;
   /* Pinned configs, parsed at creation: a comma list of <digest hex or prefix, or *>[@arch]=
    * <config index>, e.g. "3fa9c2=1,*=0" (what TKRT_TUNE_PIN holds); NULL: none. */
   const char* pins;

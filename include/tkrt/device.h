@@ -109,12 +109,24 @@ struct tkrt_device_options {
   /* cuda: the folder of the on-disk cache of cubins JIT-compiled from PTX; NULL, "" or "off": no
    * cache (tkrt_options_from_environment picks $TKRT_CACHE_DIR/cubin or ~/.cache/tkrt/cubin). */
   const char* cache_dir;
+  /* cuda: trust cache entries (and folders) that another user owns or can write. Default false:
+   * such entries are ignored (and not removed), since anyone who can write them could make tkrt
+   * launch their code. Symbolic links and non-regular files are never trusted. See
+   * docs/security.md. */
+  bool trust_shared_cache;
   /* hip: the runtime library to open, a path or soname, or a ':' list tried in order; NULL: the
    * usual sonames (libamdhip64.so.7, .6, .5, .so). The first device opened in a process decides
    * which library the process uses. */
   const char* hip_library;
   /* Log backend events (library loads, PTX JIT and cache use) to stderr. */
   bool log;
+  /* Whether host images that come from a serialized call (tkrt_wire_decode; every kernel image
+   * whose origin is not TKRT_IMAGE_ORIGIN_API) may be loaded on this device. A host image is
+   * native code: loading it runs its constructors in this process, with this process's rights.
+   * Default false: launching or preparing such a call is PERMISSION_DENIED, before anything is
+   * loaded. Images the application loads itself (tkrt_module_load, or kernels it builds with
+   * tkrt_kernel_create) are always allowed. See docs/security.md. */
+  bool allow_native_code_from_calls;
 };
 
 TKRT_API void tkrt_device_options_init(tkrt_device_options_t* options);

@@ -25,6 +25,8 @@ extern "C" {
  *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
  *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
+ *   TKRT_TRUST_SHARED_STORES  device->trust_shared_cache and tuner->trust_shared_store:
+ *                       1|on|yes|true trusts caches and stores other users own or can write
  * String fields point into the environment or into static storage (the defaults): they stay valid
  * while the environment is not changed. A value that cannot be used (TKRT_HOST_THREADS=lots,
  * TKRT_TUNE_POLICY=sometimes) is INVALID_ARGUMENT naming the variable, and nothing is written. */

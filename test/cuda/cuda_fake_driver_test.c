@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,6 +182,45 @@ static void corrupt_cache_entry_is_rebuilt(void) {
   EXPECT_EQ_U64(fake->jit_compiles, jit_before + 1);
   tkrt_module_unload(module);
   ASSERT_OK(load_ptx(device, ptx, &module)); /* the rebuilt entry hits */
+  tkrt_cuda_module_stats(&before);
+  EXPECT_EQ_U64(before.cache_hits, after.cache_hits + 1);
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
+/* Issue 12: an entry another user could have written (a forged cubin with a valid checksum) is
+ * not handed to the driver: the PTX is compiled instead, and the result replaces the entry. */
+static void forged_cache_entry_is_not_loaded(void) {
+  use_fresh_cache();
+  unsetenv("TKRT_TRUST_SHARED_STORES");
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(open_cuda(&device));
+  tkrt_cuda_fake_counters_t* fake = counters();
+  ASSERT_TRUE(fake != NULL);
+  static const char ptx[] = ".version 8.7\n.target sm_90a\n.visible .entry forged(\n)\n{}\n";
+  char dir[512];
+  snprintf(dir, sizeof(dir), "%s/cubin", cache_root);
+  tkrt_cuda_cache_key_t key;
+  tkrt_cuda_cache_key(ptx, strlen(ptx), "sm_90a", 13000, &key);
+  char path[1024], why[256];
+  ASSERT_TRUE(tkrt_cuda_cache_entry_path(dir, &key, path, sizeof(path)) == 0);
+  static const char forged[] = "not the cubin the PTX compiles to";
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, forged, sizeof(forged), why, sizeof(why)) == 0);
+  ASSERT_TRUE(chmod(path, 0666) == 0); /* as a shared, world-writable cache would have it */
+
+  tkrt_cuda_module_stats_t before, after;
+  tkrt_cuda_module_stats(&before);
+  int jit_before = fake->jit_compiles;
+  tkrt_module_t* module = NULL;
+  ASSERT_OK(load_ptx(device, ptx, &module)); /* warns once: not trusted */
+  tkrt_cuda_module_stats(&after);
+  EXPECT_EQ_U64(after.cache_hits, before.cache_hits);
+  EXPECT_EQ_U64(fake->jit_compiles, jit_before + 1);
+  tkrt_module_unload(module);
+  /* The compiled cubin replaced the forged entry (rename), as this user's own: it hits now. */
+  struct stat info;
+  EXPECT_TRUE(stat(path, &info) == 0 && (info.st_mode & 0777) == 0644);
+  ASSERT_OK(load_ptx(device, ptx, &module));
   tkrt_cuda_module_stats(&before);
   EXPECT_EQ_U64(before.cache_hits, after.cache_hits + 1);
   tkrt_module_unload(module);
@@ -473,6 +513,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(device_info_is_filled),
       TKRT_TEST_CASE(ptx_jit_is_cached_across_processes),
       TKRT_TEST_CASE(corrupt_cache_entry_is_rebuilt),
+      TKRT_TEST_CASE(forged_cache_entry_is_not_loaded),
       TKRT_TEST_CASE(cache_off_always_compiles),
       TKRT_TEST_CASE(load_errors_are_mapped),
       TKRT_TEST_CASE(shared_memory_limits),

@@ -266,10 +266,10 @@ static void cache_round_trip_and_corruption(void) {
   void* data = NULL;
   size_t size = 0;
 
-  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_MISS);
-  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
-  ASSERT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+  ASSERT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_HIT);
   EXPECT_EQ_U64(size, sizeof(payload));
   EXPECT_TRUE(data && memcmp(data, payload, sizeof(payload)) == 0);
@@ -292,10 +292,10 @@ static void cache_round_trip_and_corruption(void) {
       {"empty file", 0, 0, "truncated"},
   };
   for (size_t i = 0; i < sizeof(damages) / sizeof(damages[0]); ++i) {
-    ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+    ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
     ASSERT_TRUE(damage_entry(dir, &key, damages[i].offset, damages[i].truncate_to) == 0);
     tkrt_cuda_cache_result_t result =
-        tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why));
+        tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why));
     if (result != TKRT_CUDA_CACHE_CORRUPT || !strstr(why, damages[i].reason)) {
       TKRT_TEST_FAIL_("%s: result %d, why '%s', expected CORRUPT mentioning '%s'",
                       damages[i].what, (int)result, why, damages[i].reason);
@@ -305,22 +305,22 @@ static void cache_round_trip_and_corruption(void) {
   }
 
   /* An entry stored under another key's name is refused. */
-  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &other, payload, 100, why, sizeof(why)) == 0);
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &other, payload, 100, why, sizeof(why)) == 0);
   char from[1024], to[1024];
   ASSERT_TRUE(tkrt_cuda_cache_entry_path(dir, &other, from, sizeof(from)) == 0);
   ASSERT_TRUE(tkrt_cuda_cache_entry_path(dir, &key, to, sizeof(to)) == 0);
   ASSERT_TRUE(rename(from, to) == 0);
-  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_CORRUPT);
 
   /* Another format version is a plain miss, then overwritten. */
-  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, 100, why, sizeof(why)) == 0);
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, 100, why, sizeof(why)) == 0);
   ASSERT_TRUE(damage_entry(dir, &key, 8, -1) == 0); /* the version's low byte */
-  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_MISS);
   EXPECT_TRUE(strstr(why, "format version") != NULL);
-  ASSERT_TRUE(tkrt_cuda_cache_write(dir, &key, payload, 100, why, sizeof(why)) == 0);
-  ASSERT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, 100, why, sizeof(why)) == 0);
+  ASSERT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_HIT);
   free(data);
   data = NULL;
@@ -348,21 +348,92 @@ static void cache_write_failures_are_reported_not_fatal(void) {
   fclose(file);
   char dir[600];
   snprintf(dir, sizeof(dir), "%s/cubin", blocker);
-  EXPECT_TRUE(tkrt_cuda_cache_write(dir, &key, "abc", 3, why, sizeof(why)) == -1);
+  EXPECT_TRUE(tkrt_cuda_cache_write(dir, false, &key, "abc", 3, why, sizeof(why)) == -1);
   EXPECT_TRUE(strstr(why, "cannot create") != NULL || strstr(why, "not a folder") != NULL);
   void* data = NULL;
   size_t size = 0;
-  EXPECT_TRUE(tkrt_cuda_cache_read(dir, &key, &data, &size, why, sizeof(why)) ==
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
               TKRT_CUDA_CACHE_MISS);
   /* A read-only folder (skipped as root, who may write anyway). */
   if (geteuid() != 0) {
     char readonly[512];
     snprintf(readonly, sizeof(readonly), "%s/readonly", root);
     ASSERT_TRUE(mkdir(readonly, 0555) == 0);
-    EXPECT_TRUE(tkrt_cuda_cache_write(readonly, &key, "abc", 3, why, sizeof(why)) == -1);
+    EXPECT_TRUE(tkrt_cuda_cache_write(readonly, false, &key, "abc", 3, why, sizeof(why)) == -1);
     EXPECT_TRUE(strstr(why, "mkstemp") != NULL);
     chmod(readonly, 0755);
   }
+}
+
+/* Issue 12: the cache is shareable (entries 0644), so a forged entry must not be trusted just
+ * because its checksum (a public SHA-256) matches. Each case plants a valid entry that is a link,
+ * a FIFO, writable by others, in a folder writable by others, or (as root) another user's. */
+static void cache_refuses_untrusted_entries(void) {
+  const char* root = make_temp_root();
+  ASSERT_TRUE(root != NULL);
+  char dir[512], path[1024], forged[1024];
+  snprintf(dir, sizeof(dir), "%s/trust/cubin", root);
+  snprintf(forged, sizeof(forged), "%s/trust/forged.cubin", root);
+  tkrt_cuda_cache_key_t key;
+  tkrt_cuda_cache_key("trusted ptx", 11, "sm_90a", 13000, &key);
+  ASSERT_TRUE(tkrt_cuda_cache_entry_path(dir, &key, path, sizeof(path)) == 0);
+  char why[512];
+  void* data = NULL;
+  size_t size = 0;
+  const char payload[] = "a forged cubin";
+  unsetenv("TKRT_TRUST_SHARED_STORES");
+
+  /* A link to a well-formed entry elsewhere: not followed; removed as corrupt. */
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+  ASSERT_TRUE(rename(path, forged) == 0);
+  ASSERT_TRUE(symlink(forged, path) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_CORRUPT);
+  EXPECT_TRUE(strstr(why, "symbolic link") != NULL);
+  struct stat info;
+  EXPECT_TRUE(lstat(path, &info) != 0);  /* the link is gone */
+  EXPECT_TRUE(stat(forged, &info) == 0); /* its target is untouched */
+
+  /* A FIFO under the entry's name: no hang, removed. */
+  ASSERT_TRUE(mkfifo(path, 0644) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_CORRUPT);
+  EXPECT_TRUE(strstr(why, "FIFO") != NULL);
+  EXPECT_TRUE(lstat(path, &info) != 0);
+
+  /* An entry that others can write: not used, not removed; trusted only with the opt-in. */
+  ASSERT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, sizeof(payload), why, sizeof(why)) == 0);
+  ASSERT_TRUE(chmod(path, 0666) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_UNTRUSTED);
+  EXPECT_TRUE(strstr(why, "other users can write it") != NULL);
+  EXPECT_TRUE(strstr(why, "TKRT_TRUST_SHARED_STORES") != NULL);
+  EXPECT_TRUE(data == NULL);
+  EXPECT_TRUE(entry_exists(dir, &key));
+  /* A store shared on purpose (trust_shared_cache): trusted. */
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, true, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_HIT);
+  free(data);
+  data = NULL;
+  ASSERT_TRUE(chmod(path, 0644) == 0);
+
+  /* A folder that others can write: nothing in it is used, and nothing is written to it. */
+  ASSERT_TRUE(chmod(dir, 0777) == 0);
+  EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
+              TKRT_CUDA_CACHE_UNTRUSTED);
+  EXPECT_TRUE(strstr(why, dir) != NULL);
+  EXPECT_TRUE(tkrt_cuda_cache_write(dir, false, &key, payload, sizeof(payload), why, sizeof(why)) == -1);
+  EXPECT_TRUE(strstr(why, "not trusted") != NULL);
+  ASSERT_TRUE(chmod(dir, 0755) == 0);
+
+  /* Another user's entry (only root can make one). */
+  if (geteuid() == 0) {
+    ASSERT_TRUE(chown(path, 65534, 65534) == 0);
+    EXPECT_TRUE(tkrt_cuda_cache_read(dir, false, &key, &data, &size, why, sizeof(why)) ==
+                TKRT_CUDA_CACHE_UNTRUSTED);
+    EXPECT_TRUE(strstr(why, "another user owns it") != NULL);
+  }
+  EXPECT_TRUE(data == NULL);
 }
 
 static void cleanup_temp_root(void) {
@@ -380,6 +451,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(cache_dir_follows_environment),
       TKRT_TEST_CASE(cache_round_trip_and_corruption),
       TKRT_TEST_CASE(cache_write_failures_are_reported_not_fatal),
+      TKRT_TEST_CASE(cache_refuses_untrusted_entries),
   };
   int rc = tkrt_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
   cleanup_temp_root();

@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# Builds the wire decoder's libFuzzer target (clang, ASan+UBSan) and fuzzes it for a bounded
-# time, seeded with test/fuzz/corpus and test/fuzz/regressions. For CI: exits non-zero when the
-# fuzzer finds a crash, leak or failed check; the input is left in the work directory, to be fixed
-# and then kept under test/fuzz/regressions/.
+# Builds one libFuzzer target (clang, ASan+UBSan) and fuzzes it for a bounded time, seeded from
+# the tree. For CI: exits non-zero when the fuzzer finds a crash, leak or failed check; the input
+# is left in the work directory, to be fixed and then kept with the target's regressions.
 #
-# Usage: test/fuzz/run_fuzz.sh SECONDS [BUILD_DIR]
-#   BUILD_DIR  an existing build that has the wire_fuzz target (configured with clang and
+# Usage: test/fuzz/run_fuzz.sh SECONDS [BUILD_DIR] [TARGET]
+#   TARGET     wire (default: the wire decoder; seeds test/fuzz/corpus and test/fuzz/regressions,
+#              dictionary wire.dict), image (the image inspector; seeds test/image/data and
+#              examples/calls), decision (the decision store's entry parser; test/fuzz/corpus_decision)
+#              or cli_options (tkrt run/tune options; test/fuzz/corpus_cli).
+#   BUILD_DIR  an existing build that has the <TARGET>_fuzz target (configured with clang and
 #              -DTKRT_BUILD_FUZZERS=ON); default: configure and build ./build-fuzz.
 #   JOBS=N     fuzz with N parallel workers (libFuzzer fork mode); default 1.
 #   FUZZ_ARGS  extra libFuzzer flags, e.g. FUZZ_ARGS=-use_value_profile=1.
 set -euo pipefail
 
-seconds=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR]}
+seconds=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR] [TARGET]}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${2:-$root/build-fuzz}
+target=${3:-wire}
 jobs=${JOBS:-1}
+
+seed_dirs=()
+extra_args=()
+case "$target" in
+  wire)
+    seed_dirs=("$root/test/fuzz/corpus" "$root/test/fuzz/regressions")
+    extra_args=(-max_len=65536 -dict="$root/test/fuzz/wire.dict") ;;
+  image)
+    seed_dirs=("$root/test/image/data" "$root/examples/calls")
+    extra_args=(-max_len=262144) ;;
+  decision)
+    seed_dirs=("$root/test/fuzz/corpus_decision")
+    extra_args=(-max_len=4096) ;;
+  cli_options)
+    seed_dirs=("$root/test/fuzz/corpus_cli")
+    # The parser prints usage errors: keep the fuzzer's output readable.
+    extra_args=(-max_len=2048 -close_fd_mask=3) ;;
+  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options)" >&2; exit 2 ;;
+esac
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   command -v clang >/dev/null || { echo "run_fuzz.sh: clang is required" >&2; exit 2; }
@@ -22,21 +45,20 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DTKRT_BACKEND_CUDA=OFF -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_EXAMPLES=OFF \
     -DTKRT_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" --target wire_fuzz -j"$(nproc)" >/dev/null
-fuzzer=$(find "$build" -name wire_fuzz -type f -perm -u+x | head -n1)
-[ -n "$fuzzer" ] || { echo "run_fuzz.sh: no wire_fuzz in $build (TKRT_BUILD_FUZZERS=ON, clang?)" >&2; exit 2; }
+cmake --build "$build" --target "${target}_fuzz" -j"$(nproc)" >/dev/null
+fuzzer=$(find "$build" -name "${target}_fuzz" -type f -perm -u+x | head -n1)
+[ -n "$fuzzer" ] || { echo "run_fuzz.sh: no ${target}_fuzz in $build (TKRT_BUILD_FUZZERS=ON, clang?)" >&2; exit 2; }
 
 # The fuzzer adds inputs to its first corpus directory: use a scratch copy, never the repo's.
-work="$build/fuzz-wire"
+work="$build/fuzz-$target"
 mkdir -p "$work/corpus" "$work/artifacts"
-cp -n "$root"/test/fuzz/corpus/* "$work/corpus/" 2>/dev/null || true
-seeds=("$work/corpus" "$root/test/fuzz/corpus")
-if compgen -G "$root/test/fuzz/regressions/*" >/dev/null; then
-  seeds+=("$root/test/fuzz/regressions")
-fi
+seeds=("$work/corpus")
+for dir in "${seed_dirs[@]}"; do
+  if compgen -G "$dir/*" >/dev/null; then seeds+=("$dir"); fi
+done
 
-args=(-max_len=65536 -timeout=5 -rss_limit_mb=4096 -max_total_time="$seconds"
-      -dict="$root/test/fuzz/wire.dict" -artifact_prefix="$work/artifacts/" -print_final_stats=1)
+args=(-timeout=5 -rss_limit_mb=4096 -max_total_time="$seconds" "${extra_args[@]}"
+      -artifact_prefix="$work/artifacts/" -print_final_stats=1)
 if [ -n "${FUZZ_ARGS:-}" ]; then
   read -r -a extra <<<"$FUZZ_ARGS"
   args+=("${extra[@]}")

@@ -1,0 +1,49 @@
+/* libFuzzer target for the option parser of `tkrt run` and `tkrt tune` (tools/tkrt_run_options.c).
+ * The input is an argument list: NUL-separated strings; the first byte picks run or tune. Checks:
+ * no crash or leak, a return value the parser documents, and parsed options within their limits.
+ * Seeds: test/fuzz/corpus_cli. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/tkrt_cli.h"
+
+#define FUZZ_MAX_ARGS 160
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  int tune = data[0] & 1;
+  char* copy = malloc(size);
+  if (!copy) return 0;
+  memcpy(copy, data + 1, size - 1);
+  copy[size - 1] = '\0';
+  char* argv[FUZZ_MAX_ARGS + 1];
+  int argc = 0;
+  argv[argc++] = tune ? "tune" : "run";
+  for (char* at = copy; at < copy + size - 1 && argc < FUZZ_MAX_ARGS;) {
+    argv[argc++] = at;
+    at += strlen(at) + 1;
+  }
+  argv[argc] = NULL;
+  tkrt_run_options_t options;
+  tkrt_cli_run_options_init(&options, tune);
+  int rc = tkrt_cli_parse_run_options(argc, argv, &options);
+  if (rc != 0 && rc != -1 && rc != TKRT_CLI_USAGE) abort();
+  if (rc == 0) {
+    if (!options.path || options.input_count > TKRT_CLI_MAX_BUFFERS ||
+        options.expect_count > TKRT_CLI_MAX_BUFFERS || options.alias_count > TKRT_CLI_MAX_BUFFERS ||
+        options.iterations < 0 || options.ordinal < 0 || !(options.rtol >= 0)) {
+      abort();
+    }
+    for (size_t i = 0; i < options.alias_count; ++i) {
+      for (size_t j = i + 1; j < options.alias_count; ++j) {
+        if (options.alias_out[i] == options.alias_out[j]) abort(); /* conflicts are refused */
+      }
+    }
+  }
+  free(copy);
+  return 0;
+}

@@ -1,0 +1,157 @@
+/* Writes the serialized calls of the trust tests (test/tools/trust_cli_test.sh), each carrying the
+ * marker host image (kernels/marker_kernel.c) in a different place:
+ *   tkrt_field      tkrt's own image field
+ *   module_image    jaxlib's TritonKernel.module_image
+ *   missing_kernel  tkrt's field, for a kernel name the image does not have
+ *   unselected      an autotuned call whose config 1 (never selected with --pin 0) has it
+ *   escape_name     names and descriptions holding terminal escape sequences (for dump)
+ *   hsaco_path      a ROCm-style call naming an HSACO file by path, bytes not carried
+ * Each folder holds call.pb.z, in0.bin (16 bytes) and out0.bin (the same bytes: a copy kernel).
+ *   make_trust_calls <out dir> <marker image> */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tkrt/tkrt.h"
+#include "tkrt/wire.h"
+
+#define BYTES 16
+
+static void* read_all(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void* data = n > 0 ? malloc((size_t)n) : NULL;
+  if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *size = data ? (size_t)n : 0;
+  return data;
+}
+
+static int write_all(const char* dir, const char* name, const void* data, size_t size) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "wb");
+  if (!f) return 0;
+  int ok = fwrite(data, 1, size, f) == size;
+  return (fclose(f) == 0) && ok;
+}
+
+static tkrt_status_t make_kernel(const char* name, const void* image, size_t size,
+                                 tkrt_image_origin_t origin, tkrt_kernel_t** out) {
+  tkrt_kernel_image_t images[1] = {{.backend = "host", .kind = TKRT_IMAGE_HOST, .data = image,
+                                    .size = size, .origin = origin}};
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  desc.name = name;
+  desc.num_warps = 1;
+  desc.images = images;
+  desc.image_count = 1;
+  return tkrt_kernel_create(&desc, out);
+}
+
+static tkrt_status_t write_case_as(const char* root, const char* name, const char* call_name,
+                                   bool tkrt_images, tkrt_kernel_t* k0, tkrt_kernel_t* k1) {
+  char dir[4096];
+  snprintf(dir, sizeof(dir), "%s/%s", root, name);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "mkdir %s failed", dir);
+  }
+  tkrt_param_t params[2] = {{.kind = TKRT_PARAM_ARRAY}, {.kind = TKRT_PARAM_ARRAY}};
+  tkrt_config_desc_t configs[2] = {
+      {.kernel = k0, .grid = {BYTES, 1, 1}, .params = params, .param_count = 2,
+       .description = call_name == name ? "first" : "\x1b[2J\x1b]0;title\x07"},
+      {.kernel = k1, .grid = {BYTES, 1, 1}, .params = params, .param_count = 2,
+       .description = "second"}};
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.name = call_name;
+  desc.configs = configs;
+  desc.config_count = k1 ? 2 : 1;
+  desc.autotuned = k1 != NULL;
+  tkrt_call_t* call = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_call_create(&desc, &call));
+  void* blob = NULL;
+  size_t blob_size = 0;
+  tkrt_wire_encode_options_t options;
+  tkrt_wire_encode_options_init(&options);
+  options.include_tkrt_images = tkrt_images;
+  tkrt_status_t status = tkrt_wire_encode(call, &options, &blob, &blob_size);
+  tkrt_call_release(call);
+  if (status) return status;
+  unsigned char data[BYTES];
+  for (int i = 0; i < BYTES; ++i) data[i] = (unsigned char)(i * 13 + 1);
+  int ok = write_all(dir, "call.pb.z", blob, blob_size) && write_all(dir, "in0.bin", data, BYTES) &&
+           write_all(dir, "out0.bin", data, BYTES);
+  tkrt_wire_free(blob);
+  return ok ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "writing %s failed", dir);
+}
+
+static tkrt_status_t write_case(const char* root, const char* name, tkrt_kernel_t* k0,
+                                tkrt_kernel_t* k1) {
+  return write_case_as(root, name, name, true, k0, k1);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: make_trust_calls <out dir> <marker image>\n");
+    return 2;
+  }
+  size_t size = 0;
+  void* image = read_all(argv[2], &size);
+  if (!image || (mkdir(argv[1], 0755) != 0 && errno != EEXIST)) {
+    fprintf(stderr, "make_trust_calls: cannot read %s or create %s\n", argv[2], argv[1]);
+    return 1;
+  }
+  tkrt_kernel_t *field = NULL, *module = NULL, *missing = NULL;
+  tkrt_status_t status = make_kernel("marker_copy", image, size, TKRT_IMAGE_ORIGIN_API, &field);
+  if (!status) {
+    status = make_kernel("marker_copy", image, size, TKRT_IMAGE_ORIGIN_MODULE_IMAGE, &module);
+  }
+  if (!status) status = make_kernel("no_such_kernel", image, size, TKRT_IMAGE_ORIGIN_API, &missing);
+  if (!status) status = write_case(argv[1], "tkrt_field", field, NULL);
+  if (!status) status = write_case(argv[1], "module_image", module, NULL);
+  if (!status) status = write_case(argv[1], "missing_kernel", missing, NULL);
+  if (!status) status = write_case(argv[1], "unselected", field, module);
+  if (!status) {
+    status = write_case_as(argv[1], "escape_name", "evil\x1b]0;pwned\x07\x1b[31m", true, field,
+                           NULL);
+  }
+  tkrt_kernel_t* hsaco = NULL;
+  if (!status) {
+    /* Only the path travels (no tkrt image field), as in jaxlib's ROCm blobs. */
+    static const unsigned char code_object[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 64, [18] = 224};
+    tkrt_kernel_image_t rocm = {.backend = "hip", .arch = "gfx942", .kind = TKRT_IMAGE_HSACO,
+                                 .data = code_object, .size = sizeof(code_object),
+                                 .origin = TKRT_IMAGE_ORIGIN_HSACO_PATH,
+                                 .source_path = "no-such-folder/../../kernel.hsaco"};
+    tkrt_kernel_desc_t desc;
+    tkrt_kernel_desc_init(&desc);
+    desc.name = "add_kernel";
+    desc.num_warps = 4;
+    desc.images = &rocm;
+    desc.image_count = 1;
+    status = tkrt_kernel_create(&desc, &hsaco);
+  }
+  if (!status) status = write_case_as(argv[1], "hsaco_path", "hsaco_path", false, hsaco, NULL);
+  tkrt_kernel_release(hsaco);
+  tkrt_kernel_release(field);
+  tkrt_kernel_release(module);
+  tkrt_kernel_release(missing);
+  free(image);
+  if (status) {
+    char* text = tkrt_status_to_string(status);
+    fprintf(stderr, "make_trust_calls: %s\n", text ? text : "error");
+    free(text);
+    tkrt_status_free(status);
+    return 1;
+  }
+  return 0;
+}
