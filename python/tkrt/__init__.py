@@ -3,22 +3,25 @@
     import tkrt
     tkrt.use_for_jax_triton()   # register the targets and route jax-triton / jaxlib calls
 
-Pure Python: it loads a prebuilt libtkrt_xla.so (see `library_path`) with ctypes and registers
-its handlers with `jax.ffi.register_ffi_target`. docs/xla.md describes the targets and the
-autotuning policy (`configure_tuning`).
+The package loads libtkrt_xla.so (see `library_path`; the wheel carries it next to this file)
+with ctypes and registers its handlers with `jax.ffi.register_ffi_target`. Importing it needs no
+JAX: `version()`, `stats()` and `configure_tuning()` work without it; the functions that talk to
+JAX raise an ImportError saying so. docs/xla.md describes the targets and the autotuning policy.
 """
 
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 import threading
 from typing import Iterable, Optional
 
+__version__ = "0.1.0"  # the tkrt release; setup.py checks it against CMakeLists.txt
+
 __all__ = [
-    "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
+    "__version__", "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
     "use_for_jax_triton", "route_jaxlib_targets", "configure_tuning", "stats", "version",
+    "STATS_FIELDS",
 ]
 
 FFI_TARGET = "tkrt_triton_kernel_call"
@@ -34,32 +37,47 @@ _routing = False
 
 
 def library_path() -> str:
-  """Where libtkrt_xla.so is: $TKRT_XLA_LIBRARY, else next to this package, else a build dir."""
+  """Where libtkrt_xla.so is: $TKRT_XLA_LIBRARY when set, else next to this file (wheel, cmake
+  --install). Nothing else is searched, so the library used is always the one asked for."""
   env = os.environ.get("TKRT_XLA_LIBRARY")
   if env:
     if not os.path.isfile(env):
       raise FileNotFoundError(f"TKRT_XLA_LIBRARY={env} does not exist")
     return env
-  here = os.path.dirname(os.path.abspath(__file__))
-  candidates = [os.path.join(here, _LIB_NAME)]
-  root = os.path.dirname(os.path.dirname(here))  # <repo>/python/tkrt -> <repo>
-  candidates += [os.path.join(root, "build-xla", _LIB_NAME),
-                 os.path.join(root, "build", "xla", _LIB_NAME)]
-  candidates += sorted(glob.glob(os.path.join(root, "build", "*", _LIB_NAME)))
-  candidates += sorted(glob.glob(os.path.join(root, "build", "*", "xla", _LIB_NAME)))
-  for path in candidates:
-    if os.path.isfile(path):
-      return path
+  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _LIB_NAME)
+  if os.path.isfile(path):
+    return path
   raise FileNotFoundError(
-      f"{_LIB_NAME} not found; set TKRT_XLA_LIBRARY or build it (cmake -S xla -B build-xla). "
-      f"Looked in: {', '.join(candidates)}")
+      f"{path} does not exist: this copy of the tkrt package has no library. Install the wheel "
+      f"(pip install ./python, which builds it) or tkrt's cmake --install with -DTKRT_BUILD_XLA=ON, "
+      f"or set TKRT_XLA_LIBRARY to a libtkrt_xla.so")
+
+
+def _require_jax(what: str):
+  """Imports jax for `what`, or raises an ImportError that says how to get it."""
+  try:
+    import jax
+  except ImportError as e:
+    raise ImportError(
+        f"tkrt.{what} needs JAX (jax and a jaxlib with GPU support), which is not installed here: "
+        f"see https://docs.jax.dev/en/latest/installation.html, e.g. pip install -U "
+        f"\"jax[cuda12]\". Without JAX, tkrt.version(), tkrt.stats() and "
+        f"tkrt.configure_tuning() still work.") from e
+  return jax
+
+
+# The uint64_t counters of tkrt_xla_stats_t (xla/tkrt_xla.h), in order, after its struct_size.
+# The one place Python lists them: the test package.python_stats_fields checks them against the
+# header, and the library writes only the first struct_size bytes, so an older library is safe.
+STATS_FIELDS = (
+    "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
+    "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
+    "devices_opened", "legacy_status_fallback")
 
 
 class _Stats(ctypes.Structure):
-  _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_uint64) for name in (
-      "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
-      "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
-      "devices_opened", "legacy_status_fallback")]
+  _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_uint64)
+                                                   for name in STATS_FIELDS]
 
 
 def load_library() -> ctypes.CDLL:
@@ -76,6 +94,7 @@ def load_library() -> ctypes.CDLL:
 
 
 def version() -> str:
+  """The library's version line: "tkrt-xla <tkrt version> ffi <major>.<minor>"."""
   return load_library().tkrt_xla_version().decode()
 
 
@@ -84,7 +103,7 @@ def stats() -> dict:
   s = _Stats()
   s.struct_size = ctypes.sizeof(_Stats)
   load_library().tkrt_xla_get_stats(ctypes.byref(s))
-  return {name: int(getattr(s, name)) for name, _ in _Stats._fields_[1:]}
+  return {name: int(getattr(s, name)) for name in STATS_FIELDS}
 
 
 def configure_tuning(tune_dir: Optional[str] = None, pin: Optional[str] = None,
@@ -122,9 +141,10 @@ def register(platforms: Optional[Iterable[str]] = None) -> tuple:
   """Registers the FFI target (FFI_TARGET) and the legacy target (LEGACY_TARGET) with JAX.
 
   Idempotent. platforms: default "CUDA", plus "ROCM" when jaxlib has ROCm Triton support.
-  Returns (FFI_TARGET, LEGACY_TARGET).
+  Returns (FFI_TARGET, LEGACY_TARGET). Nothing registers on import or through a `jax_plugins`
+  entry point: tkrt acts only when a program asks it to (docs/xla.md says why).
   """
-  import jax
+  jax = _require_jax("register()")
   from jax._src.lib import xla_client
 
   lib = load_library()
@@ -153,6 +173,7 @@ def route_jaxlib_targets(enable: bool = True) -> None:
   to rename the target. Affects programs lowered after the call.
   """
   global _routing
+  _require_jax("route_jaxlib_targets()")
   from jax._src.interpreters import mlir as _mlir
   import jax.interpreters.mlir as _public_mlir
   with _lock:
@@ -179,6 +200,7 @@ def use_for_jax_triton() -> tuple:
   Registers the targets, points jax_triton.triton_lib.CUSTOM_CALL_TARGET_NAME at tkrt's FFI
   target when jax-triton is installed, and routes jaxlib's target names to tkrt's.
   """
+  _require_jax("use_for_jax_triton()")
   names = register()
   try:
     from jax_triton import triton_lib  # type: ignore
