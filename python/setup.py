@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:  # setuptools >= 70.1 ships bdist_wheel itself; older ones use the wheel package's.
@@ -31,7 +31,7 @@ def _read(path):
 def _version():
   """tkrt.__version__, which must equal the version in the top-level CMakeLists.txt."""
   init = _read(os.path.join(HERE, "tkrt", "__init__.py"))
-  package = re.search(r'^__version__ = "([^"]+)"$', init, re.M)
+  package = re.search(r'^__version__ = "([^"]+)"', init, re.M)
   if not package:
     raise RuntimeError("python/tkrt/__init__.py has no __version__ line")
   cmake_file = os.path.join(ROOT, "CMakeLists.txt")
@@ -71,17 +71,20 @@ class BuildPyWithLibrary(build_py):
     shutil.copy2(os.path.join(ROOT, "LICENSE"), os.path.join(package_dir, "LICENSE"))
 
 
+class WithLibrary(Distribution):
+  """The wheel holds a native library, so its files go to platlib, like an extension's."""
+
+  def has_ext_modules(self):
+    return True
+
+
 class PlatformWheel(bdist_wheel):
   """py3-none-<platform>: any Python 3 (ctypes only), but one platform (the .so inside)."""
-
-  def finalize_options(self):
-    super().finalize_options()
-    self.root_is_pure = False
 
   def get_tag(self):
     _, _, platform = super().get_tag()
     return "py3", "none", platform
 
 
-setup(version=_version(),
+setup(version=_version(), distclass=WithLibrary,
       cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
