@@ -4,7 +4,7 @@
 # folder) the installed tkrt Python package loads its libtkrt_xla.so from beside itself.
 # Usage: check_installed.sh PREFIX WORK_DIR [PYTHON_INSTALL_DIR relative to PREFIX] [PYTHON]
 set -euo pipefail
-prefix="$1" work="$2" pydir="${3:-}" python="$(command -v "${4:-python3}")"
+prefix="$(realpath -m "$1")" work="$(realpath -m "$2")" pydir="${3:-}" python="$(command -v "${4:-python3}")"
 rm -rf "$work"
 mkdir -p "$work"
 cp -a "$prefix" "$work/moved"

@@ -5,8 +5,10 @@
 # libtkrt_xla.so, be tagged for the platform, and report the version it was built from.
 # Usage: check_wheel.sh SOURCE_DIR WORK_DIR [PYTHON]. Exits 77 (skipped) without pip/setuptools/wheel.
 set -euo pipefail
-src="$1" work="$2" python="$(command -v "${3:-python3}")"
-if ! "$python" -c 'import pip, setuptools, wheel' 2>/dev/null; then
+src="$(realpath -m "$1")" work="$(realpath -m "$2")" python="$(command -v "${3:-python3}")"
+echo "python: $python"
+# setuptools before pip: Debian's setuptools refuses to load after pip has imported distutils.
+if ! "$python" -c 'import setuptools, wheel' 2>/dev/null || ! "$python" -m pip --version >/dev/null 2>&1; then
   echo "skipped: $python lacks pip, setuptools or wheel (apt-get install python3-pip python3-setuptools python3-wheel)"
   exit 77
 fi
