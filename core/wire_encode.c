@@ -1,6 +1,7 @@
 /* tkrt core: encoding a tkrt_call_t as jaxlib's TritonAnyKernelCall. Fields go out in field-number
  * order with proto3's implicit-presence rule (zero scalars and empty strings omitted), exactly as
  * jaxlib's C++ serializer writes them, so decoded jaxlib blobs re-encode byte for byte. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +10,27 @@
 #include "core/wire_schema.h"
 #include "tkrt/wire.h"
 
-static void we_string(tkrt_wire_writer_t* w, uint32_t number, const char* text) {
-  if (text && *text) tkrt_wire_put_bytes_field(w, number, text, strlen(text));
+/* The decoder refuses a string field that is not UTF-8 (as libprotobuf does for proto3 strings),
+ * with the same check, so the encoder refuses to write one: whatever it returns decodes. `field`
+ * is "Message.name"; `where` says which config or image. */
+static tkrt_status_t we_check_utf8(const void* data, size_t size, const char* field,
+                                   uint32_t number, const char* where) {
+  size_t bad = tkrt_wire_utf8_check(data, size);
+  if (bad == size) return NULL;
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "tkrt_wire_encode: field %u (%s) %s is not valid UTF-8: byte 0x%02x at "
+                          "offset %zu of %zu; protobuf strings must be UTF-8 and the decoder "
+                          "refuses them otherwise",
+                          number, field, where, ((const uint8_t*)data)[bad], bad, size);
+}
+
+static tkrt_status_t we_string(tkrt_wire_writer_t* w, uint32_t number, const char* text,
+                               const char* field, const char* where) {
+  if (!text || !*text) return NULL;
+  size_t size = strlen(text);
+  TKRT_RETURN_IF_ERROR(we_check_utf8(text, size, field, number, where));
+  tkrt_wire_put_bytes_field(w, number, text, size);
+  return NULL;
 }
 
 static void we_uint(tkrt_wire_writer_t* w, uint32_t number, uint64_t value) {
@@ -50,21 +70,27 @@ static void we_plan_images(const tkrt_kernel_desc_t* k, we_plan_t* plan) {
   }
 }
 
-static void we_tkrt_image(tkrt_wire_writer_t* w, const tkrt_kernel_image_t* image,
-                          const char* source_path) {
+static tkrt_status_t we_tkrt_image(tkrt_wire_writer_t* w, const tkrt_kernel_image_t* image,
+                                   size_t index, const char* source_path, const char* where) {
+  char at[128];
+  snprintf(at, sizeof(at), "of image %zu %s", index, where);
   size_t start = tkrt_wire_begin_message(w, TKRT_F_KERNEL_TKRT_IMAGES);
-  we_string(w, TKRT_F_IMAGE_BACKEND, image->backend);
-  we_string(w, TKRT_F_IMAGE_ARCH, image->arch);
+  TKRT_RETURN_IF_ERROR(
+      we_string(w, TKRT_F_IMAGE_BACKEND, image->backend, "TkrtImage.backend", at));
+  TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_IMAGE_ARCH, image->arch, "TkrtImage.arch", at));
   we_uint(w, TKRT_F_IMAGE_KIND, (uint64_t)image->kind);
   if (image->size) tkrt_wire_put_bytes_field(w, TKRT_F_IMAGE_DATA, image->data, image->size);
-  we_string(w, TKRT_F_IMAGE_ENTRY_NAME, image->entry_name);
+  TKRT_RETURN_IF_ERROR(
+      we_string(w, TKRT_F_IMAGE_ENTRY_NAME, image->entry_name, "TkrtImage.entry_name", at));
   we_uint(w, TKRT_F_IMAGE_SHARED_MEM, image->shared_mem_bytes);
-  we_string(w, TKRT_F_IMAGE_SOURCE_PATH, source_path);
+  TKRT_RETURN_IF_ERROR(
+      we_string(w, TKRT_F_IMAGE_SOURCE_PATH, source_path, "TkrtImage.source_path", at));
   tkrt_wire_end_message(w, start);
+  return NULL;
 }
 
 static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* k,
-                               const tkrt_wire_encode_options_t* options) {
+                               const tkrt_wire_encode_options_t* options, const char* where) {
   we_plan_t plan;
   we_plan_images(k, &plan);
   if (!options->include_tkrt_images && !plan.ptx && !plan.module) {
@@ -74,17 +100,22 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
                             k->name ? k->name : "", k->image_count);
   }
   size_t start = tkrt_wire_begin_message(w, TKRT_F_CALL_KERNEL);
-  we_string(w, TKRT_F_KERNEL_NAME, k->name);
+  TKRT_RETURN_IF_ERROR(
+      we_string(w, TKRT_F_KERNEL_NAME, k->name, "TritonKernel.kernel_name", where));
   we_uint(w, TKRT_F_KERNEL_NUM_WARPS, k->num_warps);
   we_uint(w, TKRT_F_KERNEL_SHARED_MEM, k->shared_mem_bytes);
   if (plan.ptx) {
     if (we_is_hsaco_path(plan.ptx)) {
-      we_string(w, TKRT_F_KERNEL_PTX, plan.ptx->source_path);
+      TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_KERNEL_PTX, plan.ptx->source_path,
+                                     "TritonKernel.ptx, an HSACO path,", where));
     } else if (plan.ptx->size) {
+      /* PTX text goes into a proto3 string field too. */
+      TKRT_RETURN_IF_ERROR(we_check_utf8(plan.ptx->data, plan.ptx->size,
+                                         "TritonKernel.ptx, PTX text,", TKRT_F_KERNEL_PTX, where));
       tkrt_wire_put_bytes_field(w, TKRT_F_KERNEL_PTX, plan.ptx->data, plan.ptx->size);
     }
   }
-  we_string(w, TKRT_F_KERNEL_TTIR, k->ttir);
+  TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_KERNEL_TTIR, k->ttir, "TritonKernel.ttir", where));
   we_uint(w, TKRT_F_KERNEL_CC, k->compute_capability);
   for (uint32_t i = 0; i < 3; ++i) we_uint(w, TKRT_F_KERNEL_CLUSTER_0 + i, k->cluster_dims[i]);
   /* proto3 `optional`: written when present, even as 0. A C user who set a value but not the
@@ -98,7 +129,8 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
       tkrt_wire_put_bytes_field(w, TKRT_F_MODULE_OBJECT_FILE, plan.module->data,
                                 plan.module->size);
     }
-    we_string(w, TKRT_F_MODULE_KERNEL_NAME, plan.module->entry_name);
+    TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_MODULE_KERNEL_NAME, plan.module->entry_name,
+                                   "ModuleImage.kernel_name", where));
     we_uint(w, TKRT_F_MODULE_SHARED_MEM, plan.module->shared_mem_bytes);
     tkrt_wire_end_message(w, module);
   }
@@ -112,12 +144,13 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
     /* The bytes behind an HSACO path first: the decoder takes the first entry naming the path,
      * and this order is what it produces again (stable round trips). */
     if (plan.ptx && we_is_hsaco_path(plan.ptx) && plan.ptx->size) {
-      we_tkrt_image(w, plan.ptx, plan.ptx->source_path);
+      TKRT_RETURN_IF_ERROR(we_tkrt_image(w, plan.ptx, (size_t)(plan.ptx - k->images),
+                                         plan.ptx->source_path, where));
     }
     for (size_t i = 0; i < k->image_count; ++i) {
       const tkrt_kernel_image_t* image = &k->images[i];
       if (image == plan.ptx || image == plan.module) continue;
-      we_tkrt_image(w, image, image->source_path);
+      TKRT_RETURN_IF_ERROR(we_tkrt_image(w, image, i, image->source_path, where));
     }
   }
   we_uint(w, TKRT_F_KERNEL_TKRT_LAUNCH_FLAGS, k->launch_flags);
@@ -187,9 +220,9 @@ static void we_param(tkrt_wire_writer_t* w, const tkrt_param_t* p) {
 
 static tkrt_status_t we_kernel_call(tkrt_wire_writer_t* w, uint32_t number,
                                     const tkrt_config_desc_t* config,
-                                    const tkrt_wire_encode_options_t* options) {
+                                    const tkrt_wire_encode_options_t* options, const char* where) {
   size_t start = tkrt_wire_begin_message(w, number);
-  TKRT_RETURN_IF_ERROR(we_kernel(w, tkrt_kernel_get_desc(config->kernel), options));
+  TKRT_RETURN_IF_ERROR(we_kernel(w, tkrt_kernel_get_desc(config->kernel), options, where));
   for (uint32_t i = 0; i < 3; ++i) we_uint(w, TKRT_F_CALL_GRID_0 + i, config->grid[i]);
   for (size_t i = 0; i < config->param_count; ++i) we_param(w, &config->params[i]);
   tkrt_wire_end_message(w, start);
@@ -234,16 +267,22 @@ tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call, const tkrt_wire_encode_o
   tkrt_wire_writer_init(&w);
   if (!d->autotuned) {
     /* jaxlib's TritonKernelCall has no description or aliases: they are not written. */
-    status = we_kernel_call(&w, TKRT_F_ANY_KERNEL_CALL, &d->configs[0], &opts);
+    status = we_kernel_call(&w, TKRT_F_ANY_KERNEL_CALL, &d->configs[0], &opts, "of the call");
     if (status) goto cleanup;
   } else {
     size_t autotuned = tkrt_wire_begin_message(&w, TKRT_F_ANY_AUTOTUNED);
-    we_string(&w, TKRT_F_AUTOTUNED_NAME, d->autotune_name);
+    status = we_string(&w, TKRT_F_AUTOTUNED_NAME, d->autotune_name,
+                       "TritonAutotunedKernelCall.name", "of the call");
+    if (status) goto cleanup;
     for (size_t c = 0; c < d->config_count; ++c) {
+      char where[64];
+      snprintf(where, sizeof(where), "of config %zu", c);
       size_t config = tkrt_wire_begin_message(&w, TKRT_F_AUTOTUNED_CONFIGS);
-      status = we_kernel_call(&w, TKRT_F_CONFIG_KERNEL_CALL, &d->configs[c], &opts);
+      status = we_kernel_call(&w, TKRT_F_CONFIG_KERNEL_CALL, &d->configs[c], &opts, where);
       if (status) goto cleanup;
-      we_string(&w, TKRT_F_CONFIG_DESCRIPTION, d->configs[c].description);
+      status = we_string(&w, TKRT_F_CONFIG_DESCRIPTION, d->configs[c].description,
+                         "Config.description", where);
+      if (status) goto cleanup;
       tkrt_wire_end_message(&w, config);
     }
     for (size_t i = 0; i < d->alias_count; ++i) {
@@ -258,7 +297,8 @@ tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call, const tkrt_wire_encode_o
   if (d->metadata_size) {
     tkrt_wire_put_bytes_field(&w, TKRT_F_ANY_METADATA, d->metadata, d->metadata_size);
   }
-  we_string(&w, TKRT_F_ANY_NAME, d->name);
+  status = we_string(&w, TKRT_F_ANY_NAME, d->name, "TritonAnyKernelCall.name", "of the call");
+  if (status) goto cleanup;
   if (w.failed) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
                               "out of host memory while encoding the call");

@@ -213,9 +213,7 @@ tkrt_status_t tkrt_wire_read_packed_varint(tkrt_wire_reader_t* reader, const cha
   return NULL;
 }
 
-/* Validates UTF-8 as protobuf does for proto3 strings: no overlong forms, no surrogates, nothing
- * above U+10FFFF. Returns the offset of the first bad byte, or size when valid. */
-static size_t tkrt_wire_utf8_check(const uint8_t* s, size_t size) {
+size_t tkrt_wire_utf8_check(const uint8_t* s, size_t size) {
   size_t i = 0;
   while (i < size) {
     uint8_t c = s[i];

@@ -84,6 +84,11 @@ tkrt_status_t tkrt_wire_field_error_code(const tkrt_wire_reader_t* reader,
                                          const tkrt_wire_field_t* field, tkrt_status_code_t code,
                                          const char* format, ...) TKRT_PRINTF_LIKE(4, 5);
 
+/* Validates UTF-8 as protobuf does for proto3 strings: no overlong forms, no surrogates, nothing
+ * above U+10FFFF. Returns the offset of the first bad byte, or size when valid. The decoder's
+ * string checks and the encoder use it, so what one writes the other reads. */
+size_t tkrt_wire_utf8_check(const uint8_t* s, size_t size);
+
 /* Checks that a string field is valid UTF-8 (as libprotobuf does for proto3 strings) and, when
  * c_string, holds no NUL byte (tkrt keeps such strings NUL-terminated). */
 tkrt_status_t tkrt_wire_check_string(const tkrt_wire_reader_t* reader,

@@ -31,7 +31,7 @@ typedef struct tkrt_host_program {
   uint32_t num_programs[3]; /* the grid (tl.num_programs) */
   uint32_t block[3];        /* threads asked for; one host thread runs the whole program */
   uint32_t cluster[3];      /* cluster dims, {1,1,1} when none */
-  void* shared;             /* static + dynamic shared memory of this program, 16-byte aligned */
+  void* shared;             /* static + dynamic shared memory of this program, 64-byte aligned */
   uint32_t shared_bytes;
 } tkrt_host_program_t;
 

@@ -3,22 +3,26 @@
     import tkrt
     tkrt.use_for_jax_triton()   # register the targets and route jax-triton / jaxlib calls
 
-Pure Python: it loads a prebuilt libtkrt_xla.so (see `library_path`) with ctypes and registers
-its handlers with `jax.ffi.register_ffi_target`. docs/xla.md describes the targets and the
-autotuning policy (`configure_tuning`).
+The package loads libtkrt_xla.so (see `library_path`; the wheel carries it next to this file)
+with ctypes and registers its handlers with `jax.ffi.register_ffi_target`. Importing it needs no
+JAX: `version()`, `stats()` and `configure_tuning()` work without it; the functions that talk to
+JAX raise an ImportError saying so. docs/xla.md describes the targets and the autotuning policy.
 """
 
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 import threading
 from typing import Iterable, Optional
 
+__version__ = "0.1.0"  # the tkrt release; setup.py checks it against CMakeLists.txt
+
 __all__ = [
-    "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
-    "use_for_jax_triton", "route_jaxlib_targets", "configure_tuning", "stats", "version",
+    "__version__", "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
+    "use_for_jax_triton", "route_jaxlib_targets", "configure", "configure_tuning",
+    "ConfigurationError", "stats", "version",
+    "STATS_FIELDS",
 ]
 
 FFI_TARGET = "tkrt_triton_kernel_call"
@@ -34,32 +38,47 @@ _routing = False
 
 
 def library_path() -> str:
-  """Where libtkrt_xla.so is: $TKRT_XLA_LIBRARY, else next to this package, else a build dir."""
+  """Where libtkrt_xla.so is: $TKRT_XLA_LIBRARY when set, else next to this file (wheel, cmake
+  --install). Nothing else is searched, so the library used is always the one asked for."""
   env = os.environ.get("TKRT_XLA_LIBRARY")
   if env:
     if not os.path.isfile(env):
       raise FileNotFoundError(f"TKRT_XLA_LIBRARY={env} does not exist")
     return env
-  here = os.path.dirname(os.path.abspath(__file__))
-  candidates = [os.path.join(here, _LIB_NAME)]
-  root = os.path.dirname(os.path.dirname(here))  # <repo>/python/tkrt -> <repo>
-  candidates += [os.path.join(root, "build-xla", _LIB_NAME),
-                 os.path.join(root, "build", "xla", _LIB_NAME)]
-  candidates += sorted(glob.glob(os.path.join(root, "build", "*", _LIB_NAME)))
-  candidates += sorted(glob.glob(os.path.join(root, "build", "*", "xla", _LIB_NAME)))
-  for path in candidates:
-    if os.path.isfile(path):
-      return path
+  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _LIB_NAME)
+  if os.path.isfile(path):
+    return path
   raise FileNotFoundError(
-      f"{_LIB_NAME} not found; set TKRT_XLA_LIBRARY or build it (cmake -S xla -B build-xla). "
-      f"Looked in: {', '.join(candidates)}")
+      f"{path} does not exist: this copy of the tkrt package has no library. Install the wheel "
+      f"(pip install ./python, which builds it) or tkrt's cmake --install with -DTKRT_BUILD_XLA=ON, "
+      f"or set TKRT_XLA_LIBRARY to a libtkrt_xla.so")
+
+
+def _require_jax(what: str):
+  """Imports jax for `what`, or raises an ImportError that says how to get it."""
+  try:
+    import jax
+  except ImportError as e:
+    raise ImportError(
+        f"tkrt.{what} needs JAX (jax and a jaxlib with GPU support), which is not installed here: "
+        f"see https://docs.jax.dev/en/latest/installation.html, e.g. pip install -U "
+        f"\"jax[cuda12]\". Without JAX, tkrt.version(), tkrt.stats() and "
+        f"tkrt.configure_tuning() still work.") from e
+  return jax
+
+
+# The uint64_t counters of tkrt_xla_stats_t (xla/tkrt_xla.h), in order, after its struct_size.
+# The one place Python lists them: the test package.python_stats_fields checks them against the
+# header, and the library writes only the first struct_size bytes, so an older library is safe.
+STATS_FIELDS = (
+    "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
+    "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
+    "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks")
 
 
 class _Stats(ctypes.Structure):
-  _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_uint64) for name in (
-      "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
-      "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
-      "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks")]
+  _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_uint64)
+                                                   for name in STATS_FIELDS]
 
 
 def load_library() -> ctypes.CDLL:
@@ -71,11 +90,15 @@ def load_library() -> ctypes.CDLL:
       lib.tkrt_xla_version.restype = ctypes.c_char_p
       lib.tkrt_xla_get_stats.argtypes = [ctypes.POINTER(_Stats)]
       lib.tkrt_xla_get_stats.restype = None
+      lib.tkrt_xla_configure.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                         ctypes.c_size_t]
+      lib.tkrt_xla_configure.restype = ctypes.c_int
       _lib = lib
     return _lib
 
 
 def version() -> str:
+  """The library's version line: "tkrt-xla <tkrt version> ffi <major>.<minor>"."""
   return load_library().tkrt_xla_version().decode()
 
 
@@ -84,27 +107,46 @@ def stats() -> dict:
   s = _Stats()
   s.struct_size = ctypes.sizeof(_Stats)
   load_library().tkrt_xla_get_stats(ctypes.byref(s))
-  return {name: int(getattr(s, name)) for name, _ in _Stats._fields_[1:]}
+  return {name: int(getattr(s, name)) for name in STATS_FIELDS}
+
+
+class ConfigurationError(RuntimeError):
+  """A setting tkrt refused (an unknown name or value, or set after first use)."""
+
+
+def configure(**settings: Optional[str]) -> None:
+  """Sets libtkrt_xla's settings through its C API (tkrt_xla_configure), before the first call.
+
+  Names: backend ("cuda,hip" by default), cache_dir, hip_library, log, tune_dir, tune_pin,
+  tune_policy ("auto" | "never"), capture_policy ("first_config" | "error"). None or "" restores
+  the default. Settings not given here come from the environment (TKRT_* variables) when the
+  first call needs them; once a device is opened or a call tuned they are fixed, and setting one
+  then raises ConfigurationError.
+  """
+  lib = load_library()
+  for name, value in settings.items():
+    error = ctypes.create_string_buffer(512)
+    code = lib.tkrt_xla_configure(name.encode(), None if value is None else str(value).encode(),
+                                  error, ctypes.sizeof(error))
+    if code:
+      raise ConfigurationError(error.value.decode(errors="replace"))
 
 
 def configure_tuning(tune_dir: Optional[str] = None, pin: Optional[str] = None,
                      policy: Optional[str] = None, capture_policy: Optional[str] = None) -> None:
-  """Sets the autotuner's controls. They are read when the first autotuned call runs.
+  """Sets the autotuner's controls (see configure); call it before the first Triton call.
 
-  tune_dir: decision store directory ("off": memory only) -> TKRT_TUNE_DIR.
-  pin: "<digest prefix or *>[@arch]=<config>,..." -> TKRT_TUNE_PIN.
-  policy: "auto" (benchmark when no decision) or "never" -> TKRT_TUNE_POLICY.
-  capture_policy: "first_config" (default: config 0 for a capture without a decision) or
-    "error" -> TKRT_XLA_CAPTURE_POLICY.
+  tune_dir: decision store directory ("off": memory only); default TKRT_TUNE_DIR, else
+    ~/.cache/tkrt/tune.
+  pin: "<digest prefix or *>[@arch]=<config>,..." (like TKRT_TUNE_PIN).
+  policy: "auto" (benchmark when no decision) or "never" (like TKRT_TUNE_POLICY).
+  capture_policy: "first_config" (default: the first runnable config for a capture without a
+    decision) or "error" (like TKRT_XLA_CAPTURE_POLICY).
+  Arguments left as None keep their current setting.
   """
-  if _lib is not None and stats()["tuned_in_execute"] + stats()["capture_fallbacks"]:
-    import warnings
-    warnings.warn("tkrt: the autotuner already exists; new tuning settings apply to the next "
-                  "process", stacklevel=2)
-  for key, value in (("TKRT_TUNE_DIR", tune_dir), ("TKRT_TUNE_PIN", pin),
-                     ("TKRT_TUNE_POLICY", policy), ("TKRT_XLA_CAPTURE_POLICY", capture_policy)):
-    if value is not None:
-      os.environ[key] = value
+  given = {"tune_dir": tune_dir, "tune_pin": pin, "tune_policy": policy,
+           "capture_policy": capture_policy}
+  configure(**{name: value for name, value in given.items() if value is not None})
 
 
 def _platforms_present() -> list:
@@ -122,9 +164,10 @@ def register(platforms: Optional[Iterable[str]] = None) -> tuple:
   """Registers the FFI target (FFI_TARGET) and the legacy target (LEGACY_TARGET) with JAX.
 
   Idempotent. platforms: default "CUDA", plus "ROCM" when jaxlib has ROCm Triton support.
-  Returns (FFI_TARGET, LEGACY_TARGET).
+  Returns (FFI_TARGET, LEGACY_TARGET). Nothing registers on import or through a `jax_plugins`
+  entry point: tkrt acts only when a program asks it to (docs/xla.md says why).
   """
-  import jax
+  jax = _require_jax("register()")
   from jax._src.lib import xla_client
 
   lib = load_library()
@@ -153,6 +196,7 @@ def route_jaxlib_targets(enable: bool = True) -> None:
   to rename the target. Affects programs lowered after the call.
   """
   global _routing
+  _require_jax("route_jaxlib_targets()")
   from jax._src.interpreters import mlir as _mlir
   import jax.interpreters.mlir as _public_mlir
   with _lock:
@@ -179,6 +223,7 @@ def use_for_jax_triton() -> tuple:
   Registers the targets, points jax_triton.triton_lib.CUSTOM_CALL_TARGET_NAME at tkrt's FFI
   target when jax-triton is installed, and routes jaxlib's target names to tkrt's.
   """
+  _require_jax("use_for_jax_triton()")
   names = register()
   try:
     from jax_triton import triton_lib  # type: ignore
