@@ -159,8 +159,7 @@ static size_t hoc_align(size_t value, size_t alignment) {
 }
 
 uint8_t* hoc_pack(const uint8_t* hsaco, size_t hsaco_size, const uint8_t* cubin, size_t cubin_size,
-                  const char* const* any_block, size_t any_block_count, size_t* out_size,
-                  char* error, size_t error_capacity) {
+                  const char* rules_text, size_t* out_size, char* error, size_t error_capacity) {
   Elf64_Ehdr ehdr;
   Elf64_Shdr names;
   const uint8_t* existing = NULL;
@@ -179,15 +178,7 @@ uint8_t* hoc_pack(const uint8_t* hsaco, size_t hsaco_size, const uint8_t* cubin,
     snprintf(error, error_capacity, "the cubin is empty");
     return NULL;
   }
-  size_t rules_size = 0;
-  for (size_t i = 0; i < any_block_count; ++i) {
-    if (strlen(any_block[i]) == 0 || strlen(any_block[i]) > 400 || strchr(any_block[i], '\n')) {
-      snprintf(error, error_capacity, "kernel name '%.40s' is empty, too long or has a newline",
-               any_block[i]);
-      return NULL;
-    }
-    rules_size += strlen("any-block \n") + strlen(any_block[i]);
-  }
+  size_t rules_size = rules_text ? strlen(rules_text) : 0;
   static const char added_names[] = HOC_SECTION_CUBIN "\0" HOC_SECTION_LAUNCH;
   /* New layout: the original bytes, the cubin, the rules, a new section-name table (the old one
    * plus the two names), then the section headers (the old ones, the two new). */
@@ -205,14 +196,7 @@ uint8_t* hoc_pack(const uint8_t* hsaco, size_t hsaco_size, const uint8_t* cubin,
   }
   memcpy(out, hsaco, hsaco_size);
   memcpy(out + cubin_at, cubin, cubin_size);
-  char* rules = (char*)out + rules_at;
-  for (size_t i = 0; i < any_block_count; ++i) {
-    size_t n = strlen("any-block \n") + strlen(any_block[i]);
-    char line[512];
-    snprintf(line, sizeof(line), "any-block %s\n", any_block[i]);
-    memcpy(rules, line, n);
-    rules += n;
-  }
+  if (rules_size) memcpy(out + rules_at, rules_text, rules_size);
   memcpy(out + names_at, hsaco + names.sh_offset, names.sh_size);
   memcpy(out + names_at + names.sh_size, added_names, sizeof(added_names));
   for (size_t i = 0; i < ehdr.e_shnum; ++i) {
@@ -244,21 +228,52 @@ uint8_t* hoc_pack(const uint8_t* hsaco, size_t hsaco_size, const uint8_t* cubin,
   return out;
 }
 
-bool hoc_launch_any_block(const uint8_t* rules, size_t rules_size, const char* kernel) {
-  static const char prefix[] = "any-block ";
-  size_t kernel_length = strlen(kernel);
+/* The rest of the line of `rules` that starts with "<verb> <kernel>" followed by a space or the
+ * line's end, as [*out_rest, line end); false when no line does. */
+static bool hoc_find_rule(const uint8_t* rules, size_t rules_size, const char* verb,
+                          const char* kernel, const char** out_rest, size_t* out_rest_size) {
+  size_t verb_length = strlen(verb), kernel_length = strlen(kernel);
   for (size_t at = 0; at < rules_size;) {
     const uint8_t* newline = memchr(rules + at, '\n', rules_size - at);
     size_t end = newline ? (size_t)(newline - rules) : rules_size;
+    const char* line = (const char*)rules + at;
     size_t length = end - at;
-    if (length == sizeof(prefix) - 1 + kernel_length &&
-        memcmp(rules + at, prefix, sizeof(prefix) - 1) == 0 &&
-        memcmp(rules + at + sizeof(prefix) - 1, kernel, kernel_length) == 0) {
+    size_t head = verb_length + 1 + kernel_length;
+    if (length >= head && memcmp(line, verb, verb_length) == 0 && line[verb_length] == ' ' &&
+        memcmp(line + verb_length + 1, kernel, kernel_length) == 0 &&
+        (length == head || line[head] == ' ')) {
+      *out_rest = line + head;
+      *out_rest_size = length - head;
       return true;
     }
     at = end + 1;
   }
   return false;
+}
+
+bool hoc_launch_any_block(const uint8_t* rules, size_t rules_size, const char* kernel) {
+  const char* rest;
+  size_t rest_size;
+  return hoc_find_rule(rules, rules_size, "any-block", kernel, &rest, &rest_size) &&
+         rest_size == 0;
+}
+
+bool hoc_launch_cuda_shared(const uint8_t* rules, size_t rules_size, const char* kernel,
+                            unsigned int* out_bytes) {
+  const char* rest;
+  size_t rest_size;
+  if (!hoc_find_rule(rules, rules_size, "cuda-shared", kernel, &rest, &rest_size) ||
+      rest_size < 2 || rest_size > 12) {
+    return false;
+  }
+  unsigned long value = 0;
+  for (size_t i = 1; i < rest_size; ++i) {
+    if (rest[i] < '0' || rest[i] > '9') return false;
+    value = value * 10 + (unsigned long)(rest[i] - '0');
+  }
+  if (value > 0xffffffffUL) return false;
+  *out_bytes = (unsigned int)value;
+  return true;
 }
 
 bool hoc_wave64_block(unsigned int bx, unsigned int by, unsigned int bz, unsigned int* out_cuda_bx) {

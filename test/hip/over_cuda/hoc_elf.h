@@ -9,8 +9,10 @@
 
 /* The cubin of the same kernels, as ptxas or Triton wrote it. */
 #define HOC_SECTION_CUBIN ".tkrt.cubin"
-/* Text lines "any-block <kernel>": kernels whose CUDA build works with any block, launched with
- * the block as given. Every other kernel follows the wave64 rule (hoc_wave64_block). */
+/* Text lines of launch rules: "any-block <kernel>" (the kernel's CUDA build works with any block
+ * and is launched with the block as given; every other kernel follows the wave64 rule,
+ * hoc_wave64_block) and "cuda-shared <kernel> <bytes>" (the CUDA build's own dynamic shared memory,
+ * from its metadata, used instead of the HIP launch's amount, which sizes the AMD code's LDS). */
 #define HOC_SECTION_LAUNCH ".tkrt.launch"
 
 #define HOC_EM_AMDGPU 224
@@ -39,14 +41,17 @@ const char* hoc_amdgpu_processor(uint32_t e_flags);
 bool hoc_arch_version(const char* processor, int* out_major, int* out_minor);
 
 /* Returns a new image: `hsaco` with the two sections above appended (non-allocated, so the AMD
- * loader ignores them). `any_block` lists kernels exempt from the wave64 rule. NULL with a reason
+ * loader ignores them); `rules` is their text, one rule per line (may be NULL). NULL with a reason
  * in `error` when `hsaco` is not an AMDGPU ELF64 code object or already has the sections. */
 uint8_t* hoc_pack(const uint8_t* hsaco, size_t hsaco_size, const uint8_t* cubin, size_t cubin_size,
-                  const char* const* any_block, size_t any_block_count, size_t* out_size,
-                  char* error, size_t error_capacity);
+                  const char* rules, size_t* out_size, char* error, size_t error_capacity);
 
 /* Whether the launch rules (the HOC_SECTION_LAUNCH text) exempt `kernel` from the wave64 rule. */
 bool hoc_launch_any_block(const uint8_t* rules, size_t rules_size, const char* kernel);
+
+/* The "cuda-shared" bytes the rules give `kernel`; false when they give none. */
+bool hoc_launch_cuda_shared(const uint8_t* rules, size_t rules_size, const char* kernel,
+                            unsigned int* out_bytes);
 
 /* The wave64 rule: an AMD launch of a Triton kernel has num_warps x 64 threads in x (y = z = 1),
  * and its CUDA build runs the same program with num_warps x 32. Writes the CUDA block x and returns

@@ -13,7 +13,9 @@
  *     tkrt_hsaco_pack stored in the code object (section .tkrt.cubin);
  *   - a launch must have the wave64 shape (num_warps x 64 threads) and runs with num_warps x 32
  *     CUDA threads; anything else is refused (hipErrorInvalidConfiguration), except for kernels
- *     the pack step marked any-block (their CUDA build works with any block).
+ *     the pack step marked any-block (their CUDA build works with any block); a kernel whose CUDA
+ *     build needs its own amount of dynamic shared memory (a Triton kernel: the cuda metadata's
+ *     "shared") gets it from the pack step's cuda-shared rule.
  * Diagnostics of the emulation itself go to stderr, prefixed "tkrt hip-over-cuda:".
  *
  * Build variants (HOC_ROCM_MAJOR): 5 exports hipGetDeviceProperties with the ROCm 5 layout only;
@@ -611,6 +613,8 @@ struct ihipModuleSymbol_t {
   CUfunction function;
   struct ihipModule_t* module;
   bool any_block;           /* exempt from the wave64 rule (pack step's launch rules) */
+  bool has_cuda_shared;     /* the CUDA build's own dynamic shared memory (launch rules) */
+  unsigned int cuda_shared;
   int static_shared;        /* bytes, from the cubin */
   _Atomic int dynamic_set;  /* the CUDA dynamic shared memory limit set so far (0: default) */
   struct ihipModuleSymbol_t* next;
@@ -727,10 +731,12 @@ HOC_EXPORT hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t 
       found->static_shared = static_shared;
       const uint8_t* rules = NULL;
       size_t rules_size = 0;
-      found->any_block =
-          hoc_elf_section(module->hsaco, module->hsaco_size, HOC_SECTION_LAUNCH, &rules,
-                          &rules_size) &&
-          hoc_launch_any_block(rules, rules_size, name);
+      if (hoc_elf_section(module->hsaco, module->hsaco_size, HOC_SECTION_LAUNCH, &rules,
+                          &rules_size)) {
+        found->any_block = hoc_launch_any_block(rules, rules_size, name);
+        found->has_cuda_shared =
+            hoc_launch_cuda_shared(rules, rules_size, name, &found->cuda_shared);
+      }
       strcpy(found->name, name);
       found->next = module->functions;
       module->functions = found;
@@ -766,12 +772,12 @@ HOC_EXPORT hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attr
   }
 }
 
-/* The CUDA block for an AMD launch, or an error (reported) when the shape breaks the wave64 rule
- * or the AMD limits; raises the CUDA dynamic shared memory limit past 48 KiB, which AMD launches
- * use without an opt-in step. */
+/* The CUDA block and dynamic shared memory for an AMD launch, or an error (reported) when the
+ * shape breaks the wave64 rule or the AMD limits; raises the CUDA dynamic shared memory limit past
+ * 48 KiB, which AMD launches use without an opt-in step. */
 static hipError_t hoc_prepare_launch(hipFunction_t f, const char* entry, unsigned int bx,
                                      unsigned int by, unsigned int bz, unsigned int shared,
-                                     unsigned int* out_cuda_bx) {
+                                     unsigned int* out_cuda_bx, unsigned int* out_cuda_shared) {
   if ((uint64_t)bx * by * bz > HOC_MAX_THREADS_PER_BLOCK || bx == 0 || by == 0 || bz == 0) {
     return hipErrorInvalidConfiguration;
   }
@@ -786,14 +792,16 @@ static hipError_t hoc_prepare_launch(hipFunction_t f, const char* entry, unsigne
              entry, f->name, shared, f->static_shared, HOC_LDS_PER_BLOCK);
     return hipErrorInvalidValue;
   }
-  if ((int)shared > atomic_load(&f->dynamic_set) && shared > 48 * 1024) {
+  /* The HIP amount sizes the AMD code's LDS; a Triton kernel's CUDA build may need another. */
+  unsigned int cuda_shared = f->has_cuda_shared ? f->cuda_shared : shared;
+  if ((int)cuda_shared > atomic_load(&f->dynamic_set) && cuda_shared > 48 * 1024) {
     CUresult result = hoc.cu.cuFuncSetAttribute(
-        f->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        HOC_LDS_PER_BLOCK - f->static_shared);
+        f->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)cuda_shared);
     if (result != CUDA_SUCCESS) return hoc_error(result);
-    atomic_store(&f->dynamic_set, HOC_LDS_PER_BLOCK - f->static_shared);
+    atomic_store(&f->dynamic_set, (int)cuda_shared);
   }
   *out_cuda_bx = cuda_bx;
+  *out_cuda_shared = cuda_shared;
   return hipSuccess;
 }
 
@@ -825,12 +833,13 @@ HOC_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, un
     cuda_extra[4] = CU_LAUNCH_PARAM_END;
   }
   hipError_t error = hoc_activate(f->module->device);
-  unsigned int cuda_bx = 0;
+  unsigned int cuda_bx = 0, cuda_shared = 0;
   if (error == hipSuccess) {
-    error = hoc_prepare_launch(f, "hipModuleLaunchKernel", bx, by, bz, shared, &cuda_bx);
+    error = hoc_prepare_launch(f, "hipModuleLaunchKernel", bx, by, bz, shared, &cuda_bx,
+                               &cuda_shared);
   }
   if (error != hipSuccess) return error;
-  return hoc_error(hoc.cu.cuLaunchKernel(f->function, gx, gy, gz, cuda_bx, by, bz, shared,
+  return hoc_error(hoc.cu.cuLaunchKernel(f->function, gx, gy, gz, cuda_bx, by, bz, cuda_shared,
                                          (CUstream)stream, params, extra ? cuda_extra : NULL));
 }
 
@@ -842,14 +851,14 @@ HOC_EXPORT hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned
                                                        hipStream_t stream, void** params) {
   if (!f) return hipErrorInvalidHandle;
   hipError_t error = hoc_activate(f->module->device);
-  unsigned int cuda_bx = 0;
+  unsigned int cuda_bx = 0, cuda_shared = 0;
   if (error == hipSuccess) {
     error = hoc_prepare_launch(f, "hipModuleLaunchCooperativeKernel", bx, by, bz, shared,
-                               &cuda_bx);
+                               &cuda_bx, &cuda_shared);
   }
   if (error != hipSuccess) return error;
   return hoc_error(hoc.cu.cuLaunchCooperativeKernel(f->function, gx, gy, gz, cuda_bx, by, bz,
-                                                    shared, (CUstream)stream, params));
+                                                    cuda_shared, (CUstream)stream, params));
 }
 #endif
 

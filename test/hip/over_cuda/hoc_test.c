@@ -40,7 +40,7 @@ static uint8_t* pack_triton(const char* kernel, const char* arch, size_t* out_si
   char error[256] = "";
   CHECK(hsaco && cubin, "cannot read %s or %s", hsaco_path, cubin_path);
   if (hsaco && cubin) {
-    packed = hoc_pack(hsaco, hsaco_size, cubin, cubin_size, NULL, 0, out_size, error,
+    packed = hoc_pack(hsaco, hsaco_size, cubin, cubin_size, NULL, out_size, error,
                       sizeof(error));
     CHECK(packed != NULL, "packing %s: %s", hsaco_path, error);
   }
@@ -92,11 +92,11 @@ static void test_pack_round_trip(void) {
       char error[256] = "";
       size_t again_size = 0;
       uint8_t* again =
-          hoc_pack(packed, size, cubin, cubin_size, NULL, 0, &again_size, error, sizeof(error));
+          hoc_pack(packed, size, cubin, cubin_size, NULL, &again_size, error, sizeof(error));
       CHECK(!again && strstr(error, "already has"), "second pack: '%s'", error);
       free(again);
       uint8_t* wrong =
-          hoc_pack(cubin, cubin_size, cubin, cubin_size, NULL, 0, &again_size, error, sizeof(error));
+          hoc_pack(cubin, cubin_size, cubin, cubin_size, NULL, &again_size, error, sizeof(error));
       CHECK(!wrong && strstr(error, "not an AMDGPU"), "cubin as HSACO: '%s'", error);
       free(wrong);
       free(packed);
@@ -145,7 +145,8 @@ static void test_launch_rules(void) {
   CHECK(!hoc_wave64_block(1, 1, 1, &cuda_bx), "one thread");
   CHECK(!hoc_wave64_block(64, 2, 1, &cuda_bx), "2-D block");
   CHECK(!hoc_wave64_block(0, 1, 1, &cuda_bx), "empty block");
-  static const char* const any[] = {"cts_write_pid", "cts_add_f32"};
+  static const char rules_text[] =
+      "any-block cts_write_pid\nany-block cts_add_f32\ncuda-shared matmul_kernel 24576\n";
   size_t size = 0, cubin_size = 0;
   uint8_t* cubin = NULL;
   uint8_t* plain = pack_triton("add", "gfx942", &size, &cubin_size, &cubin);
@@ -155,8 +156,8 @@ static void test_launch_rules(void) {
   snprintf(path, sizeof(path), "%s/add/hip_gfx942/add_kernel.hsaco", HOC_TRITON_DIR);
   uint8_t* hsaco = tkrt_test_read_file(path, &hsaco_size);
   char error[256] = "";
-  uint8_t* packed = hsaco ? hoc_pack(hsaco, hsaco_size, cubin, cubin_size, any, 2, &size, error,
-                                     sizeof(error))
+  uint8_t* packed = hsaco ? hoc_pack(hsaco, hsaco_size, cubin, cubin_size, rules_text, &size,
+                                     error, sizeof(error))
                           : NULL;
   CHECK(packed != NULL, "pack with rules: %s", error);
   const uint8_t* rules = NULL;
@@ -166,15 +167,15 @@ static void test_launch_rules(void) {
     CHECK(hoc_launch_any_block(rules, rules_size, "cts_add_f32"), "rule 2");
     CHECK(!hoc_launch_any_block(rules, rules_size, "cts_add"), "prefix of a name");
     CHECK(!hoc_launch_any_block(rules, rules_size, "add_kernel"), "unlisted kernel");
+    CHECK(!hoc_launch_any_block(rules, rules_size, "matmul_kernel"), "another rule's kernel");
+    unsigned int bytes = 0;
+    CHECK(hoc_launch_cuda_shared(rules, rules_size, "matmul_kernel", &bytes) && bytes == 24576,
+          "cuda-shared %u", bytes);
+    CHECK(!hoc_launch_cuda_shared(rules, rules_size, "cts_add_f32", &bytes), "no cuda-shared");
     EXPECT_OK(tkrt_image_inspect(packed, size, &(tkrt_image_info_t){0}));
   } else {
     TKRT_TEST_FAIL_("no launch rules section");
   }
-  static const char* const bad[] = {"two\nlines"};
-  uint8_t* refused =
-      hsaco ? hoc_pack(hsaco, hsaco_size, cubin, cubin_size, bad, 1, &size, error, sizeof(error))
-            : NULL;
-  CHECK(!refused && strstr(error, "newline"), "a name with a newline: '%s'", error);
   int major = 0, minor = 0;
   CHECK(hoc_arch_version("gfx942:sramecc+:xnack-", &major, &minor) && major == 9 && minor == 4,
         "gfx942 -> %d.%d", major, minor);
@@ -183,7 +184,6 @@ static void test_launch_rules(void) {
   CHECK(hoc_arch_version("gfx1100", &major, &minor) && major == 11 && minor == 0,
         "gfx1100 -> %d.%d", major, minor);
   CHECK(!hoc_arch_version("sm_90", &major, &minor), "sm_90 is no gcnArchName");
-  free(refused);
   free(packed);
   free(hsaco);
   free(plain);
