@@ -186,6 +186,9 @@ fi
 rm -rf "$cache_dir"
 record "PTX cache across processes" "$cache_rc" "$note"
 
+# The HIP backend on this GPU through hip-over-cuda (its own build and summary; TKRT_GPU_HIP=0 skips).
+[[ "${TKRT_GPU_HIP:-1}" == 0 ]] || run "hip backend over CUDA (test/gpu/run_hip.sh)" bash "$here/run_hip.sh"
+
 # ---------------------------------------------------------------- summary
 echo
 echo "==================== summary ($(( $(date +%s) - started )) s)"
