@@ -253,6 +253,7 @@ typedef struct tkrt_triton_output {
   char* image_paths[3];
   size_t image_count;
   uint32_t image_kinds;
+  int skipped; /* no image kind asked for can exist for this target */
 } tkrt_triton_output_t;
 
 static void tkrt_triton_output_clear(tkrt_triton_output_t* o) {
@@ -534,6 +535,16 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   o->hash = tkrt_triton_strdup(hash);
   if (!o->name || !o->backend || !o->arch || !o->triton_version || !o->hash) {
     status = TKRT_OOM();
+    goto done;
+  }
+
+  /* A target none of whose image kinds is asked for is left out (e.g. HSACO folders when only
+   * cubins are wanted); one whose wanted images are missing is an error below. */
+  uint32_t possible = 1u << TKRT_IMAGE_HOST;
+  if (strcmp(backend, "cuda") == 0) possible |= (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX);
+  if (strcmp(backend, "hip") == 0) possible |= 1u << TKRT_IMAGE_HSACO;
+  if (!(kinds & possible)) {
+    o->skipped = 1;
     goto done;
   }
 
@@ -875,20 +886,31 @@ tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_coun
                               "%zu targets given; at most %d", jsons.count, TKRT_TRITON_MAX_TARGETS);
   }
   tkrt_triton_output_t* outputs = NULL;
-  size_t read = 0;
   if (!status) {
     outputs = calloc(jsons.count, sizeof(*outputs));
     if (!outputs) status = TKRT_OOM();
   }
-  for (; !status && read < jsons.count; ++read) {
-    status = tkrt_triton_output_read(jsons.items[read], kinds, &outputs[read]);
+  size_t kept = 0;
+  for (size_t i = 0; !status && i < jsons.count; ++i) {
+    status = tkrt_triton_output_read(jsons.items[i], kinds, &outputs[kept]);
     if (status) break;
-    for (size_t j = 0; !status && j < read; ++j) {
-      status = tkrt_triton_check_same(&outputs[j], &outputs[read]);
+    if (outputs[kept].skipped) {
+      tkrt_triton_output_clear(&outputs[kept]);
+      continue;
     }
+    for (size_t j = 0; !status && j < kept; ++j) {
+      status = tkrt_triton_check_same(&outputs[j], &outputs[kept]);
+    }
+    ++kept;
+  }
+  if (!status && kept == 0) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                              "none of the %zu targets (the first: %s) can have images of the "
+                              "kinds asked for",
+                              jsons.count, jsons.items[0]);
   }
   tkrt_triton_kernel_t* kernel = NULL;
-  if (!status) status = tkrt_triton_kernel_build(outputs, jsons.count, &kernel);
+  if (!status) status = tkrt_triton_kernel_build(outputs, kept, &kernel);
   for (size_t i = 0; outputs && i < jsons.count; ++i) tkrt_triton_output_clear(&outputs[i]);
   free(outputs);
   tkrt_triton_names_free(&jsons);

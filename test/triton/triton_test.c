@@ -275,6 +275,14 @@ static void shared_multi_target(void) {
   ASSERT_OK(tkrt_triton_kernel_load(paths, 2, NULL, &k));
   EXPECT_EQ_U64(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->image_count, 3);
   tkrt_triton_kernel_release(k);
+  /* A kind filter leaves out the targets that cannot have that kind. */
+  options.image_kinds = 1u << TKRT_IMAGE_HSACO;
+  ASSERT_OK(tkrt_triton_kernel_load(paths, 2, &options, &k));
+  EXPECT_EQ_U64(tkrt_triton_kernel_target_count(k), 1);
+  EXPECT_STREQ(tkrt_triton_kernel_target(k, 0)->arch, "gfx942");
+  tkrt_triton_kernel_release(k);
+  EXPECT_STATUS(tkrt_triton_kernel_load(paths, 1, &options, &k), TKRT_STATUS_NOT_FOUND,
+                "none of the 1 targets");
   /* Two targets that are not the same kernel. */
   vector_path(b, sizeof(b), "matmul/hip_gfx942");
   EXPECT_STATUS(tkrt_triton_kernel_load(paths, 2, NULL, &k), TKRT_STATUS_INVALID_ARGUMENT,
@@ -746,7 +754,48 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(host_image_only_on_gpu_dir),
 };
 
+/* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
+ * tests use: x.bin, y.bin, sum.bin (x + y, 5000 floats) and three host-only variants of add_kernel
+ * (variant256/, variant512/, variant1024/). */
+static int write_fixture(char** argv) {
+  const char* dir = argv[2];
+  g_vectors = argv[3];
+  mkdir(dir, 0755);
+  enum { N = 5000 };
+  static float x[N], y[N], sum[N];
+  for (int i = 0; i < N; ++i) {
+    x[i] = (float)i * 0.25f;
+    y[i] = 3.0f / (float)(i + 1);
+    sum[i] = x[i] + y[i];
+  }
+  const struct {
+    const char* name;
+    const float* data;
+  } files[] = {{"x.bin", x}, {"y.bin", y}, {"sum.bin", sum}};
+  for (int f = 0; f < 3; ++f) {
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", dir, files[f].name);
+    FILE* out = fopen(path, "wb");
+    if (!out || fwrite(files[f].data, sizeof(float), N, out) != N) return 1;
+    fclose(out);
+  }
+  static const int blocks[3] = {256, 512, 1024};
+  char ttir[1024];
+  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  for (int v = 0; v < 3; ++v) {
+    char variant[2048], json[512];
+    snprintf(variant, sizeof(variant), "%s/variant%d", dir, blocks[v]);
+    mkdir(variant, 0755);
+    snprintf(json, sizeof(json), kHostJson, 2 << v);
+    write_text(variant, "add_kernel.json", json);
+    copy_file(ttir, variant, "add_kernel.ttir");
+    copy_file(argv[4 + v], variant, "add_kernel.so");
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 7 && strcmp(argv[1], "--fixture") == 0) return write_fixture(argv);
   if (argc < 5) {
     fprintf(stderr, "usage: %s <triton-3.6 vectors> <host 256> <host 512> <host 1024> [case...]\n",
             argv[0]);
