@@ -86,5 +86,7 @@ int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);
 int tkrt_cli_run(int argc, char** argv);
 int tkrt_cli_tune(int argc, char** argv);
+/* Triton's compile output (tkrt_triton.c): handles argv when it names one, else returns -1. */
+int tkrt_cli_triton_dispatch(int argc, char** argv);
 
 #endif /* TKRT_TOOLS_TKRT_CLI_H_ */

@@ -21,7 +21,8 @@ static const char kUsage[] =
     "  run    launch a call on real buffers, compare outputs, time it\n"
     "  tune   benchmark every config of an autotuned call and store the decision\n"
     "\n"
-    "`tkrt <command> --help` describes each command.\n"
+    "`tkrt <command> --help` describes each command; `tkrt help triton` how info, run and tune\n"
+    "take Triton's own compile output (<name>.json with its cubin / PTX / HSACO).\n"
     "exit status: 0 success, 1 outputs differ from the expected ones, 2 bad usage,\n"
     "3 an error (message on stderr, with its status code).\n"
     "environment: TKRT_BACKEND (backend order), TKRT_TUNE_DIR / TKRT_TUNE_PIN /\n"
@@ -134,6 +135,8 @@ void tkrt_cli_json_string(FILE* out, const char* text) {
 }
 
 int main(int argc, char** argv) {
+  int triton = argc >= 2 ? tkrt_cli_triton_dispatch(argc - 1, argv + 1) : -1;
+  if (triton >= 0) return triton;
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     fputs(kUsage, argc < 2 ? stderr : stdout);

@@ -240,6 +240,12 @@ tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
   /* First use of the ordinal: open outside any lock; a thread that loses the race releases its
    * handle (opening is idempotent: tkrt devices share the driver's primary context). */
   tkrt_device_options_t options = tkrt_xla_settings()->device;
+  const char* environment_error = tkrt_xla_settings_error();
+  if (environment_error) {
+    /* Refused rather than run with settings the user did not ask for. */
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's settings from the environment: %s",
+                            environment_error);
+  }
   options.ordinal = ordinal;
   tkrt_device_t* opened = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &opened);
@@ -346,7 +352,7 @@ tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal) {
   }
   const tkrt_xla_settings_t* settings = tkrt_xla_settings();
   TKRT_RETURN_IF_ERROR(
-      tkrt_native_stream_ordinal(settings->backend, (tkrt_stream_t)stream, out_ordinal));
+      tkrt_native_stream_ordinal(settings->device.backend, (tkrt_stream_t)stream, out_ordinal));
   tkrt_xla_last_stream = stream;
   tkrt_xla_last_ordinal = *out_ordinal;
   return NULL;

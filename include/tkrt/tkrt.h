@@ -9,6 +9,7 @@
 #include "tkrt/environment.h"
 #include "tkrt/image.h"
 #include "tkrt/status.h"
+#include "tkrt/triton.h"
 #include "tkrt/wire.h"
 
 #endif /* TKRT_TKRT_H_ */

@@ -92,6 +92,7 @@ _Static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396, "ROCm 5 hipDeviceP
   X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo)                  \
   X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)              \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamIsCapturing)             \
+  X(cuStreamGetDevice)                                                                           \
   X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)  \
   X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)    \
   X(cuEventSynchronize) X(cuEventElapsedTime)
@@ -970,6 +971,18 @@ HOC_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream) {
   hipError_t error = hoc_activate_current();
   if (error != hipSuccess) return error;
   return hoc_error(hoc.cu.cuStreamSynchronize((CUstream)stream));
+}
+
+/* The device a stream belongs to (ROCm 5.3+; HIP-on-NVIDIA: cuStreamGetDevice). */
+HOC_EXPORT hipError_t hipStreamGetDevice(hipStream_t stream, int* device) {
+  if (!device) return hipErrorInvalidValue;
+  hipError_t error = hoc_activate_current();
+  if (error != hipSuccess) return error;
+  CUdevice cu_device = 0;
+  CUresult result = hoc.cu.cuStreamGetDevice((CUstream)stream, &cu_device);
+  if (result != CUDA_SUCCESS) return hoc_error(result);
+  *device = (int)cu_device;
+  return hipSuccess;
 }
 
 HOC_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus* status) {

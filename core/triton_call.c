@@ -1,0 +1,674 @@
+/* tkrt core: tkrt calls from loaded Triton kernels: scalar arguments by name, grid expressions
+ * per variant, in-place buffers as alias records, and launching with one buffer per pointer. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/triton_internal.h"
+#include "hal/versioned.h"
+
+#define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
+#define TKRT_GRID_EXPR_MAX 1024
+#define TKRT_GRID_DEPTH_MAX 32
+#define TKRT_GRID_NAMES_MAX 256
+#define TKRT_STACK_BUFFERS 64
+
+/* ---------------------------------------------------------------- grid expressions */
+
+typedef struct tkrt_grid_name {
+  const char* name;
+  size_t length;
+  int64_t value;
+} tkrt_grid_name_t;
+
+typedef struct tkrt_grid_parser {
+  const char* text;
+  size_t pos;
+  const tkrt_grid_name_t* names;
+  size_t name_count;
+  tkrt_status_t error;
+} tkrt_grid_parser_t;
+
+static void tkrt_grid_fail(tkrt_grid_parser_t* p, const char* message, const char* detail) {
+  if (p->error) return;
+  p->error = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "grid expression \"%s\", at offset %zu: %s%s", p->text, p->pos,
+                              message, detail ? detail : "");
+}
+
+static void tkrt_grid_space(tkrt_grid_parser_t* p) {
+  while (p->text[p->pos] == ' ' || p->text[p->pos] == '\t') ++p->pos;
+}
+
+static int tkrt_grid_is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static int tkrt_grid_is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int64_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth);
+
+/* Python's // and % (floor), which Triton users write grids with. */
+static int64_t tkrt_grid_floordiv(tkrt_grid_parser_t* p, int64_t a, int64_t b, int modulo) {
+  if (b == 0) {
+    tkrt_grid_fail(p, "division by zero", NULL);
+    return 0;
+  }
+  if (a == INT64_MIN && b == -1) {
+    tkrt_grid_fail(p, "integer overflow", NULL);
+    return 0;
+  }
+  int64_t q = a / b, r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) {
+    --q;
+    r += b;
+  }
+  return modulo ? r : q;
+}
+
+static int64_t tkrt_grid_checked(tkrt_grid_parser_t* p, char op, int64_t a, int64_t b) {
+  int64_t r = 0;
+  int overflow = 0;
+  switch (op) {
+    case '+': overflow = __builtin_add_overflow(a, b, &r); break;
+    case '-': overflow = __builtin_sub_overflow(a, b, &r); break;
+    case '*': overflow = __builtin_mul_overflow(a, b, &r); break;
+    case '/': return tkrt_grid_floordiv(p, a, b, 0);
+    case '%': return tkrt_grid_floordiv(p, a, b, 1);
+  }
+  if (overflow) tkrt_grid_fail(p, "integer overflow", NULL);
+  return r;
+}
+
+static int64_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
+  if (depth > TKRT_GRID_DEPTH_MAX) {
+    tkrt_grid_fail(p, "nested too deeply", NULL);
+    return 0;
+  }
+  tkrt_grid_space(p);
+  char c = p->text[p->pos];
+  if (c == '-') {
+    ++p->pos;
+    return tkrt_grid_checked(p, '-', 0, tkrt_grid_primary(p, depth + 1));
+  }
+  if (c == '(') {
+    ++p->pos;
+    int64_t value = tkrt_grid_expr(p, depth + 1);
+    tkrt_grid_space(p);
+    if (p->text[p->pos] != ')') {
+      tkrt_grid_fail(p, "expected ')'", NULL);
+      return 0;
+    }
+    ++p->pos;
+    return value;
+  }
+  if (isdigit((unsigned char)c)) {
+    errno = 0;
+    char* end = NULL;
+    long long value = strtoll(p->text + p->pos, &end, 10);
+    if (errno != 0) {
+      tkrt_grid_fail(p, "integer literal out of range", NULL);
+      return 0;
+    }
+    p->pos = (size_t)(end - p->text);
+    if (tkrt_grid_is_name_char(p->text[p->pos])) {
+      tkrt_grid_fail(p, "malformed integer literal", NULL);
+      return 0;
+    }
+    return (int64_t)value;
+  }
+  if (!tkrt_grid_is_name_start(c)) {
+    tkrt_grid_fail(p, c ? "expected a number, a name or '('" : "unexpected end", NULL);
+    return 0;
+  }
+  size_t start = p->pos;
+  while (tkrt_grid_is_name_char(p->text[p->pos])) ++p->pos;
+  size_t length = p->pos - start;
+  const char* name = p->text + start;
+  tkrt_grid_space(p);
+  if (p->text[p->pos] == '(') {
+    int which = length == 4 && memcmp(name, "cdiv", 4) == 0  ? 1
+                : length == 3 && memcmp(name, "min", 3) == 0 ? 2
+                : length == 3 && memcmp(name, "max", 3) == 0 ? 3
+                                                             : 0;
+    if (!which) {
+      char detail[80];
+      snprintf(detail, sizeof(detail), "'%.*s' (functions: cdiv, min, max)",
+               (int)(length > 40 ? 40 : length), name);
+      p->pos = start;
+      tkrt_grid_fail(p, "unknown function ", detail);
+      return 0;
+    }
+    ++p->pos;
+    int64_t a = tkrt_grid_expr(p, depth + 1);
+    tkrt_grid_space(p);
+    if (p->text[p->pos] != ',') {
+      tkrt_grid_fail(p, "expected ',' between the two arguments", NULL);
+      return 0;
+    }
+    ++p->pos;
+    int64_t b = tkrt_grid_expr(p, depth + 1);
+    tkrt_grid_space(p);
+    if (p->text[p->pos] != ')') {
+      tkrt_grid_fail(p, "expected ')' after the two arguments", NULL);
+      return 0;
+    }
+    ++p->pos;
+    if (p->error) return 0;
+    if (which == 2) return a < b ? a : b;
+    if (which == 3) return a > b ? a : b;
+    /* cdiv(a, b) = (a + b - 1) // b, as triton.cdiv. */
+    return tkrt_grid_floordiv(p, tkrt_grid_checked(p, '-', tkrt_grid_checked(p, '+', a, b), 1), b,
+                              0);
+  }
+  for (size_t i = 0; i < p->name_count; ++i) {
+    if (p->names[i].length == length && memcmp(p->names[i].name, name, length) == 0) {
+      return p->names[i].value;
+    }
+  }
+  char detail[400];
+  size_t used = (size_t)snprintf(detail, sizeof(detail), "'%.*s' (known: ",
+                                 (int)(length > 40 ? 40 : length), name);
+  for (size_t i = 0; i < p->name_count && used < sizeof(detail); ++i) {
+    int n = snprintf(detail + used, sizeof(detail) - used, "%s%.*s", i ? ", " : "",
+                     (int)p->names[i].length, p->names[i].name);
+    if (n > 0) used += (size_t)n;
+  }
+  if (used < sizeof(detail)) snprintf(detail + used, sizeof(detail) - used, ")");
+  p->pos = start;
+  tkrt_grid_fail(p, "unknown name ", detail);
+  return 0;
+}
+
+static int64_t tkrt_grid_term(tkrt_grid_parser_t* p, int depth) {
+  int64_t value = tkrt_grid_primary(p, depth);
+  for (;;) {
+    tkrt_grid_space(p);
+    char op = p->text[p->pos];
+    if (op == '/' && p->text[p->pos + 1] == '/') ++p->pos; /* Python's // */
+    if (op != '*' && op != '/' && op != '%') return value;
+    ++p->pos;
+    int64_t rhs = tkrt_grid_primary(p, depth);
+    if (p->error) return 0;
+    value = tkrt_grid_checked(p, op, value, rhs);
+  }
+}
+
+static int64_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth) {
+  int64_t value = tkrt_grid_term(p, depth);
+  for (;;) {
+    tkrt_grid_space(p);
+    char op = p->text[p->pos];
+    if (op != '+' && op != '-') return value;
+    ++p->pos;
+    int64_t rhs = tkrt_grid_term(p, depth);
+    if (p->error) return 0;
+    value = tkrt_grid_checked(p, op, value, rhs);
+  }
+}
+
+static tkrt_status_t tkrt_grid_evaluate(const char* expression, const tkrt_grid_name_t* names,
+                                        size_t name_count, uint32_t out_grid[3]) {
+  if (!expression || strlen(expression) > TKRT_GRID_EXPR_MAX) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "grid expression is missing or longer than %d characters",
+                            TKRT_GRID_EXPR_MAX);
+  }
+  tkrt_grid_parser_t p = {expression, 0, names, name_count, NULL};
+  uint32_t grid[3] = {1, 1, 1};
+  for (int d = 0; d < 3; ++d) {
+    int64_t value = tkrt_grid_expr(&p, 0);
+    if (p.error) return p.error;
+    if (value < 0 || value > (int64_t)UINT32_MAX) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                              "grid expression \"%s\": dimension %c is %lld, not in 0..%u",
+                              expression, "xyz"[d], (long long)value, UINT32_MAX);
+    }
+    grid[d] = (uint32_t)value;
+    tkrt_grid_space(&p);
+    if (p.text[p.pos] == '\0') break;
+    if (p.text[p.pos] != ',' || d == 2) {
+      tkrt_grid_fail(&p, d == 2 ? "more than three dimensions" : "expected ',' or the end", NULL);
+      return p.error;
+    }
+    ++p.pos;
+  }
+  memcpy(out_grid, grid, sizeof(grid));
+  return NULL;
+}
+
+/* Appends "NAME=INT, ..." bindings (true/false count as 1/0). Names point into `text`. */
+static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t* names,
+                                              size_t* count) {
+  if (!text) return NULL;
+  const char* p = text;
+  while (*p) {
+    while (*p == ' ' || *p == ',' || *p == '\t') ++p;
+    if (!*p) break;
+    const char* name = p;
+    while (tkrt_grid_is_name_char(*p)) ++p;
+    size_t length = (size_t)(p - name);
+    while (*p == ' ') ++p;
+    if (length == 0 || !tkrt_grid_is_name_start(*name) || *p != '=') {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "constants \"%s\": expected NAME=INTEGER at offset %zu", text,
+                              (size_t)(name - text));
+    }
+    ++p;
+    while (*p == ' ') ++p;
+    int64_t value = 0;
+    const char* value_start = p;
+    if (strncmp(p, "True", 4) == 0 || strncmp(p, "true", 4) == 0) {
+      value = 1;
+      p += 4;
+    } else if (strncmp(p, "False", 5) == 0 || strncmp(p, "false", 5) == 0) {
+      p += 5;
+    } else {
+      errno = 0;
+      char* end = NULL;
+      value = (int64_t)strtoll(p, &end, 0);
+      if (end == p || errno) end = (char*)p;
+      p = end;
+    }
+    while (*p == ' ') ++p;
+    if (p == value_start || (*p && *p != ',')) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "constants \"%s\": the value of '%.*s' is not an integer (grid "
+                              "expressions compute with integers only)",
+                              text, (int)length, name);
+    }
+    for (size_t i = 0; i < *count; ++i) {
+      if (names[i].length == length && memcmp(names[i].name, name, length) == 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "constants \"%s\": '%.*s' is bound twice (or is also a scalar "
+                                "argument)",
+                                text, (int)length, name);
+      }
+    }
+    if (*count == TKRT_GRID_NAMES_MAX) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "constants \"%s\": more than %d names",
+                              text, TKRT_GRID_NAMES_MAX);
+    }
+    names[*count].name = name;
+    names[*count].length = length;
+    names[*count].value = value;
+    (*count)++;
+  }
+  return NULL;
+}
+
+tkrt_status_t tkrt_triton_grid_eval(const char* expression, const char* bindings,
+                                    uint32_t out_grid[3]) {
+  if (!out_grid) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_grid_eval: NULL out_grid");
+  }
+  tkrt_grid_name_t names[TKRT_GRID_NAMES_MAX];
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(bindings, names, &count));
+  return tkrt_grid_evaluate(expression, names, count, out_grid);
+}
+
+/* ---------------------------------------------------------------- scalars */
+
+tkrt_status_t tkrt_triton_scalar_parse(const char* text, tkrt_triton_scalar_t* out_scalar,
+                                       size_t* out_name_length) {
+  const char* eq = text ? strchr(text, '=') : NULL;
+  if (!eq || eq == text) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "'%s' is not NAME=VALUE",
+                            text ? text : "(null)");
+  }
+  const char* value = eq + 1;
+  tkrt_triton_scalar_t scalar = {text, false, 0, 0.0};
+  int hex = value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+  int negative_hex = value[0] == '-' && value[1] == '0' && (value[2] == 'x' || value[2] == 'X');
+  int is_float = !hex && !negative_hex &&
+                 (strpbrk(value, ".eE") || strstr(value, "inf") || strstr(value, "nan"));
+  char* end = NULL;
+  errno = 0;
+  if (is_float) {
+    scalar.is_float = true;
+    scalar.f = strtod(value, &end);
+  } else {
+    scalar.i = (int64_t)strtoll(value, &end, 0);
+  }
+  if (!*value || end == value || *end || errno == ERANGE) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s': the value is not %s", text,
+                            errno == ERANGE ? "in range" : "an integer or a float");
+  }
+  *out_scalar = scalar;
+  if (out_name_length) *out_name_length = (size_t)(eq - text);
+  return NULL;
+}
+
+/* IEEE binary16 and bfloat16 bits of a float, rounded to nearest even. */
+static uint32_t tkrt_f32_bits(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return bits;
+}
+
+static uint16_t tkrt_float_to_bf16(float f) {
+  uint32_t bits = tkrt_f32_bits(f);
+  if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu)) return (uint16_t)((bits >> 16) | 0x40);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return (uint16_t)(bits >> 16);
+}
+
+static uint16_t tkrt_float_to_f16(float f) {
+  uint32_t bits = tkrt_f32_bits(f);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t exponent = (bits >> 23) & 0xFFu;
+  uint32_t mantissa = bits & 0x7FFFFFu;
+  if (exponent == 0xFF) return (uint16_t)(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
+  int e = (int)exponent - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7C00u); /* overflow: infinity */
+  if (e <= 0) {
+    if (e < -10) return (uint16_t)sign; /* underflow: signed zero */
+    mantissa |= 0x800000u;
+    uint32_t shift = (uint32_t)(14 - e);
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1u);
+    uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1u))) ++half;
+    return (uint16_t)(sign | half);
+  }
+  uint32_t half = ((uint32_t)e << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half; /* may carry into inf: right */
+  return (uint16_t)(sign | half);
+}
+
+static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
+                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->kind = param->kind;
+  int floating = strcmp(param->type, "fp32") == 0 || strcmp(param->type, "fp64") == 0 ||
+                 strcmp(param->type, "fp16") == 0 || strcmp(param->type, "bf16") == 0;
+  if (s->is_float && !floating) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "scalar '%s' is %s, an integer parameter, but was given %g", param->name,
+                            param->type, s->f);
+  }
+  double as_double = s->is_float ? s->f : (double)s->i;
+  switch (param->kind) {
+    case TKRT_PARAM_BOOL:
+      if (s->i != 0 && s->i != 1) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "scalar '%s' is i1; %lld is not 0 or 1",
+                                param->name, (long long)s->i);
+      }
+      out->value.b = s->i != 0;
+      return NULL;
+    case TKRT_PARAM_I32: {
+      /* Signless in TTIR: accept the signed and the unsigned range of the width. */
+      unsigned bits = param->element_bytes * 8;
+      int64_t low = -((int64_t)1 << (bits - 1)), high = ((int64_t)1 << bits) - 1;
+      if (s->i < low || s->i > high) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                                "scalar '%s' is %s; %lld is out of range (%lld..%lld)", param->name,
+                                param->type, (long long)s->i, (long long)low, (long long)high);
+      }
+      out->value.i32 = (int32_t)(uint32_t)(uint64_t)s->i;
+      if (param->divisibility > 1 && s->i % param->divisibility != 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "scalar '%s' = %lld is not divisible by %u, which the kernel was "
+                                "specialised for (tt.divisibility)",
+                                param->name, (long long)s->i, param->divisibility);
+      }
+      return NULL;
+    }
+    case TKRT_PARAM_I64:
+      if (param->divisibility > 1 && s->i % param->divisibility != 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "scalar '%s' = %lld is not divisible by %u, which the kernel was "
+                                "specialised for (tt.divisibility)",
+                                param->name, (long long)s->i, param->divisibility);
+      }
+      out->value.i64 = s->i;
+      return NULL;
+    case TKRT_PARAM_F32: out->value.f32 = (float)as_double; return NULL;
+    case TKRT_PARAM_F64: out->value.f64 = as_double; return NULL;
+    case TKRT_PARAM_U32:
+      out->value.u32 = strcmp(param->type, "bf16") == 0 ? tkrt_float_to_bf16((float)as_double)
+                                                         : tkrt_float_to_f16((float)as_double);
+      return NULL;
+    default: break;
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "scalar '%s' has an unexpected kind", param->name);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+void tkrt_triton_call_desc_init(tkrt_triton_call_desc_t* desc) {
+  memset(desc, 0, sizeof(*desc));
+  desc->struct_size = sizeof(*desc);
+}
+
+static tkrt_status_t tkrt_triton_same_params(const tkrt_triton_kernel_t* a,
+                                             const tkrt_triton_kernel_t* b, size_t variant) {
+  if (a->param_count != b->param_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "variant %zu of '%s' declares %zu parameters; variant 0 declares %zu",
+                            variant, b->name, b->param_count, a->param_count);
+  }
+  for (size_t i = 0; i < a->param_count; ++i) {
+    if (strcmp(a->params[i].name, b->params[i].name) != 0 ||
+        strcmp(a->params[i].type, b->params[i].type) != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "variant %zu: parameter %zu is '%s: %s'; in variant 0 it is '%s: %s'",
+                              variant, i, b->params[i].name, b->params[i].type, a->params[i].name,
+                              a->params[i].type);
+    }
+  }
+  return NULL;
+}
+
+tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc,
+                                      tkrt_call_t** out_call) {
+  if (!caller_desc || !out_call) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_call_create: NULL argument");
+  }
+  tkrt_triton_call_desc_t d;
+  tkrt_triton_call_desc_init(&d);
+  TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&d, sizeof(d), caller_desc, "tkrt_triton_call_create"));
+  if (d.variant_count == 0 || !d.variants) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_call_create: no variant");
+  }
+  if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_call_create: scalars or inout announced but NULL");
+  }
+  for (size_t v = 0; v < d.variant_count; ++v) {
+    if (!d.variants[v].kernel) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "variant %zu has no kernel", v);
+    }
+    if (v) TKRT_RETURN_IF_ERROR(tkrt_triton_same_params(d.variants[0].kernel, d.variants[v].kernel, v));
+  }
+  const tkrt_triton_kernel_t* k0 = d.variants[0].kernel;
+  const char* kernel_name = k0->name;
+
+  /* Every given scalar names a scalar parameter, once. */
+  for (size_t s = 0; s < d.scalar_count; ++s) {
+    const char* name = d.scalars[s].name;
+    long index = tkrt_triton_kernel_find_param(k0, name);
+    if (index < 0) {
+      char listed[512];
+      size_t used = 0;
+      listed[0] = '\0';
+      for (size_t i = 0; i < k0->param_count && used < sizeof(listed); ++i) {
+        int n = snprintf(listed + used, sizeof(listed) - used, "%s%s: %s", i ? ", " : "",
+                         k0->params[i].name, k0->params[i].type);
+        if (n > 0) used += (size_t)n;
+      }
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "kernel '%s' has no parameter '%s' (its parameters: %s)", kernel_name,
+                              name ? name : "(null)", listed);
+    }
+    if (k0->params[index].is_pointer) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "'%s' is a pointer parameter (%s) of '%s': pass it as a buffer, not "
+                              "a scalar",
+                              name, k0->params[index].type, kernel_name);
+    }
+    for (size_t t = 0; t < s; ++t) {
+      if (strcmp(d.scalars[t].name, name) == 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "scalar '%s' is given twice", name);
+      }
+    }
+  }
+
+  size_t count = k0->param_count;
+  tkrt_param_t* params = calloc(count ? count : 1, sizeof(*params));
+  tkrt_config_desc_t* configs = calloc(d.variant_count, sizeof(*configs));
+  tkrt_alias_t* aliases = calloc(d.inout_count ? d.inout_count : 1, sizeof(*aliases));
+  char(*labels)[200] = calloc(d.variant_count, sizeof(*labels));
+  tkrt_grid_name_t* names = calloc(TKRT_GRID_NAMES_MAX, sizeof(*names));
+  tkrt_status_t status = NULL;
+  if (!params || !configs || !aliases || !labels || !names) {
+    status = TKRT_OOM();
+    goto done;
+  }
+  size_t scalar_names = 0;
+  for (size_t i = 0; i < count && !status; ++i) {
+    const tkrt_triton_param_t* p = &k0->params[i];
+    if (p->is_pointer) {
+      params[i].kind = TKRT_PARAM_ARRAY;
+      params[i].value.array.ptr_divisibility = p->divisibility > 1 ? p->divisibility : 0;
+      continue;
+    }
+    const tkrt_triton_scalar_t* given = NULL;
+    for (size_t s = 0; s < d.scalar_count && !given; ++s) {
+      if (strcmp(d.scalars[s].name, p->name) == 0) given = &d.scalars[s];
+    }
+    if (!given) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "kernel '%s': no value for scalar parameter %zu '%s' (%s)",
+                                kernel_name, i, p->name, p->type);
+      break;
+    }
+    status = tkrt_triton_bind_scalar(p, given, &params[i]);
+    if (!status && !given->is_float && scalar_names < TKRT_GRID_NAMES_MAX) {
+      names[scalar_names].name = p->name;
+      names[scalar_names].length = strlen(p->name);
+      names[scalar_names].value = given->i;
+      scalar_names++;
+    }
+  }
+  if (status) goto done;
+
+  for (size_t a = 0; a < d.inout_count; ++a) {
+    long index = tkrt_triton_kernel_find_param(k0, d.inout[a]);
+    if (index < 0 || !k0->params[index].is_pointer) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "in-place parameter '%s' is not a pointer parameter of '%s'",
+                                d.inout[a] ? d.inout[a] : "(null)", kernel_name);
+      goto done;
+    }
+    uint64_t ordinal = 0;
+    for (long i = 0; i < index; ++i) ordinal += k0->params[i].is_pointer;
+    for (size_t b = 0; b < a; ++b) {
+      if (aliases[b].input_index == ordinal) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "in-place parameter '%s' is listed twice",
+                                  d.inout[a]);
+        goto done;
+      }
+    }
+    aliases[a].input_index = ordinal;
+    aliases[a].output_index = a;
+    aliases[a].size_bytes = 0;
+  }
+
+  for (size_t v = 0; v < d.variant_count; ++v) {
+    const tkrt_triton_variant_t* variant = &d.variants[v];
+    tkrt_config_desc_t* config = &configs[v];
+    config->kernel = variant->kernel->kernel;
+    config->params = params;
+    config->param_count = count;
+    if (variant->grid) {
+      size_t name_count = scalar_names;
+      names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps};
+      names[name_count++] = (tkrt_grid_name_t){"num_stages", 10, variant->kernel->num_stages};
+      status = tkrt_grid_parse_bindings(variant->constants, names, &name_count);
+      if (!status) status = tkrt_grid_evaluate(variant->grid, names, name_count, config->grid);
+      if (status) {
+        status = tkrt_status_annotate(status, "variant %zu of '%s'", v, kernel_name);
+        goto done;
+      }
+    } else {
+      memcpy(config->grid, variant->grid_dims, sizeof(config->grid));
+    }
+    if (variant->description) {
+      config->description = variant->description;
+    } else {
+      snprintf(labels[v], sizeof(labels[v]), "%s%snum_warps=%u num_stages=%u",
+               variant->constants ? variant->constants : "", variant->constants ? " " : "",
+               variant->kernel->num_warps, variant->kernel->num_stages);
+      config->description = labels[v];
+    }
+  }
+
+  tkrt_call_desc_t call;
+  tkrt_call_desc_init(&call);
+  call.name = d.name ? d.name : kernel_name;
+  call.autotuned = d.variant_count > 1;
+  call.autotune_name = call.autotuned ? call.name : NULL;
+  call.configs = configs;
+  call.config_count = d.variant_count;
+  call.aliases = d.inout_count ? aliases : NULL;
+  call.alias_count = d.inout_count;
+  status = tkrt_call_create(&call, out_call);
+
+done:
+  free(params);
+  free(configs);
+  free(aliases);
+  free(labels);
+  free(names);
+  return status;
+}
+
+tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
+                                      tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                                      size_t buffer_count, tkrt_autotuner_t* tuner) {
+  if (!call || !device || (buffer_count && !buffers)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_call_launch: NULL argument");
+  }
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(call);
+  const tkrt_config_desc_t* config = &desc->configs[0];
+  size_t pointers = 0;
+  for (size_t i = 0; i < config->param_count; ++i) {
+    pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
+  }
+  if (buffer_count != pointers) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "kernel '%s' has %zu pointer parameters but %zu buffers were given",
+                            tkrt_kernel_get_desc(config->kernel)->name, pointers, buffer_count);
+  }
+  size_t total = pointers + desc->alias_count;
+  tkrt_buffer_t stack[TKRT_STACK_BUFFERS];
+  tkrt_buffer_t* list = total <= TKRT_STACK_BUFFERS ? stack : malloc(total * sizeof(*list));
+  if (!list) return TKRT_OOM();
+  if (pointers) memcpy(list, buffers, pointers * sizeof(*list));
+  for (size_t a = 0; a < desc->alias_count; ++a) {
+    uint64_t input = desc->aliases[a].input_index;
+    if (input >= pointers) {
+      if (list != stack) free(list);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "alias record %zu names buffer %llu of %zu: the call was not made by "
+                              "tkrt_triton_call_create",
+                              a, (unsigned long long)input, pointers);
+    }
+    list[pointers + a] = buffers[input];
+  }
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = device;
+  args.stream = stream;
+  args.buffers = list;
+  args.input_count = pointers;
+  args.output_count = desc->alias_count;
+  args.tuner = tuner;
+  tkrt_status_t status = tkrt_call_launch(call, &args);
+  if (list != stack) free(list);
+  return status;
+}

@@ -1,0 +1,40 @@
+/* tkrt core: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
+ * and the call builder (triton_call.c) share. */
+#ifndef TKRT_CORE_TRITON_INTERNAL_H_
+#define TKRT_CORE_TRITON_INTERNAL_H_
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "tkrt/triton.h"
+
+#define TKRT_TRITON_JSON_LIMIT ((size_t)1 << 20)    /* metadata JSON */
+#define TKRT_TRITON_TTIR_LIMIT ((size_t)64 << 20)   /* .ttir / .source text */
+#define TKRT_TRITON_IMAGE_LIMIT ((size_t)512 << 20) /* cubin, PTX, HSACO, host image */
+#define TKRT_TRITON_MAX_PARAMS 1024
+
+struct tkrt_triton_kernel_s {
+  atomic_int ref_count;
+  tkrt_kernel_t* kernel;
+  char* name;
+  tkrt_triton_param_t* params; /* strings owned */
+  size_t param_count;
+  tkrt_triton_target_t* targets; /* strings owned */
+  size_t target_count;
+  uint32_t num_warps;
+  uint32_t num_stages; /* the first target's */
+};
+
+/* Reads a whole regular file of at most `limit` bytes (a NUL is appended, not counted). FIFOs,
+ * devices and directories are refused without blocking; errors name the path. */
+tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
+                                    size_t* out_size);
+
+/* Parses the parameter list of `tt.func public @<kernel_name>(...)` in TTIR text (NULL name: the
+ * first public tt.func). `what` names the file in errors. */
+tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const char* kernel_name,
+                                          const char* what, tkrt_triton_param_t** out_params,
+                                          size_t* out_count);
+void tkrt_triton_params_free(tkrt_triton_param_t* params, size_t count);
+
+#endif /* TKRT_CORE_TRITON_INTERNAL_H_ */

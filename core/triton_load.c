@@ -1,0 +1,1011 @@
+/* tkrt core: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
+ * kernel, merging the outputs of several targets, and listing Triton's cache. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/triton_internal.h"
+#include "hal/fs.h"
+#include "hal/versioned.h"
+#include "tkrt/image.h"
+
+#define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
+#define TKRT_TRITON_PATH_MAX 4096
+#define TKRT_TRITON_MAX_TARGETS 64
+
+/* ---------------------------------------------------------------- files */
+
+tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
+                                    size_t* out_size) {
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
+                            strerror(error));
+  }
+  struct stat st;
+  tkrt_status_t status = NULL;
+  char* data = NULL;
+  if (fstat(fd, &st) != 0) {
+    int error = errno;
+    status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot stat %s: %s", path,
+                              strerror(error));
+  } else if (!S_ISREG(st.st_mode)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is not a regular file", path);
+  } else if ((uint64_t)st.st_size > limit) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                              "%s is %lld bytes, more than the %zu bytes tkrt reads from such a "
+                              "file",
+                              path, (long long)st.st_size, limit);
+  } else {
+    size_t size = (size_t)st.st_size;
+    data = malloc(size + 1);
+    if (!data) status = TKRT_OOM();
+    size_t done = 0;
+    while (!status && done < size) {
+      ssize_t n = read(fd, data + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int error = errno;
+        status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot read %s: %s", path,
+                                  strerror(error));
+      } else if (n == 0) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "%s shrank while being read", path);
+      } else {
+        done += (size_t)n;
+      }
+    }
+    if (!status) {
+      data[size] = '\0';
+      *out_size = size;
+    }
+  }
+  close(fd);
+  if (status) {
+    free(data);
+    return status;
+  }
+  *out_data = data;
+  return NULL;
+}
+
+static int tkrt_triton_is_file(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static int tkrt_triton_is_dir(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char* tkrt_triton_strdup(const char* text) {
+  size_t length = strlen(text);
+  char* copy = malloc(length + 1);
+  if (copy) memcpy(copy, text, length + 1);
+  return copy;
+}
+
+static int tkrt_triton_ends_with(const char* text, const char* suffix) {
+  size_t a = strlen(text), b = strlen(suffix);
+  return a >= b && strcmp(text + a - b, suffix) == 0;
+}
+
+/* Triton's group index (`__grp__<name>.json`) and anything not ending in .json are not kernels. */
+static int tkrt_triton_is_kernel_json(const char* file_name) {
+  return tkrt_triton_ends_with(file_name, ".json") && strncmp(file_name, "__grp__", 7) != 0 &&
+         file_name[0] != '.';
+}
+
+static int tkrt_triton_compare_strings(const void* a, const void* b) {
+  return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+typedef struct tkrt_triton_names {
+  char** items;
+  size_t count, capacity;
+} tkrt_triton_names_t;
+
+static void tkrt_triton_names_free(tkrt_triton_names_t* names) {
+  for (size_t i = 0; i < names->count; ++i) free(names->items[i]);
+  free(names->items);
+  memset(names, 0, sizeof(*names));
+}
+
+static tkrt_status_t tkrt_triton_names_add(tkrt_triton_names_t* names, const char* text) {
+  if (names->count == names->capacity) {
+    size_t grown = names->capacity ? names->capacity * 2 : 8;
+    char** items = realloc(names->items, grown * sizeof(*items));
+    if (!items) return TKRT_OOM();
+    names->items = items;
+    names->capacity = grown;
+  }
+  names->items[names->count] = tkrt_triton_strdup(text);
+  if (!names->items[names->count]) return TKRT_OOM();
+  names->count++;
+  return NULL;
+}
+
+/* The entries of `dir` accepted by `keep` (kernel JSON files, or subdirectories), sorted. */
+static tkrt_status_t tkrt_triton_list_dir(const char* dir, int want_dirs,
+                                          tkrt_triton_names_t* out) {
+  DIR* handle = opendir(dir);
+  if (!handle) {
+    int error = errno;
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot list %s: %s", dir, strerror(error));
+  }
+  tkrt_status_t status = NULL;
+  struct dirent* entry;
+  char path[TKRT_TRITON_PATH_MAX];
+  while (!status && (entry = readdir(handle)) != NULL) {
+    if (entry->d_name[0] == '.') continue;
+    int n = snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+    if (n < 0 || (size_t)n >= sizeof(path)) continue;
+    if (want_dirs ? tkrt_triton_is_dir(path)
+                  : tkrt_triton_is_kernel_json(entry->d_name) && tkrt_triton_is_file(path)) {
+      status = tkrt_triton_names_add(out, entry->d_name);
+    }
+  }
+  closedir(handle);
+  if (status) return status;
+  if (out->count) qsort(out->items, out->count, sizeof(char*), tkrt_triton_compare_strings);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- metadata fields */
+
+/* Fields of nested objects are named with their path ("target.arch") in messages. */
+static const char* tkrt_triton_field_key(const char* field) {
+  const char* dot = strrchr(field, '.');
+  return dot ? dot + 1 : field;
+}
+
+/* An unsigned integer field in [min, max]; absent (or null when `null_ok`) gives `fallback`, or
+ * an error when `required`. */
+static tkrt_status_t tkrt_triton_field_u32(const tkrt_json_value_t* object, const char* json_path,
+                                           const char* field, int required, uint32_t fallback,
+                                           uint32_t min, uint32_t max, uint32_t* out) {
+  const tkrt_json_value_t* v = tkrt_json_get(object, tkrt_triton_field_key(field));
+  if (!v || v->type == TKRT_JSON_NULL) {
+    if (required) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: field '%s' is missing%s",
+                              json_path, field, v ? " (null)" : "");
+    }
+    *out = fallback;
+    return NULL;
+  }
+  if (v->type != TKRT_JSON_NUMBER || !v->is_integer || v->integer < (int64_t)min ||
+      v->integer > (int64_t)max) {
+    if (v->type == TKRT_JSON_NUMBER) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field '%s' is %g; it must be an integer in %u..%u", json_path,
+                              field, v->number, min, max);
+    }
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s: field '%s' is %s; it must be an integer in %u..%u", json_path,
+                            field, tkrt_json_type_name(v->type), min, max);
+  }
+  *out = (uint32_t)v->integer;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_triton_field_bool(const tkrt_json_value_t* object, const char* json_path,
+                                            const char* field, bool* out) {
+  const tkrt_json_value_t* v = tkrt_json_get(object, tkrt_triton_field_key(field));
+  if (!v || v->type == TKRT_JSON_NULL) {
+    *out = false;
+    return NULL;
+  }
+  if (v->type != TKRT_JSON_BOOL) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s: field '%s' is %s; it must be true or false", json_path, field,
+                            tkrt_json_type_name(v->type));
+  }
+  *out = v->boolean;
+  return NULL;
+}
+
+static tkrt_status_t tkrt_triton_field_string(const tkrt_json_value_t* object,
+                                              const char* json_path, const char* field,
+                                              int required, const char** out) {
+  const tkrt_json_value_t* v = tkrt_json_get(object, tkrt_triton_field_key(field));
+  if (!v || v->type == TKRT_JSON_NULL) {
+    if (required) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: field '%s' is missing",
+                              json_path, field);
+    }
+    *out = "";
+    return NULL;
+  }
+  if (v->type != TKRT_JSON_STRING) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: field '%s' is %s; it must be a string",
+                            json_path, field, tkrt_json_type_name(v->type));
+  }
+  *out = v->string;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- one compile output */
+
+/* Everything read from one metadata JSON and the files beside it. */
+typedef struct tkrt_triton_output {
+  char* json_path;
+  char* name;
+  char* backend;
+  char* arch;
+  char* triton_version;
+  char* hash;
+  uint32_t warp_size, num_warps, num_ctas, num_stages, shared, tmem_size;
+  uint32_t cluster_dims[3];
+  uint32_t global_scratch_size, global_scratch_align;
+  uint32_t launch_flags;
+  tkrt_triton_param_t* params;
+  size_t param_count;
+  char* signature_path;
+  tkrt_kernel_image_t images[3];
+  char* image_paths[3];
+  size_t image_count;
+  uint32_t image_kinds;
+  int skipped; /* no image kind asked for can exist for this target */
+} tkrt_triton_output_t;
+
+static void tkrt_triton_output_clear(tkrt_triton_output_t* o) {
+  free(o->json_path);
+  free(o->name);
+  free(o->backend);
+  free(o->arch);
+  free(o->triton_version);
+  free(o->hash);
+  free(o->signature_path);
+  tkrt_triton_params_free(o->params, o->param_count);
+  for (size_t i = 0; i < o->image_count; ++i) {
+    free((void*)o->images[i].data);
+    free((void*)o->images[i].arch);
+    free(o->image_paths[i]);
+  }
+  memset(o, 0, sizeof(*o));
+}
+
+typedef struct tkrt_triton_name_search {
+  const char* name;
+  int found;
+  size_t count;
+  char listed[512];
+  size_t used;
+} tkrt_triton_name_search_t;
+
+static bool tkrt_triton_visit_name(const char* name, size_t length, void* user) {
+  tkrt_triton_name_search_t* s = user;
+  if (strlen(s->name) == length && memcmp(s->name, name, length) == 0) s->found = 1;
+  if (s->used < sizeof(s->listed)) {
+    int n = snprintf(s->listed + s->used, sizeof(s->listed) - s->used, "%s%.*s",
+                     s->count ? ", " : "", (int)(length > 200 ? 200 : length), name);
+    if (n > 0) s->used += (size_t)n;
+  }
+  s->count++;
+  return true;
+}
+
+/* Reads `<stem><ext>` as an image of `kind` when it exists and `kinds` wants it, and checks it
+ * against the metadata: the kind, the arch and the entry name. */
+static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char* stem,
+                                            const char* ext, tkrt_image_kind_t kind,
+                                            uint32_t kinds) {
+  if (!(kinds & (1u << kind))) return NULL;
+  char path[TKRT_TRITON_PATH_MAX];
+  int n = snprintf(path, sizeof(path), "%s%s", stem, ext);
+  if (n < 0 || (size_t)n >= sizeof(path)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "path too long: %s%s", stem, ext);
+  }
+  if (access(path, F_OK) != 0) return NULL;
+  char* data = NULL;
+  size_t size = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_triton_read_file(path, TKRT_TRITON_IMAGE_LIMIT, &data, &size));
+  tkrt_image_info_t* info = malloc(sizeof(*info));
+  if (!info) {
+    free(data);
+    return TKRT_OOM();
+  }
+  info->struct_size = sizeof(*info);
+  tkrt_status_t status = tkrt_image_inspect(data, size, info);
+  if (status) {
+    status = tkrt_status_annotate(status, "%s", path);
+    goto fail;
+  }
+  if (info->kind != kind) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is a %s image, not %s", path,
+                              tkrt_image_kind_name(info->kind), tkrt_image_kind_name(kind));
+    goto fail;
+  }
+  /* The image must be for the target the JSON names (a host image beside GPU output is not). */
+  if (kind == TKRT_IMAGE_PTX || kind == TKRT_IMAGE_CUBIN) {
+    char* end = NULL;
+    unsigned long want = strtoul(o->arch, &end, 10);
+    if (end != o->arch && *end == '\0' && info->sm && info->sm != want) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "inconsistent: %s is for %s but %s says target.arch %s", path,
+                                info->arch, o->json_path, o->arch);
+      goto fail;
+    }
+  } else if (kind == TKRT_IMAGE_HSACO) {
+    size_t base = strcspn(info->arch, ":");
+    if (strlen(o->arch) != base || strncmp(o->arch, info->arch, base) != 0) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "inconsistent: %s is for %s but %s says target.arch %s", path,
+                                info->arch, o->json_path, o->arch);
+      goto fail;
+    }
+  }
+  tkrt_triton_name_search_t search = {o->name, 0, 0, "", 0};
+  status = tkrt_image_for_each_kernel(data, size, tkrt_triton_visit_name, &search);
+  if (status) {
+    status = tkrt_status_annotate(status, "%s", path);
+    goto fail;
+  }
+  if (!search.found) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                              "%s has no kernel '%s' (the name in %s); it has %zu: %s", path,
+                              o->name, o->json_path, search.count,
+                              search.count ? search.listed : "none");
+    goto fail;
+  }
+  tkrt_kernel_image_t* image = &o->images[o->image_count];
+  memset(image, 0, sizeof(*image));
+  image->arch = info->arch[0] ? tkrt_triton_strdup(info->arch) : NULL;
+  o->image_paths[o->image_count] = tkrt_triton_strdup(path);
+  if ((info->arch[0] && !image->arch) || !o->image_paths[o->image_count]) {
+    free((void*)image->arch);
+    free(o->image_paths[o->image_count]);
+    o->image_paths[o->image_count] = NULL;
+    status = TKRT_OOM();
+    goto fail;
+  }
+  image->backend = kind == TKRT_IMAGE_HOST ? "host" : NULL;
+  image->kind = kind;
+  image->data = data;
+  image->size = size;
+  image->shared_mem_bytes = kind == TKRT_IMAGE_HOST ? 0 : o->shared;
+  image->origin = TKRT_IMAGE_ORIGIN_API;
+  o->image_count++;
+  o->image_kinds |= 1u << kind;
+  free(info);
+  return NULL;
+fail:
+  free(info);
+  free(data);
+  return status;
+}
+
+static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kinds,
+                                             tkrt_triton_output_t* o) {
+  memset(o, 0, sizeof(*o));
+  char* text = NULL;
+  size_t size = 0;
+  tkrt_json_value_t* root = NULL;
+  tkrt_status_t status = NULL;
+  o->json_path = tkrt_triton_strdup(json_path);
+  if (!o->json_path) return TKRT_OOM();
+  if ((status = tkrt_triton_read_file(json_path, TKRT_TRITON_JSON_LIMIT, &text, &size)) ||
+      (status = tkrt_json_parse(text, size, json_path, &root))) {
+    goto done;
+  }
+  if (root->type != TKRT_JSON_OBJECT) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s is %s, not Triton's kernel metadata (a JSON object)", json_path,
+                              tkrt_json_type_name(root->type));
+    goto done;
+  }
+  const char* name = NULL;
+  const char* version = NULL;
+  const char* hash = NULL;
+  if ((status = tkrt_triton_field_string(root, json_path, "name", 1, &name))) goto done;
+  if (!*name) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: field 'name' is empty", json_path);
+    goto done;
+  }
+  const tkrt_json_value_t* target = tkrt_json_get(root, "target");
+  if (!target || target->type != TKRT_JSON_OBJECT) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field 'target' is %s; it must be an object {backend, arch, "
+                              "warp_size}",
+                              json_path, target ? tkrt_json_type_name(target->type) : "missing");
+    goto done;
+  }
+  const char* backend = NULL;
+  if ((status = tkrt_triton_field_string(target, json_path, "target.backend", 1, &backend))) {
+    goto done;
+  }
+  if (strcmp(backend, "cuda") != 0 && strcmp(backend, "hip") != 0 && strcmp(backend, "host") != 0) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "%s: field 'target.backend' is \"%.40s\"; tkrt runs cuda, hip and "
+                              "host kernels",
+                              json_path, backend);
+    goto done;
+  }
+  char arch[64] = "";
+  const tkrt_json_value_t* arch_value = tkrt_json_get(target, "arch");
+  if (arch_value && arch_value->type == TKRT_JSON_NUMBER && arch_value->is_integer &&
+      arch_value->integer > 0 && arch_value->integer < 10000 && strcmp(backend, "cuda") == 0) {
+    snprintf(arch, sizeof(arch), "%d", (int)arch_value->integer); /* CUDA: 90 is sm_90 */
+  } else if (arch_value && arch_value->type == TKRT_JSON_STRING && arch_value->length > 0 &&
+             arch_value->length < sizeof(arch) && strcmp(backend, "cuda") != 0) {
+    snprintf(arch, sizeof(arch), "%s", arch_value->string);
+  } else {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field 'target.arch' is %s; it must be %s", json_path,
+                              arch_value ? tkrt_json_type_name(arch_value->type) : "missing",
+                              strcmp(backend, "cuda") == 0
+                                  ? "the compute capability as an integer (e.g. 90)"
+                                  : "the processor name as a string (e.g. \"gfx942\")");
+    goto done;
+  }
+  if ((status = tkrt_triton_field_u32(target, json_path, "target.warp_size", 1, 0, 1, 1024,
+                                      &o->warp_size))) {
+    goto done;
+  }
+  if ((status = tkrt_triton_field_u32(root, json_path, "num_warps", 1, 0, 1, 1024, &o->num_warps)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "num_ctas", 0, 1, 1, 16, &o->num_ctas)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "num_stages", 0, 0, 0, 1024,
+                                      &o->num_stages)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "shared", 1, 0, 0, UINT32_MAX, &o->shared)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "tmem_size", 0, 0, 0, UINT32_MAX,
+                                      &o->tmem_size)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "global_scratch_size", 0, 0, 0, UINT32_MAX,
+                                      &o->global_scratch_size)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "global_scratch_align", 0, 1, 1,
+                                      1u << 20, &o->global_scratch_align)) ||
+      (status = tkrt_triton_field_string(root, json_path, "triton_version", 0, &version)) ||
+      (status = tkrt_triton_field_string(root, json_path, "hash", 0, &hash))) {
+    goto done;
+  }
+  if (o->global_scratch_align & (o->global_scratch_align - 1)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field 'global_scratch_align' is %u, not a power of two",
+                              json_path, o->global_scratch_align);
+    goto done;
+  }
+  /* tkrt passes a null profile-scratch pointer (as Triton does when not instrumenting). */
+  uint32_t profile_size = 0, profile_align = 1;
+  if ((status = tkrt_triton_field_u32(root, json_path, "profile_scratch_size", 0, 0, 0, UINT32_MAX,
+                                      &profile_size)) ||
+      (status = tkrt_triton_field_u32(root, json_path, "profile_scratch_align", 0, 1, 1, 1u << 20,
+                                      &profile_align))) {
+    goto done;
+  }
+  if (profile_size) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "%s: field 'profile_scratch_size' is %u: the kernel was built with "
+                              "instrumentation (proton), whose profile buffer tkrt does not "
+                              "allocate; rebuild without instrumentation",
+                              json_path, profile_size);
+    goto done;
+  }
+  const tkrt_json_value_t* tensordesc = tkrt_json_get(root, "tensordesc_meta");
+  if (tensordesc && tensordesc->type != TKRT_JSON_NULL &&
+      !(tensordesc->type == TKRT_JSON_ARRAY && tensordesc->count == 0)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "%s: field 'tensordesc_meta' is not empty: the kernel takes tensor "
+                              "descriptors, which tkrt does not build for Triton's output yet",
+                              json_path);
+    goto done;
+  }
+  bool cooperative = false, pdl = false;
+  if ((status = tkrt_triton_field_bool(root, json_path, "launch_cooperative_grid", &cooperative)) ||
+      (status = tkrt_triton_field_bool(root, json_path, "launch_pdl", &pdl))) {
+    goto done;
+  }
+  o->launch_flags = (cooperative ? TKRT_LAUNCH_COOPERATIVE : 0u) | (pdl ? TKRT_LAUNCH_PDL : 0u);
+  const tkrt_json_value_t* cluster = tkrt_json_get(root, "cluster_dims");
+  if (cluster && cluster->type != TKRT_JSON_NULL) {
+    int ok = cluster->type == TKRT_JSON_ARRAY && cluster->count == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      const tkrt_json_value_t* d = &cluster->items[i];
+      ok = d->type == TKRT_JSON_NUMBER && d->is_integer && d->integer >= 1 && d->integer <= 16;
+      if (ok) o->cluster_dims[i] = (uint32_t)d->integer;
+    }
+    if (!ok) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field 'cluster_dims' must be null or three integers in 1..16",
+                                json_path);
+      goto done;
+    }
+    if (o->cluster_dims[0] * o->cluster_dims[1] * o->cluster_dims[2] == 1) {
+      memset(o->cluster_dims, 0, sizeof(o->cluster_dims));
+    }
+  }
+  if (o->num_ctas > 1 && o->cluster_dims[0] && o->cluster_dims[0] * o->cluster_dims[1] *
+                                                       o->cluster_dims[2] != o->num_ctas) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "inconsistent: %s has num_ctas %u but cluster_dims [%u, %u, %u]",
+                              json_path, o->num_ctas, o->cluster_dims[0], o->cluster_dims[1],
+                              o->cluster_dims[2]);
+    goto done;
+  }
+  o->name = tkrt_triton_strdup(name);
+  o->backend = tkrt_triton_strdup(backend);
+  o->arch = tkrt_triton_strdup(arch);
+  o->triton_version = tkrt_triton_strdup(version);
+  o->hash = tkrt_triton_strdup(hash);
+  if (!o->name || !o->backend || !o->arch || !o->triton_version || !o->hash) {
+    status = TKRT_OOM();
+    goto done;
+  }
+
+  /* A target none of whose image kinds is asked for is left out (e.g. HSACO folders when only
+   * cubins are wanted); one whose wanted images are missing is an error below. */
+  uint32_t possible = 1u << TKRT_IMAGE_HOST;
+  if (strcmp(backend, "cuda") == 0) possible |= (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX);
+  if (strcmp(backend, "hip") == 0) possible |= 1u << TKRT_IMAGE_HSACO;
+  if (!(kinds & possible)) {
+    o->skipped = 1;
+    goto done;
+  }
+
+  /* The files beside the JSON share its stem. */
+  char stem[TKRT_TRITON_PATH_MAX];
+  size_t stem_length = strlen(json_path) - 5; /* ".json" */
+  if (stem_length + 16 >= sizeof(stem)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "path too long: %s", json_path);
+    goto done;
+  }
+  memcpy(stem, json_path, stem_length);
+  stem[stem_length] = '\0';
+  if (strcmp(backend, "cuda") == 0) {
+    if ((status = tkrt_triton_take_image(o, stem, ".cubin", TKRT_IMAGE_CUBIN, kinds)) ||
+        (status = tkrt_triton_take_image(o, stem, ".ptx", TKRT_IMAGE_PTX, kinds))) {
+      goto done;
+    }
+  } else if (strcmp(backend, "hip") == 0) {
+    if ((status = tkrt_triton_take_image(o, stem, ".hsaco", TKRT_IMAGE_HSACO, kinds))) goto done;
+  }
+  if ((status = tkrt_triton_take_image(o, stem, ".so", TKRT_IMAGE_HOST, kinds))) goto done;
+  if (o->image_count == 0) {
+    int cuda = strcmp(backend, "cuda") == 0;
+    const char* ext = cuda ? ".cubin" : strcmp(backend, "hip") == 0 ? ".hsaco" : ".so";
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                              "%s: no image (of the kinds asked for) beside it: expected %s%s%s%s%s "
+                              "(Triton writes the image next to the metadata)",
+                              json_path, stem, ext, cuda ? " or " : "", cuda ? stem : "",
+                              cuda ? ".ptx" : "");
+    goto done;
+  }
+
+  /* The signature: the TTIR, else the .source Triton keeps of the same module. */
+  char sig_path[TKRT_TRITON_PATH_MAX + 16];
+  snprintf(sig_path, sizeof(sig_path), "%s.ttir", stem);
+  if (access(sig_path, F_OK) != 0) snprintf(sig_path, sizeof(sig_path), "%s.source", stem);
+  if (access(sig_path, F_OK) != 0) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                              "%s: the parameter list is missing: expected %s.ttir or %s.source "
+                              "beside it (Triton writes both)",
+                              json_path, stem, stem);
+    goto done;
+  }
+  free(text);
+  text = NULL;
+  o->signature_path = tkrt_triton_strdup(sig_path);
+  if (!o->signature_path) {
+    status = TKRT_OOM();
+    goto done;
+  }
+  if ((status = tkrt_triton_read_file(sig_path, TKRT_TRITON_TTIR_LIMIT, &text, &size)) ||
+      (status = tkrt_triton_parse_signature(text, size, o->name, sig_path, &o->params,
+                                            &o->param_count))) {
+    goto done;
+  }
+
+done:
+  free(text);
+  tkrt_json_free(root);
+  if (status) tkrt_triton_output_clear(o);
+  return status;
+}
+
+/* ---------------------------------------------------------------- finding the outputs */
+
+/* Expands one user path into metadata JSON paths (appended to `out`). */
+static tkrt_status_t tkrt_triton_expand_path(const char* path, tkrt_triton_names_t* out) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    int error = errno;
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
+                            strerror(error));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (!tkrt_triton_ends_with(path, ".json")) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s is not Triton's metadata: name the <kernel>.json that Triton "
+                              "wrote, or its directory",
+                              path);
+    }
+    return tkrt_triton_names_add(out, path);
+  }
+  tkrt_triton_names_t found = {0};
+  char joined[TKRT_TRITON_PATH_MAX];
+  tkrt_status_t status = tkrt_triton_list_dir(path, 0, &found);
+  if (!status && found.count > 1) {
+    char listed[512];
+    size_t used = 0;
+    for (size_t i = 0; i < found.count && used < sizeof(listed); ++i) {
+      int n = snprintf(listed + used, sizeof(listed) - used, "%s%s", i ? ", " : "",
+                       found.items[i]);
+      if (n > 0) used += (size_t)n;
+    }
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s holds %zu kernels' metadata (%s); name the one to load", path,
+                              found.count, listed);
+  } else if (!status && found.count == 1) {
+    snprintf(joined, sizeof(joined), "%s/%s", path, found.items[0]);
+    status = tkrt_triton_names_add(out, joined);
+  } else if (!status) {
+    /* No JSON here: one target per subdirectory (e.g. cuda_sm90/, hip_gfx942/). */
+    tkrt_triton_names_t dirs = {0};
+    status = tkrt_triton_list_dir(path, 1, &dirs);
+    size_t added = 0;
+    for (size_t d = 0; !status && d < dirs.count; ++d) {
+      tkrt_triton_names_t inner = {0};
+      snprintf(joined, sizeof(joined), "%s/%s", path, dirs.items[d]);
+      status = tkrt_triton_list_dir(joined, 0, &inner);
+      if (!status && inner.count == 1) {
+        char file[TKRT_TRITON_PATH_MAX];
+        int n = snprintf(file, sizeof(file), "%s/%s", joined, inner.items[0]);
+        if (n > 0 && (size_t)n < sizeof(file)) {
+          status = tkrt_triton_names_add(out, file);
+          ++added;
+        }
+      } else if (!status && inner.count > 1) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                  "%s holds %zu kernels' metadata; name the one to load", joined,
+                                  inner.count);
+      }
+      tkrt_triton_names_free(&inner);
+    }
+    tkrt_triton_names_free(&dirs);
+    if (!status && added == 0) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                                "%s holds no Triton kernel metadata (<kernel>.json), nor do its "
+                                "subdirectories",
+                                path);
+    }
+  }
+  tkrt_triton_names_free(&found);
+  return status;
+}
+
+/* ---------------------------------------------------------------- merging */
+
+static tkrt_status_t tkrt_triton_check_same(const tkrt_triton_output_t* a,
+                                            const tkrt_triton_output_t* b) {
+#define TKRT_TRITON_SAME_U32(field)                                                              \
+  if (a->field != b->field) {                                                                    \
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,                                        \
+                            "inconsistent targets: field '" #field "' is %u in %s but %u in %s", \
+                            a->field, a->json_path, b->field, b->json_path);                     \
+  }
+  if (strcmp(a->name, b->name) != 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "inconsistent targets: field 'name' is '%s' in %s but '%s' in %s",
+                            a->name, a->json_path, b->name, b->json_path);
+  }
+  TKRT_TRITON_SAME_U32(num_warps);
+  TKRT_TRITON_SAME_U32(num_ctas);
+  TKRT_TRITON_SAME_U32(cluster_dims[0]);
+  TKRT_TRITON_SAME_U32(cluster_dims[1]);
+  TKRT_TRITON_SAME_U32(cluster_dims[2]);
+  TKRT_TRITON_SAME_U32(launch_flags);
+#undef TKRT_TRITON_SAME_U32
+  if (strcmp(a->backend, b->backend) == 0 && strcmp(a->arch, b->arch) == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s and %s are both for %s %s: two builds for one target are variants "
+                            "of the kernel (make a call with several variants), not targets",
+                            a->json_path, b->json_path, a->backend, a->arch);
+  }
+  if (a->param_count != b->param_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "inconsistent targets: %s declares %zu parameters but %s declares %zu",
+                            a->signature_path, a->param_count, b->signature_path, b->param_count);
+  }
+  for (size_t i = 0; i < a->param_count; ++i) {
+    const tkrt_triton_param_t* x = &a->params[i];
+    const tkrt_triton_param_t* y = &b->params[i];
+    if (strcmp(x->name, y->name) != 0 || strcmp(x->type, y->type) != 0 ||
+        x->divisibility != y->divisibility) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "inconsistent targets: parameter %zu is '%s: %s' (divisibility %u) in "
+                              "%s but '%s: %s' (divisibility %u) in %s",
+                              i, x->name, x->type, x->divisibility, a->signature_path, y->name,
+                              y->type, y->divisibility, b->signature_path);
+    }
+  }
+  return NULL;
+}
+
+static void tkrt_triton_kernel_destroy(tkrt_triton_kernel_t* k) {
+  if (!k) return;
+  tkrt_kernel_release(k->kernel);
+  free(k->name);
+  tkrt_triton_params_free(k->params, k->param_count);
+  for (size_t i = 0; i < k->target_count; ++i) {
+    tkrt_triton_target_t* t = &k->targets[i];
+    free((void*)t->json_path);
+    free((void*)t->backend);
+    free((void*)t->arch);
+    free((void*)t->triton_version);
+    free((void*)t->hash);
+  }
+  free(k->targets);
+  free(k);
+}
+
+/* Moves what the outputs hold into a new kernel (the outputs keep only what was not moved). */
+static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, size_t count,
+                                              tkrt_triton_kernel_t** out_kernel) {
+  tkrt_triton_kernel_t* k = calloc(1, sizeof(*k));
+  if (!k) return TKRT_OOM();
+  atomic_init(&k->ref_count, 1);
+  tkrt_status_t status = NULL;
+  size_t image_total = 0;
+  for (size_t i = 0; i < count; ++i) image_total += outputs[i].image_count;
+  tkrt_kernel_image_t* images = calloc(image_total, sizeof(*images));
+  k->targets = calloc(count, sizeof(*k->targets));
+  if (!images || !k->targets) {
+    status = TKRT_OOM();
+    goto fail;
+  }
+  const tkrt_triton_output_t* first = &outputs[0];
+  tkrt_kernel_desc_t desc;
+  tkrt_kernel_desc_init(&desc);
+  desc.name = first->name;
+  desc.num_warps = first->num_warps;
+  desc.num_ctas = first->num_ctas;
+  desc.present = TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE |
+                 TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN;
+  if (first->num_ctas <= 1 && first->cluster_dims[0]) {
+    /* An explicit cluster shape: tkrt honours cluster_dims only without num_ctas. */
+    memcpy(desc.cluster_dims, first->cluster_dims, sizeof(desc.cluster_dims));
+    desc.present &= ~(uint32_t)TKRT_KERNEL_HAS_NUM_CTAS;
+  }
+  desc.launch_flags = first->launch_flags;
+  desc.global_scratch_align = 1;
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const tkrt_triton_output_t* o = &outputs[i];
+    /* One scratch allocation serves every target: the largest size and alignment. */
+    if (o->global_scratch_size > desc.global_scratch_size) {
+      desc.global_scratch_size = o->global_scratch_size;
+    }
+    if (o->global_scratch_align > desc.global_scratch_align) {
+      desc.global_scratch_align = o->global_scratch_align;
+    }
+    if (strcmp(o->backend, "cuda") == 0 && !desc.compute_capability) {
+      desc.compute_capability = (uint32_t)strtoul(o->arch, NULL, 10);
+    }
+    for (size_t j = 0; j < o->image_count; ++j) images[n++] = o->images[j];
+  }
+  desc.images = images;
+  desc.image_count = n;
+  status = tkrt_kernel_create(&desc, &k->kernel);
+  if (status) goto fail;
+  k->name = tkrt_triton_strdup(first->name);
+  if (!k->name) {
+    status = TKRT_OOM();
+    goto fail;
+  }
+  k->num_warps = first->num_warps;
+  k->num_stages = first->num_stages;
+  for (size_t i = 0; i < count; ++i) {
+    tkrt_triton_output_t* o = &outputs[i];
+    tkrt_triton_target_t* t = &k->targets[i];
+    /* The image's own arch spelling ("sm_90a") is more precise than the JSON's (90). */
+    const char* image_arch = NULL;
+    for (size_t j = 0; j < o->image_count && !image_arch; ++j) {
+      if (o->images[j].kind != TKRT_IMAGE_HOST && o->images[j].arch) image_arch = o->images[j].arch;
+    }
+    char arch[80];
+    if (image_arch) snprintf(arch, sizeof(arch), "%s", image_arch);
+    else if (strcmp(o->backend, "cuda") == 0) snprintf(arch, sizeof(arch), "sm_%s", o->arch);
+    else snprintf(arch, sizeof(arch), "%s", o->arch);
+    t->arch = tkrt_triton_strdup(arch);
+    t->json_path = o->json_path;
+    o->json_path = NULL;
+    t->backend = o->backend;
+    o->backend = NULL;
+    t->triton_version = o->triton_version;
+    o->triton_version = NULL;
+    t->hash = o->hash;
+    o->hash = NULL;
+    t->warp_size = o->warp_size;
+    t->num_stages = o->num_stages;
+    t->shared_mem_bytes = o->shared;
+    t->global_scratch_size = o->global_scratch_size;
+    t->global_scratch_align = o->global_scratch_align;
+    t->tmem_size = o->tmem_size;
+    t->image_kinds = o->image_kinds;
+    k->target_count++;
+    if (!t->arch) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  k->params = outputs[0].params;
+  k->param_count = outputs[0].param_count;
+  outputs[0].params = NULL;
+  outputs[0].param_count = 0;
+  free(images);
+  *out_kernel = k;
+  return NULL;
+fail:
+  free(images);
+  tkrt_triton_kernel_destroy(k);
+  return status;
+}
+
+/* ---------------------------------------------------------------- public API */
+
+void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_count,
+                                      const tkrt_triton_load_options_t* caller_options,
+                                      tkrt_triton_kernel_t** out_kernel) {
+  if (!paths || path_count == 0 || !out_kernel) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_kernel_load: no path given (or NULL out_kernel)");
+  }
+  tkrt_triton_load_options_t options;
+  tkrt_triton_load_options_init(&options);
+  if (caller_options) {
+    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&options, sizeof(options), caller_options,
+                                             "tkrt_triton_kernel_load"));
+  }
+  uint32_t kinds = options.image_kinds;
+  if (kinds == 0) {
+    kinds = (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX) | (1u << TKRT_IMAGE_HSACO) |
+            (1u << TKRT_IMAGE_HOST);
+  }
+  tkrt_triton_names_t jsons = {0};
+  tkrt_status_t status = NULL;
+  for (size_t i = 0; !status && i < path_count; ++i) {
+    if (!paths[i]) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_kernel_load: path %zu is NULL", i);
+    } else {
+      status = tkrt_triton_expand_path(paths[i], &jsons);
+    }
+  }
+  if (!status && jsons.count > TKRT_TRITON_MAX_TARGETS) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%zu targets given; at most %d", jsons.count, TKRT_TRITON_MAX_TARGETS);
+  }
+  tkrt_triton_output_t* outputs = NULL;
+  if (!status) {
+    outputs = calloc(jsons.count, sizeof(*outputs));
+    if (!outputs) status = TKRT_OOM();
+  }
+  size_t kept = 0;
+  for (size_t i = 0; !status && i < jsons.count; ++i) {
+    status = tkrt_triton_output_read(jsons.items[i], kinds, &outputs[kept]);
+    if (status) break;
+    if (outputs[kept].skipped) {
+      tkrt_triton_output_clear(&outputs[kept]);
+      continue;
+    }
+    for (size_t j = 0; !status && j < kept; ++j) {
+      status = tkrt_triton_check_same(&outputs[j], &outputs[kept]);
+    }
+    ++kept;
+  }
+  if (!status && kept == 0) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                              "none of the %zu targets (the first: %s) can have images of the "
+                              "kinds asked for",
+                              jsons.count, jsons.items[0]);
+  }
+  tkrt_triton_kernel_t* kernel = NULL;
+  if (!status) status = tkrt_triton_kernel_build(outputs, kept, &kernel);
+  for (size_t i = 0; outputs && i < jsons.count; ++i) tkrt_triton_output_clear(&outputs[i]);
+  free(outputs);
+  tkrt_triton_names_free(&jsons);
+  if (status) return status;
+  *out_kernel = kernel;
+  return NULL;
+}
+
+void tkrt_triton_kernel_retain(tkrt_triton_kernel_t* kernel) {
+  if (kernel) atomic_fetch_add(&kernel->ref_count, 1);
+}
+
+void tkrt_triton_kernel_release(tkrt_triton_kernel_t* kernel) {
+  if (kernel && atomic_fetch_sub(&kernel->ref_count, 1) == 1) tkrt_triton_kernel_destroy(kernel);
+}
+
+tkrt_kernel_t* tkrt_triton_kernel_get(const tkrt_triton_kernel_t* kernel) {
+  return kernel ? kernel->kernel : NULL;
+}
+
+const char* tkrt_triton_kernel_name(const tkrt_triton_kernel_t* kernel) {
+  return kernel ? kernel->name : NULL;
+}
+
+size_t tkrt_triton_kernel_param_count(const tkrt_triton_kernel_t* kernel) {
+  return kernel ? kernel->param_count : 0;
+}
+
+const tkrt_triton_param_t* tkrt_triton_kernel_param(const tkrt_triton_kernel_t* kernel,
+                                                    size_t index) {
+  return kernel && index < kernel->param_count ? &kernel->params[index] : NULL;
+}
+
+size_t tkrt_triton_kernel_target_count(const tkrt_triton_kernel_t* kernel) {
+  return kernel ? kernel->target_count : 0;
+}
+
+const tkrt_triton_target_t* tkrt_triton_kernel_target(const tkrt_triton_kernel_t* kernel,
+                                                      size_t index) {
+  return kernel && index < kernel->target_count ? &kernel->targets[index] : NULL;
+}
+
+long tkrt_triton_kernel_find_param(const tkrt_triton_kernel_t* kernel, const char* name) {
+  if (!kernel || !name) return -1;
+  for (size_t i = 0; i < kernel->param_count; ++i) {
+    if (strcmp(kernel->params[i].name, name) == 0) return (long)i;
+  }
+  return -1;
+}
+
+/* ---------------------------------------------------------------- Triton's cache */
+
+tkrt_status_t tkrt_triton_cache_scan(const char* cache_dir, const char* name,
+                                     tkrt_triton_cache_visitor_t visit, void* user) {
+  char dir[TKRT_TRITON_PATH_MAX];
+  if (!visit) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_cache_scan: no visitor");
+  }
+  if (!cache_dir || !*cache_dir) {
+    /* Triton's own lookup order (triton.knobs.cache.dir). */
+    const char* env = getenv("TRITON_CACHE_DIR");
+    const char* home = getenv("HOME");
+    int n;
+    if (env && *env) n = snprintf(dir, sizeof(dir), "%s", env);
+    else if (home && *home) n = snprintf(dir, sizeof(dir), "%s/.triton/cache", home);
+    else return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no Triton cache: neither TRITON_CACHE_DIR nor HOME is set");
+    if (n < 0 || (size_t)n >= sizeof(dir)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "Triton cache path too long");
+    }
+  } else {
+    snprintf(dir, sizeof(dir), "%s", cache_dir);
+  }
+  if (!tkrt_triton_is_dir(dir)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "Triton cache directory %s does not exist", dir);
+  }
+  tkrt_triton_names_t hashes = {0};
+  tkrt_status_t status = tkrt_triton_list_dir(dir, 1, &hashes);
+  int stop = 0;
+  for (size_t h = 0; !status && !stop && h < hashes.count; ++h) {
+    char entry[TKRT_TRITON_PATH_MAX];
+    int n = snprintf(entry, sizeof(entry), "%s/%s", dir, hashes.items[h]);
+    if (n < 0 || (size_t)n >= sizeof(entry)) continue;
+    tkrt_triton_names_t files = {0};
+    status = tkrt_triton_list_dir(entry, 0, &files);
+    for (size_t f = 0; !status && !stop && f < files.count; ++f) {
+      char kernel[TKRT_TRITON_PATH_MAX];
+      size_t length = strlen(files.items[f]) - 5;
+      snprintf(kernel, sizeof(kernel), "%.*s", (int)length, files.items[f]);
+      if (name && strcmp(name, kernel) != 0) continue;
+      char path[TKRT_TRITON_PATH_MAX + 256];
+      snprintf(path, sizeof(path), "%s/%s", entry, files.items[f]);
+      stop = !visit(path, kernel, user);
+    }
+    tkrt_triton_names_free(&files);
+  }
+  tkrt_triton_names_free(&hashes);
+  return status;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Checks tkrt on Triton's own compile output on a machine with an NVIDIA GPU, Triton 3.6, PyTorch
+# and numpy: builds tkrt in build/gpu-triton (Release, HIP off), runs the host-side Triton tests,
+# then test/gpu/triton_gpu_check.py: add and three matmul variants compiled there with
+# triton.compile into a private Triton cache, launched by Triton's own launcher and by tkrt (the C
+# example and the CLI; cubin and PTX alone), outputs bit-identical to Triton's, an autotuned call
+# over the three matmul variants. Prints "run_triton: all checks passed" and exits 0 on success.
+# Writes a copy of everything to $OUT/triton.log when OUT is set.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="$root/build/gpu-triton"
+jobs="${TKRT_GPU_JOBS:-$(nproc 2>/dev/null || echo 8)}"
+
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/triton.log") 2>&1
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF \
+  -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$jobs" --target tkrt_cli triton_add triton_test >/dev/null
+# The loader and CLI tests (host backend), as in CI; they read ../shared/vectors/triton-3.6.
+if [[ -d "$root/../shared/vectors/triton-3.6" ]]; then
+  ctest --test-dir "$build" -R '^(triton\.|example\.triton_add)' --output-on-failure
+else
+  echo "run_triton: note: $root/../shared/vectors/triton-3.6 is missing; host-side tests not run"
+fi
+"$build/tools/tkrt" info | sed -n '1,12p'
+python3 "$here/triton_gpu_check.py" "$build/tools/tkrt" "$build/examples/triton_add/triton_add" \
+  "$build/triton-gpu-work"

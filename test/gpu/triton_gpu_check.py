@@ -1,0 +1,188 @@
+"""tkrt on Triton's own output, checked on an NVIDIA GPU (driven by test/gpu/run_triton.sh).
+
+Compiles add_kernel and three matmul_kernel variants with triton.compile (Triton 3.6) into a
+private Triton cache, launches each with Triton's own launcher on fixed inputs, and writes the
+inputs, Triton's outputs and a numpy reference as .bin files. Then runs tkrt (the C example and the
+CLI, both on tkrt's public C API) on the cache entries, with the cubin and with the PTX alone, and
+requires tkrt's outputs to be bit-identical to Triton's, and Triton's to match numpy.
+
+usage: python3 triton_gpu_check.py TKRT_BINARY TRITON_ADD_EXAMPLE WORKDIR
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+tkrt, example, work = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(work, exist_ok=True)
+cache = os.path.join(work, "triton-cache")
+shutil.rmtree(cache, ignore_errors=True)
+os.environ["TRITON_CACHE_DIR"] = cache
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+failures = []
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+major, minor = torch.cuda.get_device_capability()
+target = GPUTarget("cuda", major * 10 + minor, 32)
+
+
+def compile_into_cache(fn, signature, constexprs, **options):
+    kernel = triton.compile(ASTSource(fn, signature, constexprs), target=target, options=options)
+    for path in glob.glob(os.path.join(cache, "*", "*.json")):
+        if os.path.basename(path).startswith("__grp__"):
+            continue
+        with open(path) as f:
+            if json.load(f).get("hash") == kernel.hash:
+                return kernel, os.path.dirname(path)
+    raise SystemExit("compiled kernel %s not found in %s" % (kernel.hash, cache))
+
+
+def save(name, tensor):
+    path = os.path.join(work, name)
+    tensor.detach().cpu().contiguous().numpy().tofile(path)
+    return path
+
+
+def run(args, label):
+    print("$ tkrt " + " ".join(args[1:]) if args[0] == tkrt else "$ " + " ".join(args), flush=True)
+    result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(result.stdout, end="", flush=True)
+    if result.returncode != 0:
+        failures.append("%s (exit %d)" % (label, result.returncode))
+        print("FAIL: %s" % label, flush=True)
+    else:
+        print("ok: %s" % label, flush=True)
+    return result.stdout
+
+
+def ptx_only_copy(entry, name):
+    """A copy of a cache entry without the cubin, so that tkrt must JIT the PTX."""
+    dest = os.path.join(work, name)
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(entry, dest)
+    for cubin in glob.glob(os.path.join(dest, "*.cubin")):
+        os.remove(cubin)
+    return dest
+
+
+# ---------------------------------------------------------------- add
+n = 1000003
+torch.manual_seed(0)
+x = torch.randn(n, device="cuda", dtype=torch.float32)
+y = torch.randn(n, device="cuda", dtype=torch.float32)
+out = torch.empty_like(x)
+add, add_dir = compile_into_cache(
+    add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+    {"BLOCK": 1024}, num_warps=4)
+add[(triton.cdiv(n, 1024), 1, 1)](x, y, out, n)
+torch.cuda.synchronize()
+ref = x.cpu().numpy() + y.cpu().numpy()
+if not np.array_equal(out.cpu().numpy().view(np.uint32), ref.view(np.uint32)):
+    failures.append("Triton's add differs from numpy")
+xs, ys, outs = save("add_x.bin", x), save("add_y.bin", y), save("add_triton_out.bin", out)
+add_args = ["--arg", "x_ptr=@" + xs, "--arg", "y_ptr=@" + ys, "--arg", "out_ptr=zeros:%d" % (4 * n),
+            "--arg", "n=%d" % n, "--expect", "out_ptr=" + outs, "--backend", "cuda"]
+run([tkrt, "info", "--image", add_dir], "tkrt info on Triton's add cache entry")
+run([tkrt, "info", "--triton-cache", cache], "tkrt info --triton-cache")
+run([tkrt, "run", add_dir, "--grid", "cdiv(n, BLOCK)", "--const", "BLOCK=1024", "--image-kind", "cubin"]
+    + add_args, "add, cubin, CLI: bit-identical to Triton's launcher")
+run([tkrt, "run", ptx_only_copy(add_dir, "add_ptx"), "--grid", "cdiv(n, BLOCK)", "--const", "BLOCK=1024"]
+    + add_args, "add, PTX only, CLI: bit-identical to Triton's launcher")
+run([example, "--backend", "cuda", "--kernel", add_dir], "add, cubin, C API example")
+run([example, "--backend", "cuda", "--kernel", ptx_only_copy(add_dir, "add_ptx_example")],
+    "add, PTX only, C API example")
+
+# ---------------------------------------------------------------- matmul: three variants
+M, N, K = 1024, 512, 768
+a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+a_path, b_path = save("mm_a.bin", a), save("mm_b.bin", b)
+reference = (a.float().cpu().numpy() @ b.float().cpu().numpy()).astype(np.float16)
+save("mm_numpy.bin", torch.from_numpy(reference))
+signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+             "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"}
+configs = [(64, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 64, 32, 4, 4)]
+variants = []
+for i, (bm, bn, bk, warps, stages) in enumerate(configs):
+    kernel, entry = compile_into_cache(matmul_kernel, signature, {"BM": bm, "BN": bn, "BK": bk},
+                                       num_warps=warps, num_stages=stages)
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    kernel[(M // bm, N // bn, 1)](a, b, c, M, N, K)
+    torch.cuda.synchronize()
+    c_path = save("mm_triton_out%d.bin" % i, c)
+    err = np.abs(c.cpu().numpy().astype(np.float32) - reference.astype(np.float32)).max()
+    if err > 0.25:
+        failures.append("Triton's matmul variant %d is off numpy by %g" % (i, err))
+    const = "BM=%d,BN=%d,BK=%d" % (bm, bn, bk)
+    variants.append((entry, const))
+    mm_args = ["--grid", "cdiv(M, BM), cdiv(N, BN)", "--const", const,
+               "--arg", "a_ptr=@" + a_path, "--arg", "b_ptr=@" + b_path,
+               "--arg", "c_ptr=zeros:%d" % (2 * M * N), "--arg", "M=%d" % M, "--arg", "N=%d" % N,
+               "--arg", "K=%d" % K, "--expect", "c_ptr=" + c_path, "--backend", "cuda"]
+    run([tkrt, "run", entry, "--image-kind", "cubin"] + mm_args,
+        "matmul variant %d (%s, num_warps %d, num_stages %d), cubin: bit-identical to Triton" % (i, const, warps, stages))
+    run([tkrt, "run", ptx_only_copy(entry, "mm_ptx%d" % i)] + mm_args,
+        "matmul variant %d, PTX only: bit-identical to Triton" % i)
+
+tune = [tkrt, "tune"]
+for entry, const in variants:
+    tune += [entry, "--const", const]
+tune[3:3] = ["--grid", "cdiv(M, BM), cdiv(N, BN)"]
+tune += ["--arg", "a_ptr=@" + a_path, "--arg", "b_ptr=@" + b_path, "--arg", "c_ptr=zeros:%d" % (2 * M * N),
+         "--arg", "M=%d" % M, "--arg", "N=%d" % N, "--arg", "K=%d" % K,
+         "--expect", "c_ptr=" + os.path.join(work, "mm_numpy.bin"), "--rtol", "0.01", "--atol", "0.25",
+         "--store", "off", "--backend", "cuda", "--save", "c_ptr=" + os.path.join(work, "mm_tuned.bin")]
+text = run(tune, "matmul autotuned over 3 variants: within tolerance of numpy")
+chosen = None
+for line in text.splitlines():
+    if line.startswith("variant: "):
+        chosen = int(line.split()[1])
+if chosen is not None:
+    tuned = np.fromfile(os.path.join(work, "mm_tuned.bin"), dtype=np.uint16)
+    triton_out = np.fromfile(os.path.join(work, "mm_triton_out%d.bin" % chosen), dtype=np.uint16)
+    if np.array_equal(tuned, triton_out):
+        print("ok: the autotuned call's result is bit-identical to Triton's variant %d" % chosen)
+    else:
+        failures.append("the autotuned result differs from Triton's variant %d" % chosen)
+else:
+    failures.append("tkrt tune printed no chosen variant")
+
+print()
+if failures:
+    print("run_triton: %d FAILED:" % len(failures))
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)
+print("run_triton: all checks passed")

@@ -1,0 +1,822 @@
+/* Tests of the Triton loader: the bounded JSON reader, TTIR signatures, every target of the shared
+ * Triton 3.6 outputs, bad / missing / inconsistent files with their exact errors, Triton's cache
+ * layout, grid expressions, and calls (single and autotuned) run on the host backend.
+ *
+ * Usage: triton_test <triton-3.6 vectors dir> <host add BLOCK=256> <BLOCK=512> <BLOCK=1024> [case...]
+ */
+#include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/triton_internal.h"
+#include "test/harness.h"
+#include "tkrt/tkrt.h"
+
+static const char* g_vectors;
+static const char* g_host[3]; /* add_kernel host images for BLOCK 256, 512, 1024 */
+static char g_tmp[512];
+
+/* ---------------------------------------------------------------- helpers */
+
+static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static void write_text(const char* dir, const char* name, const char* text) {
+  char path[2200];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "wb");
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+static void copy_file(const char* from, const char* dir, const char* name) {
+  size_t size = 0;
+  void* data = tkrt_test_read_file(from, &size);
+  if (!data) {
+    fprintf(stderr, "cannot read %s\n", from);
+    return;
+  }
+  char path[2200];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "wb");
+  if (f) {
+    fwrite(data, 1, size, f);
+    fclose(f);
+  }
+  free(data);
+}
+
+/* A fresh directory under the test's temporary root. */
+static const char* make_dir(const char* name, char* out, size_t capacity) {
+  snprintf(out, capacity, "%s/%s", g_tmp, name);
+  mkdir(out, 0755);
+  return out;
+}
+
+static void vector_path(char* out, size_t capacity, const char* rel) {
+  snprintf(out, capacity, "%s/%s", g_vectors, rel);
+}
+
+static tkrt_status_t load1(const char* path, tkrt_triton_kernel_t** out) {
+  return tkrt_triton_kernel_load(&path, 1, NULL, out);
+}
+
+/* A copy of the shared add/cuda_sm90 output with a host image beside it. */
+static const char* make_add_dir(const char* name, const char* host_image, const char* json_edit,
+                                char* out, size_t capacity) {
+  char from[1024];
+  make_dir(name, out, capacity);
+  static const char* const files[] = {"add_kernel.cubin", "add_kernel.ptx", "add_kernel.ttir",
+                                      "add_kernel.json"};
+  for (size_t i = 0; i < 4; ++i) {
+    snprintf(from, sizeof(from), "%s/add/cuda_sm90/%s", g_vectors, files[i]);
+    copy_file(from, out, files[i]);
+  }
+  if (json_edit) write_text(out, "add_kernel.json", json_edit);
+  if (host_image) copy_file(host_image, out, "add_kernel.so");
+  return out;
+}
+
+static const char kHostJson[] =
+    "{\"name\": \"add_kernel\", \"target\": {\"backend\": \"host\", \"arch\": \"any\", "
+    "\"warp_size\": 1}, \"num_warps\": %d, \"num_ctas\": 1, \"num_stages\": 1, \"shared\": 0}";
+
+/* ---------------------------------------------------------------- JSON */
+
+static tkrt_status_t parse(const char* text) {
+  tkrt_json_value_t* v = NULL;
+  tkrt_status_t status = tkrt_json_parse(text, strlen(text), "t.json", &v);
+  tkrt_json_free(v);
+  return status;
+}
+
+static void json_values(void) {
+  const char* text =
+      "{\"a\": [1, -2, 3.5e2, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\", "
+      "\"big\": 123456789012345678901, \"o\": {}}";
+  tkrt_json_value_t* v = NULL;
+  ASSERT_OK(tkrt_json_parse(text, strlen(text), "t.json", &v));
+  const tkrt_json_value_t* a = tkrt_json_get(v, "a");
+  ASSERT_TRUE(a && a->type == TKRT_JSON_ARRAY && a->count == 6);
+  EXPECT_TRUE(a->items[0].is_integer && a->items[0].integer == 1);
+  EXPECT_TRUE(a->items[1].is_integer && a->items[1].integer == -2);
+  EXPECT_TRUE(!a->items[2].is_integer && a->items[2].number == 350.0);
+  EXPECT_TRUE(a->items[3].type == TKRT_JSON_BOOL && a->items[3].boolean);
+  EXPECT_TRUE(a->items[5].type == TKRT_JSON_NULL);
+  EXPECT_STREQ(tkrt_json_get(v, "s")->string, "x\xc3\xa9\xf0\x9f\x98\x80\n");
+  EXPECT_TRUE(!tkrt_json_get(v, "big")->is_integer); /* past int64: only a double */
+  EXPECT_TRUE(tkrt_json_get(v, "o")->type == TKRT_JSON_OBJECT);
+  EXPECT_TRUE(tkrt_json_get(v, "missing") == NULL);
+  tkrt_json_free(v);
+}
+
+static void json_errors(void) {
+  EXPECT_STATUS(parse("{\"a\": 1,}"), TKRT_STATUS_INVALID_ARGUMENT, "t.json:1:9: expected a string key");
+  EXPECT_STATUS(parse("{\"a\": 1, \"a\": 2}"), TKRT_STATUS_INVALID_ARGUMENT, "duplicate key \"a\"");
+  EXPECT_STATUS(parse("{} x"), TKRT_STATUS_INVALID_ARGUMENT, "unexpected text after the JSON value");
+  EXPECT_STATUS(parse("{\"a\":\n  NaN}"), TKRT_STATUS_INVALID_ARGUMENT, "t.json:2:3: unexpected character");
+  EXPECT_STATUS(parse("\"a\tb\""), TKRT_STATUS_INVALID_ARGUMENT, "control character");
+  EXPECT_STATUS(parse("\"\\x\""), TKRT_STATUS_INVALID_ARGUMENT, "bad escape");
+  EXPECT_STATUS(parse("\"\\ud800\""), TKRT_STATUS_INVALID_ARGUMENT, "unpaired UTF-16 surrogate");
+  EXPECT_STATUS(parse("\"\\u0000\""), TKRT_STATUS_INVALID_ARGUMENT, "\\u0000");
+  EXPECT_STATUS(parse("01"), TKRT_STATUS_INVALID_ARGUMENT, "unexpected text");
+  EXPECT_STATUS(parse("1e999"), TKRT_STATUS_INVALID_ARGUMENT, "number out of range");
+  EXPECT_STATUS(parse("[1, 2"), TKRT_STATUS_INVALID_ARGUMENT, "expected ',' or ']'");
+  EXPECT_STATUS(parse("\"abc"), TKRT_STATUS_INVALID_ARGUMENT, "unterminated string");
+  EXPECT_STATUS(parse(""), TKRT_STATUS_INVALID_ARGUMENT, "unexpected end of input");
+  /* A nesting bomb stops at the depth limit instead of exhausting the stack. */
+  size_t n = 100000;
+  char* bomb = malloc(n + 1);
+  ASSERT_TRUE(bomb);
+  memset(bomb, '[', n);
+  bomb[n] = '\0';
+  EXPECT_STATUS(parse(bomb), TKRT_STATUS_INVALID_ARGUMENT, "nested deeper than 64 levels");
+  free(bomb);
+}
+
+/* ---------------------------------------------------------------- TTIR signatures */
+
+static tkrt_status_t sig(const char* text, const char* name, tkrt_triton_param_t** params,
+                         size_t* count) {
+  return tkrt_triton_parse_signature(text, strlen(text), name, "k.ttir", params, count);
+}
+
+static void ttir_signatures(void) {
+  tkrt_triton_param_t* p = NULL;
+  size_t count = 0;
+  /* Attributes with divisibility, an address space, a private helper before the kernel. */
+  const char* text =
+      "module {\n  tt.func private @helper(%a: i32) {}\n"
+      "  tt.func public @k(%x: !tt.ptr<f16, 1> {tt.divisibility = 16 : i32, tt.pointer_range = "
+      "32 : i32} loc(\"x\"(#loc)), %n: i32 {tt.divisibility = 16 : i32} loc(\"n\"(#loc)), %f: f32, "
+      "%b: i1, %h: bf16, %q: i64, %w: !tt.ptr<f8E4M3FN>) attributes {noinline = false} {\n";
+  ASSERT_OK(sig(text, "k", &p, &count));
+  ASSERT_TRUE(count == 7);
+  EXPECT_STREQ(p[0].name, "x");
+  EXPECT_STREQ(p[0].type, "*fp16");
+  EXPECT_TRUE(p[0].is_pointer && p[0].kind == TKRT_PARAM_ARRAY && p[0].element_bytes == 2);
+  EXPECT_EQ_U64(p[0].divisibility, 16);
+  EXPECT_STREQ(p[1].type, "i32");
+  EXPECT_EQ_U64(p[1].divisibility, 16);
+  EXPECT_TRUE(p[2].kind == TKRT_PARAM_F32 && p[3].kind == TKRT_PARAM_BOOL);
+  EXPECT_TRUE(p[4].kind == TKRT_PARAM_U32 && strcmp(p[4].type, "bf16") == 0);
+  EXPECT_TRUE(p[5].kind == TKRT_PARAM_I64);
+  EXPECT_STREQ(p[6].type, "*fp8e4nv");
+  tkrt_triton_params_free(p, count);
+
+  EXPECT_STATUS(sig(text, "other", &p, &count), TKRT_STATUS_NOT_FOUND,
+                "k.ttir has no 'tt.func public @other(' line");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64xf16>>) {", "k", &p, &count),
+                TKRT_STATUS_UNIMPLEMENTED, "'d' is a tensor descriptor");
+  EXPECT_STATUS(sig("tt.func public @k(%a: i32, %v: vector<4xf32>) {", "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "k.ttir:1: signature of 'k', parameter 1: 'v' has type 'vector<4xf32>'");
+  EXPECT_STATUS(sig("tt.func public @k(%a: i32, %a: i32) {", "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "parameters 0 and 1 are both named 'a'");
+  EXPECT_STATUS(sig("tt.func public @k(%a: i32 loc(\"a\"(#loc)", "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "the loc(...) is not closed");
+  EXPECT_STATUS(sig("tt.func public @k(%a: i32", "k", &p, &count), TKRT_STATUS_INVALID_ARGUMENT,
+                "expected ',' or ')' after the parameter");
+  ASSERT_OK(sig("tt.func public @k() {", "k", &p, &count));
+  EXPECT_EQ_U64(count, 0);
+  tkrt_triton_params_free(p, count);
+}
+
+/* ---------------------------------------------------------------- the shared Triton outputs */
+
+static void shared_every_target(void) {
+  static const struct {
+    const char* dir;
+    const char* backend;
+    const char* arch;
+    size_t images;
+    uint32_t shared;
+    size_t params;
+  } targets[] = {
+      {"add/cuda_sm90", "cuda", "sm_90a", 2, 0, 4},
+      {"add/hip_gfx942", "hip", "gfx942", 1, 0, 4},
+      {"add/hip_gfx90a", "hip", "gfx90a", 1, 0, 4},
+      {"matmul/cuda_sm90", "cuda", "sm_90a", 2, 24576, 6},
+      {"matmul/hip_gfx942", "hip", "gfx942", 1, 16384, 6},
+      {"matmul/hip_gfx90a", "hip", "gfx90a", 1, 16384, 6},
+  };
+  for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); ++i) {
+    char path[1024];
+    vector_path(path, sizeof(path), targets[i].dir);
+    tkrt_triton_kernel_t* k = NULL;
+    EXPECT_OK(load1(path, &k));
+    if (!k) continue;
+    EXPECT_EQ_U64(tkrt_triton_kernel_target_count(k), 1);
+    const tkrt_triton_target_t* t = tkrt_triton_kernel_target(k, 0);
+    EXPECT_STREQ(t->backend, targets[i].backend);
+    EXPECT_STREQ(t->arch, targets[i].arch);
+    EXPECT_STREQ(t->triton_version, "3.6.0");
+    EXPECT_EQ_U64(t->shared_mem_bytes, targets[i].shared);
+    EXPECT_EQ_U64(t->warp_size, strcmp(targets[i].backend, "cuda") == 0 ? 32 : 64);
+    EXPECT_EQ_U64(tkrt_triton_kernel_param_count(k), targets[i].params);
+    const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+    EXPECT_EQ_U64(d->image_count, targets[i].images);
+    EXPECT_EQ_U64(d->num_warps, 4);
+    EXPECT_EQ_U64(d->num_ctas, 1);
+    EXPECT_EQ_U64(d->global_scratch_size, 0);
+    EXPECT_EQ_U64(d->launch_flags, 0);
+    for (size_t j = 0; j < d->image_count; ++j) {
+      EXPECT_EQ_U64(d->images[j].shared_mem_bytes, targets[i].shared);
+    }
+    if (d->image_count == 2) {
+      EXPECT_TRUE(d->images[0].kind == TKRT_IMAGE_CUBIN && d->images[1].kind == TKRT_IMAGE_PTX);
+    }
+    const tkrt_triton_param_t* p0 = tkrt_triton_kernel_param(k, 0);
+    const tkrt_triton_param_t* p3 = tkrt_triton_kernel_param(k, 3);
+    EXPECT_STREQ(p0->type, targets[i].params == 4 ? "*fp32" : "*fp16");
+    EXPECT_STREQ(p3->name, targets[i].params == 4 ? "n" : "M");
+    EXPECT_TRUE(p3->kind == TKRT_PARAM_I32 && p3->divisibility == 0);
+    tkrt_triton_kernel_release(k);
+  }
+}
+
+static void shared_multi_target(void) {
+  /* The kernel's folder holds one subfolder per target: one kernel with every image. */
+  char path[1024];
+  vector_path(path, sizeof(path), "matmul");
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(path, &k));
+  EXPECT_EQ_U64(tkrt_triton_kernel_target_count(k), 3);
+  EXPECT_STREQ(tkrt_triton_kernel_name(k), "matmul_kernel");
+  const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_EQ_U64(d->image_count, 4);
+  EXPECT_EQ_U64(d->compute_capability, 90);
+  EXPECT_EQ_U64(d->images[0].shared_mem_bytes, 24576); /* cuda_sm90 sorts first */
+  EXPECT_EQ_U64(d->images[2].shared_mem_bytes, 16384);
+  EXPECT_TRUE(d->images[2].kind == TKRT_IMAGE_HSACO);
+  EXPECT_EQ_U64(tkrt_triton_kernel_find_param(k, "K"), 5);
+  EXPECT_TRUE(tkrt_triton_kernel_find_param(k, "BM") == -1); /* a constexpr: folded away */
+  tkrt_triton_kernel_release(k);
+
+  /* The same, named one by one; and only the PTX. */
+  char a[1024], b[1024];
+  vector_path(a, sizeof(a), "add/cuda_sm90/add_kernel.json");
+  vector_path(b, sizeof(b), "add/hip_gfx942");
+  const char* paths[] = {a, b};
+  tkrt_triton_load_options_t options;
+  tkrt_triton_load_options_init(&options);
+  options.image_kinds = 1u << TKRT_IMAGE_PTX;
+  ASSERT_OK(tkrt_triton_kernel_load(paths, 1, &options, &k));
+  d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_TRUE(d->image_count == 1 && d->images[0].kind == TKRT_IMAGE_PTX);
+  tkrt_triton_kernel_release(k);
+  ASSERT_OK(tkrt_triton_kernel_load(paths, 2, NULL, &k));
+  EXPECT_EQ_U64(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->image_count, 3);
+  tkrt_triton_kernel_release(k);
+  /* A kind filter leaves out the targets that cannot have that kind. */
+  options.image_kinds = 1u << TKRT_IMAGE_HSACO;
+  ASSERT_OK(tkrt_triton_kernel_load(paths, 2, &options, &k));
+  EXPECT_EQ_U64(tkrt_triton_kernel_target_count(k), 1);
+  EXPECT_STREQ(tkrt_triton_kernel_target(k, 0)->arch, "gfx942");
+  tkrt_triton_kernel_release(k);
+  EXPECT_STATUS(tkrt_triton_kernel_load(paths, 1, &options, &k), TKRT_STATUS_NOT_FOUND,
+                "none of the 1 targets");
+  /* Two targets that are not the same kernel. */
+  vector_path(b, sizeof(b), "matmul/hip_gfx942");
+  EXPECT_STATUS(tkrt_triton_kernel_load(paths, 2, NULL, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "inconsistent targets: field 'name' is 'add_kernel' in");
+  /* Twice the same target: those are variants. */
+  paths[1] = a;
+  EXPECT_STATUS(tkrt_triton_kernel_load(paths, 2, NULL, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "are both for cuda 90: two builds for one target are variants");
+}
+
+/* ---------------------------------------------------------------- bad and missing files */
+
+static void bad_files(void) {
+  char dir[1024], path[1100], json[2048], src[1024];
+  tkrt_triton_kernel_t* k = NULL;
+  vector_path(src, sizeof(src), "add/cuda_sm90/add_kernel.json");
+  size_t size = 0;
+  char* original = tkrt_test_read_file(src, &size);
+  ASSERT_TRUE(original);
+  original = realloc(original, size + 1);
+  original[size] = '\0';
+
+  snprintf(path, sizeof(path), "%s/no/such/dir", g_tmp);
+  EXPECT_STATUS(load1(path, &k), TKRT_STATUS_NOT_FOUND, "/no/such/dir: No such file");
+  vector_path(path, sizeof(path), "add/cuda_sm90/add_kernel.ttir");
+  EXPECT_STATUS(load1(path, &k), TKRT_STATUS_INVALID_ARGUMENT, "add_kernel.ttir is not Triton's metadata");
+  make_dir("empty", dir, sizeof(dir));
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_NOT_FOUND, "holds no Triton kernel metadata");
+
+  /* A FIFO named like metadata is refused without blocking. */
+  make_dir("fifo", dir, sizeof(dir));
+  snprintf(path, sizeof(path), "%s/add_kernel.json", dir);
+  ASSERT_TRUE(mkfifo(path, 0600) == 0);
+  EXPECT_STATUS(load1(path, &k), TKRT_STATUS_INVALID_ARGUMENT, "add_kernel.json is not a regular file");
+
+  /* Field errors name the file and the field. */
+  static const struct {
+    const char* from;
+    const char* to;
+    tkrt_status_code_t code;
+    const char* message;
+  } edits[] = {
+      {"\"num_warps\": 4", "\"num_warps\": \"4\"", TKRT_STATUS_INVALID_ARGUMENT,
+       "add_kernel.json: field 'num_warps' is a string; it must be an integer in 1..1024"},
+      {"\"num_warps\": 4", "\"num_warps\": 0", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'num_warps' is 0; it must be an integer in 1..1024"},
+      {"\"num_warps\": 4,", "", TKRT_STATUS_INVALID_ARGUMENT, "field 'num_warps' is missing"},
+      {"\"backend\": \"cuda\", \"arch\": 90", "\"backend\": \"xpu\", \"arch\": 90",
+       TKRT_STATUS_UNIMPLEMENTED, "field 'target.backend' is \"xpu\""},
+      {"\"arch\": 90", "\"arch\": \"sm90\"", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'target.arch' is a string; it must be the compute capability"},
+      {"\"arch\": 90", "\"arch\": 80", TKRT_STATUS_INVALID_ARGUMENT,
+       "add_kernel.cubin is for sm_90a but "},
+      {"\"arch\": 90, \"warp_size\": 32}", "\"arch\": 90}", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'target.warp_size' is missing"},
+      {"\"profile_scratch_size\": 0", "\"profile_scratch_size\": 4096", TKRT_STATUS_UNIMPLEMENTED,
+       "field 'profile_scratch_size' is 4096"},
+      {"\"global_scratch_align\": 1", "\"global_scratch_align\": 3", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'global_scratch_align' is 3, not a power of two"},
+      {"\"tensordesc_meta\": []", "\"tensordesc_meta\": [{}]", TKRT_STATUS_UNIMPLEMENTED,
+       "field 'tensordesc_meta' is not empty"},
+      {"\"launch_pdl\": false", "\"launch_pdl\": 0", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'launch_pdl' is a number; it must be true or false"},
+      {"\"name\": \"add_kernel\"", "\"name\": \"sub_kernel\"", TKRT_STATUS_NOT_FOUND,
+       "add_kernel.cubin has no kernel 'sub_kernel' (the name in"},
+      {"\"num_ctas\": 1", "\"num_ctas\": 2, \"cluster_dims\": [4, 1, 1]",
+       TKRT_STATUS_INVALID_ARGUMENT, "has num_ctas 2 but cluster_dims [4, 1, 1]"},
+      {"{\"hash\"", "[{\"hash\"", TKRT_STATUS_INVALID_ARGUMENT, "add_kernel.json:1:"},
+  };
+  for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); ++i) {
+    const char* at = strstr(original, edits[i].from);
+    if (!at) {
+      TKRT_TEST_FAIL_("edit %zu: '%s' not in the shared JSON", i, edits[i].from);
+      continue;
+    }
+    snprintf(json, sizeof(json), "%.*s%s%s", (int)(at - original), original, edits[i].to,
+             at + strlen(edits[i].from));
+    char name[32];
+    snprintf(name, sizeof(name), "edit%zu", i);
+    make_add_dir(name, NULL, json, dir, sizeof(dir));
+    EXPECT_STATUS(load1(dir, &k), edits[i].code, edits[i].message);
+  }
+
+  /* Missing companions. */
+  make_add_dir("no_ttir", NULL, NULL, dir, sizeof(dir));
+  snprintf(path, sizeof(path), "%s/add_kernel.ttir", dir);
+  remove(path);
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_NOT_FOUND,
+                "the parameter list is missing: expected");
+  make_add_dir("no_image", NULL, NULL, dir, sizeof(dir));
+  snprintf(path, sizeof(path), "%s/add_kernel.cubin", dir);
+  remove(path);
+  snprintf(path, sizeof(path), "%s/add_kernel.ptx", dir);
+  remove(path);
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_NOT_FOUND, "no image (of the kinds asked for)");
+  /* An image that is not what its name says. */
+  make_add_dir("swapped", NULL, NULL, dir, sizeof(dir));
+  vector_path(src, sizeof(src), "add/hip_gfx942/add_kernel.hsaco");
+  copy_file(src, dir, "add_kernel.cubin");
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT, "add_kernel.cubin is a hsaco image, not cubin");
+  /* A TTIR whose function is another kernel. */
+  make_add_dir("other_ttir", NULL, NULL, dir, sizeof(dir));
+  write_text(dir, "add_kernel.ttir", "tt.func public @mul_kernel(%a: i32) {");
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_NOT_FOUND, "has no 'tt.func public @add_kernel(' line");
+  /* Two kernels in one folder. */
+  make_add_dir("two", NULL, NULL, dir, sizeof(dir));
+  write_text(dir, "b_kernel.json", "{}");
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "holds 2 kernels' metadata (add_kernel.json, b_kernel.json)");
+  /* A metadata file past the size limit. */
+  make_add_dir("huge", NULL, NULL, dir, sizeof(dir));
+  snprintf(path, sizeof(path), "%s/add_kernel.json", dir);
+  ASSERT_TRUE(truncate(path, (off_t)TKRT_TRITON_JSON_LIMIT + 1) == 0);
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_OUT_OF_RANGE, "more than the 1048576 bytes");
+  /* Inconsistent targets: another num_warps. */
+  char a[1024], b[1024];
+  const char* at = strstr(original, "\"num_warps\": 4");
+  snprintf(json, sizeof(json), "%.*s\"num_warps\": 8%s", (int)(at - original), original,
+           at + strlen("\"num_warps\": 4"));
+  make_add_dir("warps8", NULL, json, a, sizeof(a));
+  vector_path(b, sizeof(b), "add/hip_gfx942");
+  const char* paths[] = {b, a};
+  EXPECT_STATUS(tkrt_triton_kernel_load(paths, 2, NULL, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "inconsistent targets: field 'num_warps' is 4 in");
+  free(original);
+}
+
+/* ---------------------------------------------------------------- Triton's cache */
+
+typedef struct found {
+  int count;
+  char names[8][64];
+} found_t;
+
+static bool visit(const char* json_path, const char* name, void* user) {
+  found_t* f = user;
+  if (f->count < 8) snprintf(f->names[f->count], sizeof(f->names[0]), "%s", name);
+  f->count++;
+  return strstr(json_path, ".json") != NULL;
+}
+
+static void triton_cache(void) {
+  char cache[1024], dir[1100], from[1024];
+  make_dir("cache", cache, sizeof(cache));
+  static const char* const hashes[] = {"QWERTY", "ASDFGH"};
+  static const char* const kernels[] = {"add", "matmul"};
+  for (int i = 0; i < 2; ++i) {
+    snprintf(dir, sizeof(dir), "%s/%s", cache, hashes[i]);
+    mkdir(dir, 0755);
+    static const char* const ext[] = {".json", ".ttir", ".cubin", ".ptx"};
+    for (int e = 0; e < 4; ++e) {
+      char name[64];
+      snprintf(name, sizeof(name), "%s_kernel%s", kernels[i], ext[e]);
+      snprintf(from, sizeof(from), "%s/%s/cuda_sm90/%s", g_vectors, kernels[i], name);
+      copy_file(from, dir, name);
+    }
+    char grp[64];
+    snprintf(grp, sizeof(grp), "__grp__%s_kernel.json", kernels[i]);
+    write_text(dir, grp, "{\"child_paths\": {}}");
+  }
+  found_t f = {0};
+  ASSERT_OK(tkrt_triton_cache_scan(cache, NULL, visit, &f));
+  EXPECT_EQ_U64(f.count, 2);
+  EXPECT_STREQ(f.names[0], "matmul_kernel"); /* ASDFGH sorts first */
+  EXPECT_STREQ(f.names[1], "add_kernel");
+  memset(&f, 0, sizeof(f));
+  ASSERT_OK(tkrt_triton_cache_scan(cache, "add_kernel", visit, &f));
+  EXPECT_EQ_U64(f.count, 1);
+  /* A cache entry loads as it is (the __grp__ index is not a kernel). */
+  snprintf(dir, sizeof(dir), "%s/QWERTY", cache);
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(dir, &k));
+  EXPECT_STREQ(tkrt_triton_kernel_name(k), "add_kernel");
+  tkrt_triton_kernel_release(k);
+  snprintf(dir, sizeof(dir), "%s/none", cache);
+  EXPECT_STATUS(tkrt_triton_cache_scan(dir, NULL, visit, &f), TKRT_STATUS_NOT_FOUND,
+                "Triton cache directory");
+  setenv("TRITON_CACHE_DIR", cache, 1);
+  memset(&f, 0, sizeof(f));
+  EXPECT_OK(tkrt_triton_cache_scan(NULL, "matmul_kernel", visit, &f));
+  EXPECT_EQ_U64(f.count, 1);
+  unsetenv("TRITON_CACHE_DIR");
+}
+
+/* ---------------------------------------------------------------- grids and scalars */
+
+static void grid_expressions(void) {
+  uint32_t g[3];
+  ASSERT_OK(tkrt_triton_grid_eval("cdiv(n, BLOCK)", "n=5000, BLOCK=1024", g));
+  EXPECT_TRUE(g[0] == 5 && g[1] == 1 && g[2] == 1);
+  ASSERT_OK(tkrt_triton_grid_eval("cdiv(M,BM), N // BN, 2*(1+2)-min(3, 4)%2", "M=130,BM=64,N=256,BN=128", g));
+  EXPECT_TRUE(g[0] == 3 && g[1] == 2 && g[2] == 5);
+  ASSERT_OK(tkrt_triton_grid_eval("max(-7 / 2, 0) + -7 / 2 + 10, 7 % -3 + 5", NULL, g));
+  EXPECT_TRUE(g[0] == 6 && g[1] == 3); /* floor division and modulo, as Python */
+  ASSERT_OK(tkrt_triton_grid_eval("0", NULL, g));
+  EXPECT_TRUE(g[0] == 0);
+  EXPECT_STATUS(tkrt_triton_grid_eval("cdiv(n, BLOCKS)", "n=1,BLOCK=2", g),
+                TKRT_STATUS_INVALID_ARGUMENT, "unknown name 'BLOCKS' (known: n, BLOCK)");
+  EXPECT_STATUS(tkrt_triton_grid_eval("n / 0", "n=1", g), TKRT_STATUS_INVALID_ARGUMENT, "division by zero");
+  EXPECT_STATUS(tkrt_triton_grid_eval("1 - 2", NULL, g), TKRT_STATUS_OUT_OF_RANGE, "dimension x is -1");
+  EXPECT_STATUS(tkrt_triton_grid_eval("1, 1, 1, 1", NULL, g), TKRT_STATUS_INVALID_ARGUMENT, "more than three");
+  EXPECT_STATUS(tkrt_triton_grid_eval("9223372036854775807 + 1", NULL, g),
+                TKRT_STATUS_INVALID_ARGUMENT, "integer overflow");
+  EXPECT_STATUS(tkrt_triton_grid_eval("sqrt(4)", NULL, g), TKRT_STATUS_INVALID_ARGUMENT, "unknown function 'sqrt'");
+  EXPECT_STATUS(tkrt_triton_grid_eval("(1", NULL, g), TKRT_STATUS_INVALID_ARGUMENT, "expected ')'");
+  EXPECT_STATUS(tkrt_triton_grid_eval("1", "A=x", g), TKRT_STATUS_INVALID_ARGUMENT, "the value of 'A' is not an integer");
+  EXPECT_STATUS(tkrt_triton_grid_eval("1", "A=1,A=2", g), TKRT_STATUS_INVALID_ARGUMENT, "'A' is bound twice");
+  char deep[200];
+  memset(deep, '(', 100);
+  snprintf(deep + 100, 100, "1");
+  EXPECT_STATUS(tkrt_triton_grid_eval(deep, NULL, g), TKRT_STATUS_INVALID_ARGUMENT, "nested too deeply");
+
+  tkrt_triton_scalar_t s;
+  size_t length = 0;
+  ASSERT_OK(tkrt_triton_scalar_parse("n=0x10", &s, &length));
+  EXPECT_TRUE(!s.is_float && s.i == 16 && length == 1);
+  ASSERT_OK(tkrt_triton_scalar_parse("alpha=-1.5e1", &s, &length));
+  EXPECT_TRUE(s.is_float && s.f == -15.0 && length == 5);
+  EXPECT_STATUS(tkrt_triton_scalar_parse("n=12abc", &s, &length), TKRT_STATUS_INVALID_ARGUMENT,
+                "not an integer or a float");
+  EXPECT_STATUS(tkrt_triton_scalar_parse("=1", &s, &length), TKRT_STATUS_INVALID_ARGUMENT, "is not NAME=VALUE");
+}
+
+/* ---------------------------------------------------------------- calls on the host backend */
+
+static tkrt_device_t* open_host(void) {
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  options.backend = "host";
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_device_open(&options, &device);
+  if (status) {
+    tkrt_status_free(status);
+    return NULL;
+  }
+  return device;
+}
+
+/* Runs the add call on n elements and checks out == x + y bit for bit; returns the mismatches. */
+static long run_add(tkrt_device_t* device, tkrt_call_t* call, int n, tkrt_autotuner_t* tuner,
+                    int in_place) {
+  size_t bytes = (size_t)n * sizeof(float);
+  float* x = malloc(bytes);
+  float* y = malloc(bytes);
+  float* out = malloc(bytes);
+  tkrt_deviceptr_t dx = 0, dy = 0, dout = 0;
+  long wrong = -1;
+  for (int i = 0; i < n; ++i) {
+    x[i] = (float)i * 0.25f;
+    y[i] = 3.0f / (float)(i + 1);
+  }
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &dx));
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &dy));
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &dout));
+  if (dx && dy && dout) {
+    EXPECT_OK(tkrt_memcpy_htod_async(device, dx, x, bytes, NULL));
+    EXPECT_OK(tkrt_memcpy_htod_async(device, dy, y, bytes, NULL));
+    EXPECT_OK(tkrt_memset_async(device, dout, 0xFF, bytes, NULL));
+    tkrt_buffer_t buffers[3] = {{dx, bytes}, {dy, bytes}, {in_place ? dx : dout, bytes}};
+    tkrt_status_t status = tkrt_triton_call_launch(call, device, NULL, buffers, 3, tuner);
+    if (status) {
+      tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_triton_call_launch", status);
+      tkrt_status_free(status);
+      ++tkrt_test_failed_;
+    } else {
+      EXPECT_OK(tkrt_memcpy_dtoh_async(device, out, in_place ? dx : dout, bytes, NULL));
+      EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+      wrong = 0;
+      for (int i = 0; i < n; ++i) {
+        float want = x[i] + y[i];
+        wrong += memcmp(&out[i], &want, sizeof(float)) != 0;
+      }
+    }
+  }
+  tkrt_status_free(tkrt_memory_free(device, dx));
+  tkrt_status_free(tkrt_memory_free(device, dy));
+  tkrt_status_free(tkrt_memory_free(device, dout));
+  free(x);
+  free(y);
+  free(out);
+  return wrong;
+}
+
+static void host_call_single(void) {
+  tkrt_device_t* device = open_host();
+  if (!device) TKRT_TEST_SKIP("no host backend");
+  char dir[1024];
+  make_add_dir("with_host", g_host[2], NULL, dir, sizeof(dir));
+  tkrt_triton_kernel_t* k = NULL;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(load1(dir, &k));
+  const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_EQ_U64(d->image_count, 3); /* cubin, PTX and the host image beside them */
+  EXPECT_TRUE(d->images[2].kind == TKRT_IMAGE_HOST);
+  EXPECT_EQ_U64(tkrt_triton_kernel_target(k, 0)->image_kinds,
+                (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX) | (1u << TKRT_IMAGE_HOST));
+
+  tkrt_triton_scalar_t n = {"n", false, 5000, 0};
+  tkrt_triton_variant_t variant = {k, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=1024", NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  desc.scalars = &n;
+  desc.scalar_count = 1;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  const tkrt_call_desc_t* cd = tkrt_call_get_desc(call);
+  EXPECT_TRUE(cd->configs[0].grid[0] == 5 && !cd->autotuned);
+  EXPECT_STREQ(cd->name, "add_kernel");
+  EXPECT_EQ_U64(run_add(device, call, 5000, NULL, 0), 0);
+  /* Buffers must match the pointer parameters. */
+  tkrt_buffer_t one = {0, 0};
+  EXPECT_STATUS(tkrt_triton_call_launch(call, device, NULL, &one, 1, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "has 3 pointer parameters but 1 buffers were given");
+  tkrt_call_release(call);
+  call = NULL;
+
+  /* Argument errors. */
+  tkrt_triton_scalar_t bad[2] = {{"x_ptr", false, 1, 0}, {"n", false, 1, 0}};
+  desc.scalars = bad;
+  desc.scalar_count = 2;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "'x_ptr' is a pointer parameter (*fp32) of 'add_kernel'");
+  bad[0].name = "m";
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "kernel 'add_kernel' has no parameter 'm' (its parameters: x_ptr: *fp32, y_ptr: "
+                "*fp32, out_ptr: *fp32, n: i32)");
+  desc.scalar_count = 0;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "no value for scalar parameter 3 'n' (i32)");
+  tkrt_triton_scalar_t big = {"n", false, INT64_C(1) << 33, 0};
+  desc.scalars = &big;
+  desc.scalar_count = 1;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_OUT_OF_RANGE,
+                "scalar 'n' is i32; 8589934592 is out of range");
+  tkrt_triton_scalar_t fl = {"n", true, 0, 1.5};
+  desc.scalars = &fl;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "scalar 'n' is i32, an integer parameter, but was given 1.5");
+  desc.scalars = &n;
+  variant.grid = "cdiv(n, BLOK)";
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "variant 0 of 'add_kernel': grid expression \"cdiv(n, BLOK)\", at offset 8: "
+                "unknown name 'BLOK' (known: n, num_warps, num_stages, BLOCK)");
+  const char* inout = "n";
+  variant.grid = "cdiv(n, BLOCK)";
+  desc.inout = &inout;
+  desc.inout_count = 1;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "in-place parameter 'n' is not a pointer parameter");
+  tkrt_triton_kernel_release(k);
+  tkrt_device_release(device);
+}
+
+static void host_call_autotuned(void) {
+  tkrt_device_t* device = open_host();
+  if (!device) TKRT_TEST_SKIP("no host backend");
+  /* Three variants of add_kernel (BLOCK 256, 512, 1024; num_warps 2, 4, 8), host-only outputs. */
+  static const int blocks[3] = {256, 512, 1024};
+  tkrt_triton_kernel_t* k[3] = {NULL, NULL, NULL};
+  tkrt_triton_variant_t variants[3];
+  char constants[3][32];
+  char ttir[1024];
+  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  for (int v = 0; v < 3; ++v) {
+    char dir[1024], name[32], json[512];
+    snprintf(name, sizeof(name), "variant%d", blocks[v]);
+    make_dir(name, dir, sizeof(dir));
+    snprintf(json, sizeof(json), kHostJson, 2 << v);
+    write_text(dir, "add_kernel.json", json);
+    copy_file(ttir, dir, "add_kernel.ttir");
+    copy_file(g_host[v], dir, "add_kernel.so");
+    ASSERT_OK(load1(dir, &k[v]));
+    EXPECT_STREQ(tkrt_triton_kernel_target(k[v], 0)->backend, "host");
+    snprintf(constants[v], sizeof(constants[v]), "BLOCK=%d", blocks[v]);
+    variants[v] = (tkrt_triton_variant_t){k[v], "cdiv(n, BLOCK)", {0, 0, 0}, constants[v], NULL};
+  }
+  tkrt_triton_scalar_t n = {"n", false, 100003, 0};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = variants;
+  desc.variant_count = 3;
+  desc.scalars = &n;
+  desc.scalar_count = 1;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  const tkrt_call_desc_t* cd = tkrt_call_get_desc(call);
+  EXPECT_TRUE(cd->autotuned && cd->config_count == 3);
+  EXPECT_EQ_U64(cd->configs[0].grid[0], 391);
+  EXPECT_EQ_U64(cd->configs[2].grid[0], 98);
+  EXPECT_STREQ(cd->configs[1].description, "BLOCK=512 num_warps=4 num_stages=1");
+
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = "off";
+  options.target_ms = 1;
+  tkrt_autotuner_t* tuner = NULL;
+  ASSERT_OK(tkrt_autotuner_create(&options, &tuner));
+  EXPECT_EQ_U64(run_add(device, call, 100003, tuner, 0), 0);
+  float times[3];
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  report.times_ms = times;
+  report.times_capacity = 3;
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, call, tkrt_device_info(device)->arch, &report));
+  EXPECT_TRUE(report.source == TKRT_TUNE_SOURCE_TUNED && report.config_count == 3);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(times[i] >= 0);
+  tkrt_call_release(call);
+  call = NULL;
+
+  /* In place (x += y): x is saved before tuning and restored before every variant, so the result
+   * is x + y exactly once. */
+  const char* inout = "x_ptr";
+  desc.inout = &inout;
+  desc.inout_count = 1;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  EXPECT_EQ_U64(tkrt_call_get_desc(call)->alias_count, 1);
+  tkrt_autotuner_t* tuner2 = NULL;
+  ASSERT_OK(tkrt_autotuner_create(&options, &tuner2));
+  EXPECT_EQ_U64(run_add(device, call, 100003, tuner2, 1), 0);
+  tkrt_autotuner_destroy(tuner2);
+  tkrt_call_release(call);
+  tkrt_autotuner_destroy(tuner);
+
+  /* Variants of different kernels do not make one call. */
+  char matmul[1024];
+  vector_path(matmul, sizeof(matmul), "matmul/cuda_sm90");
+  tkrt_triton_kernel_t* mm = NULL;
+  ASSERT_OK(load1(matmul, &mm));
+  variants[1].kernel = mm;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "variant 1 of 'matmul_kernel' declares 6 parameters; variant 0 declares 4");
+  tkrt_triton_kernel_release(mm);
+  for (int v = 0; v < 3; ++v) tkrt_triton_kernel_release(k[v]);
+  tkrt_device_release(device);
+}
+
+static void host_image_only_on_gpu_dir(void) {
+  /* A GPU-only kernel on the host device: the error lists what there is. */
+  tkrt_device_t* device = open_host();
+  if (!device) TKRT_TEST_SKIP("no host backend");
+  char dir[1024];
+  vector_path(dir, sizeof(dir), "add");
+  tkrt_triton_kernel_t* k = NULL;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(load1(dir, &k));
+  tkrt_triton_scalar_t n = {"n", false, 4, 0};
+  tkrt_triton_variant_t variant = {k, NULL, {1, 1, 1}, NULL, NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  desc.scalars = &n;
+  desc.scalar_count = 1;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  EXPECT_STATUS(tkrt_call_prepare(call, device), TKRT_STATUS_INVALID_ARGUMENT,
+                "kernel 'add_kernel' has no image for this device (host");
+  tkrt_call_release(call);
+  tkrt_triton_kernel_release(k);
+  tkrt_device_release(device);
+}
+
+static const tkrt_test_case_t kCases[] = {
+    TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
+    TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
+    TKRT_TEST_CASE(shared_multi_target), TKRT_TEST_CASE(bad_files),
+    TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
+    TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
+    TKRT_TEST_CASE(host_image_only_on_gpu_dir),
+};
+
+/* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
+ * tests use: x.bin, y.bin, sum.bin (x + y, 5000 floats) and three host-only variants of add_kernel
+ * (variant256/, variant512/, variant1024/). */
+static int write_fixture(char** argv) {
+  const char* dir = argv[2];
+  g_vectors = argv[3];
+  mkdir(dir, 0755);
+  enum { N = 5000 };
+  static float x[N], y[N], sum[N];
+  for (int i = 0; i < N; ++i) {
+    x[i] = (float)i * 0.25f;
+    y[i] = 3.0f / (float)(i + 1);
+    sum[i] = x[i] + y[i];
+  }
+  const struct {
+    const char* name;
+    const float* data;
+  } files[] = {{"x.bin", x}, {"y.bin", y}, {"sum.bin", sum}};
+  for (int f = 0; f < 3; ++f) {
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", dir, files[f].name);
+    FILE* out = fopen(path, "wb");
+    if (!out || fwrite(files[f].data, sizeof(float), N, out) != N) return 1;
+    fclose(out);
+  }
+  static const int blocks[3] = {256, 512, 1024};
+  char ttir[1024];
+  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  for (int v = 0; v < 3; ++v) {
+    char variant[2048], json[512];
+    snprintf(variant, sizeof(variant), "%s/variant%d", dir, blocks[v]);
+    mkdir(variant, 0755);
+    snprintf(json, sizeof(json), kHostJson, 2 << v);
+    write_text(variant, "add_kernel.json", json);
+    copy_file(ttir, variant, "add_kernel.ttir");
+    copy_file(argv[4 + v], variant, "add_kernel.so");
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 7 && strcmp(argv[1], "--fixture") == 0) return write_fixture(argv);
+  if (argc < 5) {
+    fprintf(stderr, "usage: %s <triton-3.6 vectors> <host 256> <host 512> <host 1024> [case...]\n",
+            argv[0]);
+    return 2;
+  }
+  g_vectors = argv[1];
+  for (int i = 0; i < 3; ++i) g_host[i] = argv[2 + i];
+  char probe[1024];
+  snprintf(probe, sizeof(probe), "%s/add/cuda_sm90/add_kernel.json", g_vectors);
+  if (access(probe, R_OK) != 0) {
+    fprintf(stderr, "skipped: the Triton 3.6 vectors are not at %s\n", g_vectors);
+    return 77;
+  }
+  const char* base = getenv("TMPDIR");
+  snprintf(g_tmp, sizeof(g_tmp), "%s/tkrt_triton_XXXXXX", base && *base ? base : "/tmp");
+  if (!mkdtemp(g_tmp)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  argv[4] = argv[0];
+  int rc = tkrt_test_main(argc - 4, argv + 4, kCases, sizeof(kCases) / sizeof(kCases[0]));
+  nftw(g_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  return rc;
+}

@@ -1,0 +1,741 @@
+/* tkrt command-line tool: info, run and tune on Triton's own compile output (a kernel's
+ * <name>.json with its cubin / PTX / HSACO and TTIR), and listing Triton's cache. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tools/tkrt_cli.h"
+#include "tkrt/environment.h"
+
+#define TRITON_MAX_VARIANTS 32
+#define TRITON_MAX_PATHS 8
+#define TRITON_MAX_ARGS 128
+
+/* Largest --arg @FILE / --expect file read (1 GiB): a buffer, read after its size is checked. */
+#define TKRT_TRITON_CLI_MAX_FILE ((size_t)1 << 30)
+
+/* --save NAME=FILE: FILE written atomically in its folder. */
+static tkrt_status_t triton_save(const char* path, const void* data, size_t size) {
+  const char* slash = strrchr(path, '/');
+  if (!slash) return tkrt_cli_write_file(".", path, data, size);
+  char dir[4096];
+  size_t length = (size_t)(slash - path);
+  if (length == 0) length = 1; /* "/name": the root folder */
+  if (length >= sizeof(dir) || !slash[1]) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "--save: '%s' is not a file name", path);
+  }
+  memcpy(dir, path, length);
+  dir[length] = '\0';
+  return tkrt_cli_write_file(dir, slash + 1, data, size);
+}
+
+static const char kTritonUsage[] =
+    "Triton kernels: `tkrt info`, `tkrt run` and `tkrt tune` also take Triton's compile output\n"
+    "(what triton.compile writes, or an entry of Triton's cache ~/.triton/cache/<hash>/): a\n"
+    "<name>.json, its folder, or a folder of per-target folders (cuda_sm90/, hip_gfx942/, ...).\n"
+    "\n"
+    "usage: tkrt info --image KERNEL          describe the kernel: parameters, launch, targets\n"
+    "       tkrt info --triton-cache [DIR] [--kernel NAME]   list the kernels in Triton's cache\n"
+    "                                         (default: $TRITON_CACHE_DIR, else ~/.triton/cache)\n"
+    "       tkrt run KERNEL [variant options] [KERNEL [variant options]]... [options]\n"
+    "       tkrt tune KERNEL [variant options] KERNEL [variant options]... [options]\n"
+    "\n"
+    "Several KERNELs are variants (other constexprs, num_warps, num_stages) of one autotuned call.\n"
+    "variant options (apply to the KERNEL before them):\n"
+    "  --grid EXPR        the grid, e.g. 'cdiv(n, BLOCK)' or 'cdiv(M, BM), cdiv(N, BN)': up to three\n"
+    "                     integer expressions with + - * / // % ( ) cdiv min max, literals and the\n"
+    "                     names of integer scalars, --const names, num_warps, num_stages. A variant\n"
+    "                     without --grid takes the previous one's; the first needs one.\n"
+    "  --const K=V,...    the variant's constexpr values, for its grid expression\n"
+    "  --also PATH        another target of the same variant (e.g. the hip_gfx942 folder)\n"
+    "arguments:\n"
+    "  --arg NAME=VALUE       a scalar parameter (integer, 0x-hex, or float)\n"
+    "  --arg NAME=@FILE       a pointer parameter: a buffer holding FILE's bytes\n"
+    "  --arg NAME=zeros:BYTES a pointer parameter: a zero-filled buffer of BYTES bytes\n"
+    "  --inout NAME           the pointer parameter is read and written in place (saved and\n"
+    "                         restored around autotuning)\n"
+    "  --expect NAME=FILE     compare that buffer after the launch with FILE's bytes\n"
+    "  --save NAME=FILE       write that buffer after the launch to FILE\n"
+    "  --rtol R --atol A      compare as numbers of the pointer's element type (fp16, bf16, fp32,\n"
+    "                         fp64) within |got-want| <= A + R*|want|; default: bit for bit\n"
+    "options:\n"
+    "  --image-kind K     take only images of kind K (cubin, ptx, hsaco, host; repeatable)\n"
+    "  --backend B        cuda, hip, host or a comma list (default: TKRT_BACKEND, then cuda,hip,host)\n"
+    "  --device N         device ordinal (default 0)\n"
+    "  --iterations N     timed launches after the checked one (default 20 for run, 0 for tune)\n"
+    "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
+    "  --policy auto|never --pin N    as for serialized calls\n"
+    "  --target-ms MS --max-iterations N   tuning effort (default 10 ms, 100)\n"
+    "Every pointer parameter needs an --arg, every scalar one too. `tkrt tune` benchmarks every\n"
+    "variant (even with a stored decision) and stores the decision.\n"
+    "exit status: 0 success (outputs as expected), 1 an output differs, 2 bad usage, 3 error.\n";
+
+typedef struct triton_variant_opts {
+  const char* paths[TRITON_MAX_PATHS];
+  size_t path_count;
+  const char* grid;
+  const char* constants;
+} triton_variant_opts_t;
+
+typedef struct triton_named {
+  const char* name; /* points into argv; ends at '=' */
+  size_t name_length;
+  const char* value;
+} triton_named_t;
+
+typedef struct triton_opts {
+  const char* command;
+  int tune;
+  triton_variant_opts_t variants[TRITON_MAX_VARIANTS];
+  size_t variant_count;
+  triton_named_t args[TRITON_MAX_ARGS], expects[TRITON_MAX_ARGS], saves[TRITON_MAX_ARGS];
+  size_t arg_count, expect_count, save_count;
+  const char* inout[TRITON_MAX_ARGS];
+  size_t inout_count;
+  double rtol, atol;
+  int tolerant;
+  uint32_t image_kinds;
+  const char* backend;
+  int ordinal;
+  long iterations;
+  const char* store;
+  const char* policy;
+  long pin;
+  double target_ms;
+  long max_iterations;
+} triton_opts_t;
+
+/* ---------------------------------------------------------------- recognising Triton paths */
+
+static int ends_with(const char* text, const char* suffix) {
+  size_t a = strlen(text), b = strlen(suffix);
+  return a >= b && strcmp(text + a - b, suffix) == 0;
+}
+
+/* A Triton output: a .json file, or a folder that is not a serialized-call case folder. */
+static int is_triton_path(const char* path) {
+  if (ends_with(path, ".json")) return 1;
+  if (!tkrt_cli_is_directory(path)) return 0;
+  char probe[4200];
+  struct stat st;
+  snprintf(probe, sizeof(probe), "%s/call.pb.z", path);
+  if (stat(probe, &st) == 0) return 0;
+  snprintf(probe, sizeof(probe), "%s/call.pb", path);
+  return stat(probe, &st) != 0;
+}
+
+/* ---------------------------------------------------------------- info */
+
+static void print_kernel(const tkrt_triton_kernel_t* k) {
+  const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  printf("Triton kernel %s\n", tkrt_triton_kernel_name(k));
+  printf("  parameters (%zu, then the hidden global- and profile-scratch pointers):\n",
+         tkrt_triton_kernel_param_count(k));
+  for (size_t i = 0; i < tkrt_triton_kernel_param_count(k); ++i) {
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
+    printf("    %zu %s: %s", i, p->name, p->type);
+    if (p->divisibility) printf(" (divisibility %u)", p->divisibility);
+    printf("\n");
+  }
+  printf("  launch: num_warps %u, num_ctas %u", d->num_warps, d->num_ctas ? d->num_ctas : 1);
+  if (d->cluster_dims[0]) {
+    printf(", cluster %u x %u x %u", d->cluster_dims[0], d->cluster_dims[1], d->cluster_dims[2]);
+  }
+  printf(", global scratch %u bytes per program (align %u)%s%s\n", d->global_scratch_size,
+         d->global_scratch_align, d->launch_flags & TKRT_LAUNCH_COOPERATIVE ? ", cooperative" : "",
+         d->launch_flags & TKRT_LAUNCH_PDL ? ", pdl" : "");
+  for (size_t t = 0; t < tkrt_triton_kernel_target_count(k); ++t) {
+    const tkrt_triton_target_t* target = tkrt_triton_kernel_target(k, t);
+    printf("  target %s %s: warp size %u (block %u threads), shared %u bytes, num_stages %u, "
+           "triton %s\n",
+           target->backend, target->arch, target->warp_size, target->warp_size * d->num_warps,
+           target->shared_mem_bytes, target->num_stages,
+           target->triton_version[0] ? target->triton_version : "?");
+    printf("    from %s", target->json_path);
+    if (target->hash[0]) printf(" (hash %.16s...)", target->hash);
+    printf("\n");
+  }
+  for (size_t i = 0; i < d->image_count; ++i) {
+    const tkrt_kernel_image_t* image = &d->images[i];
+    printf("  image %zu: %s %s%s%s, %zu bytes\n", i, tkrt_kernel_image_backend(image),
+           tkrt_image_kind_name(image->kind), image->arch ? " for " : "",
+           image->arch ? image->arch : "", image->size);
+  }
+}
+
+static bool print_cache_entry(const char* json_path, const char* name, void* user) {
+  size_t* count = user;
+  printf("%s  %s\n", name, json_path);
+  ++*count;
+  return true;
+}
+
+static int triton_info(int argc, char** argv) {
+  const char* image = NULL;
+  const char* cache = NULL;
+  const char* kernel = NULL;
+  int list_cache = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--image") == 0 && i + 1 < argc) {
+      image = argv[++i];
+    } else if (strcmp(argv[i], "--triton-cache") == 0) {
+      list_cache = 1;
+      if (i + 1 < argc && argv[i + 1][0] != '-') cache = argv[++i];
+    } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
+      kernel = argv[++i];
+    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(kTritonUsage, stdout);
+      return TKRT_CLI_OK;
+    } else {
+      return tkrt_cli_usage_error("info", "unexpected argument '%s'", argv[i]);
+    }
+  }
+  if (list_cache) {
+    size_t count = 0;
+    tkrt_status_t status = tkrt_triton_cache_scan(cache, kernel, print_cache_entry, &count);
+    if (status) return tkrt_cli_fail("info", status);
+    printf("%zu kernel%s\n", count, count == 1 ? "" : "s");
+    return TKRT_CLI_OK;
+  }
+  tkrt_triton_kernel_t* k = NULL;
+  tkrt_status_t status = tkrt_triton_kernel_load(&image, 1, NULL, &k);
+  if (status && tkrt_status_code(status) == TKRT_STATUS_NOT_FOUND &&
+      tkrt_cli_is_directory(image)) {
+    /* Neither an image file nor a Triton kernel: the folder itself is the wrong argument. */
+    tkrt_status_t wrong = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                           "--image %s is a folder, not an image file: %s", image,
+                                           tkrt_status_message(status));
+    tkrt_status_free(status);
+    status = wrong;
+  }
+  if (status) return tkrt_cli_fail("info", status);
+  print_kernel(k);
+  tkrt_triton_kernel_release(k);
+  return TKRT_CLI_OK;
+}
+
+/* ---------------------------------------------------------------- run and tune: options */
+
+static int parse_named(const char* command, const char* option, const char* text,
+                       triton_named_t* out) {
+  const char* eq = strchr(text, '=');
+  if (!eq || eq == text || !eq[1]) {
+    return tkrt_cli_usage_error(command, "%s '%s': expected NAME=VALUE", option, text);
+  }
+  out->name = text;
+  out->name_length = (size_t)(eq - text);
+  out->value = eq + 1;
+  return 0;
+}
+
+static int parse_kind(const char* text, uint32_t* kinds) {
+  static const struct {
+    const char* name;
+    tkrt_image_kind_t kind;
+  } names[] = {{"cubin", TKRT_IMAGE_CUBIN}, {"ptx", TKRT_IMAGE_PTX}, {"hsaco", TKRT_IMAGE_HSACO},
+               {"host", TKRT_IMAGE_HOST}};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    if (strcmp(text, names[i].name) == 0) {
+      *kinds |= 1u << names[i].kind;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int parse_options(int argc, char** argv, triton_opts_t* o) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
+    triton_variant_opts_t* current = o->variant_count ? &o->variants[o->variant_count - 1] : NULL;
+#define NEED_VALUE()                                                                  \
+  if (!next) return tkrt_cli_usage_error(o->command, "%s needs a value", a); \
+  ++i
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(kTritonUsage, stdout);
+      return -1;
+    } else if (a[0] != '-') {
+      if (o->variant_count == TRITON_MAX_VARIANTS) {
+        return tkrt_cli_usage_error(o->command, "more than %d variants", TRITON_MAX_VARIANTS);
+      }
+      triton_variant_opts_t* v = &o->variants[o->variant_count++];
+      v->paths[v->path_count++] = a;
+    } else if (strcmp(a, "--grid") == 0 || strcmp(a, "--const") == 0 || strcmp(a, "--also") == 0) {
+      NEED_VALUE();
+      if (!current) {
+        return tkrt_cli_usage_error(o->command, "%s must follow the kernel it applies to", a);
+      }
+      if (a[2] == 'g') current->grid = next;
+      else if (a[2] == 'c') current->constants = next;
+      else if (current->path_count == TRITON_MAX_PATHS) {
+        return tkrt_cli_usage_error(o->command, "too many --also");
+      } else {
+        current->paths[current->path_count++] = next;
+      }
+    } else if (strcmp(a, "--arg") == 0 || strcmp(a, "--expect") == 0 || strcmp(a, "--save") == 0) {
+      NEED_VALUE();
+      size_t* count = a[2] == 'a' ? &o->arg_count : a[2] == 'e' ? &o->expect_count : &o->save_count;
+      triton_named_t* list = a[2] == 'a' ? o->args : a[2] == 'e' ? o->expects : o->saves;
+      if (*count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many %s", a);
+      int rc = parse_named(o->command, a, next, &list[*count]);
+      if (rc) return rc;
+      ++*count;
+    } else if (strcmp(a, "--inout") == 0) {
+      NEED_VALUE();
+      if (o->inout_count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many --inout");
+      o->inout[o->inout_count++] = next;
+    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0 ||
+               strcmp(a, "--target-ms") == 0) {
+      NEED_VALUE();
+      char* end = NULL;
+      double value = strtod(next, &end);
+      if (!*next || *end || !(value >= 0)) {
+        return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+      }
+      if (a[2] == 'r') o->rtol = value, o->tolerant = 1;
+      else if (a[2] == 'a') o->atol = value, o->tolerant = 1;
+      else o->target_ms = value;
+    } else if (strcmp(a, "--device") == 0 || strcmp(a, "--iterations") == 0 ||
+               strcmp(a, "--pin") == 0 || strcmp(a, "--max-iterations") == 0) {
+      NEED_VALUE();
+      char* end = NULL;
+      long value = strtol(next, &end, 10);
+      if (!*next || *end || value < 0) return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+      if (a[2] == 'd') o->ordinal = (int)value;
+      else if (a[2] == 'i') o->iterations = value;
+      else if (a[2] == 'p') o->pin = value;
+      else o->max_iterations = value;
+    } else if (strcmp(a, "--backend") == 0) {
+      NEED_VALUE();
+      o->backend = next;
+    } else if (strcmp(a, "--store") == 0) {
+      NEED_VALUE();
+      o->store = next;
+    } else if (strcmp(a, "--policy") == 0) {
+      NEED_VALUE();
+      if (strcmp(next, "auto") != 0 && strcmp(next, "never") != 0) {
+        return tkrt_cli_usage_error(o->command, "--policy is auto or never, not '%s'", next);
+      }
+      o->policy = next;
+    } else if (strcmp(a, "--image-kind") == 0) {
+      NEED_VALUE();
+      if (!parse_kind(next, &o->image_kinds)) {
+        return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
+                                    next);
+      }
+    } else {
+      return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
+    }
+#undef NEED_VALUE
+  }
+  if (o->variant_count == 0) return tkrt_cli_usage_error(o->command, "no kernel given");
+  if (!o->variants[0].grid) {
+    return tkrt_cli_usage_error(o->command, "the first kernel needs --grid (e.g. --grid 'cdiv(n, BLOCK)')");
+  }
+  for (size_t v = 1; v < o->variant_count; ++v) {
+    if (!o->variants[v].grid) o->variants[v].grid = o->variants[v - 1].grid;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- run and tune: comparing */
+
+static double half_to_double(uint16_t h) {
+  int exponent = (h >> 10) & 0x1F;
+  int mantissa = h & 0x3FF;
+  double value = exponent == 0    ? ldexp(mantissa, -24)
+                 : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                  : ldexp(mantissa + 1024, exponent - 25);
+  return h & 0x8000 ? -value : value;
+}
+
+static double element(const unsigned char* p, const char* type, size_t index) {
+  if (strcmp(type, "*fp16") == 0) {
+    uint16_t h;
+    memcpy(&h, p + index * 2, 2);
+    return half_to_double(h);
+  }
+  if (strcmp(type, "*bf16") == 0) {
+    uint32_t bits = 0;
+    memcpy((unsigned char*)&bits + 2, p + index * 2, 2);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  if (strcmp(type, "*fp64") == 0) {
+    double d;
+    memcpy(&d, p + index * 8, 8);
+    return d;
+  }
+  float f;
+  memcpy(&f, p + index * 4, 4);
+  return f;
+}
+
+/* Returns 1 when the buffer matches (printing how), 0 on a mismatch. */
+static int compare(const triton_opts_t* o, const tkrt_triton_param_t* p, const unsigned char* got,
+                   const unsigned char* want, size_t size) {
+  if (!o->tolerant) {
+    size_t first = size;
+    size_t differ = 0;
+    for (size_t i = 0; i < size; ++i) {
+      if (got[i] != want[i]) {
+        if (first == size) first = i;
+        ++differ;
+      }
+    }
+    if (!differ) {
+      printf("%s: matches bit for bit (%zu bytes)\n", p->name, size);
+      return 1;
+    }
+    printf("%s: MISMATCH: %zu of %zu bytes differ, the first at byte %zu\n", p->name, differ, size,
+           first);
+    return 0;
+  }
+  static const char* const known[] = {"*fp16", "*bf16", "*fp32", "*fp64"};
+  int ok_type = 0;
+  for (size_t i = 0; i < 4; ++i) ok_type |= strcmp(p->type, known[i]) == 0;
+  if (!ok_type || !p->element_bytes) {
+    printf("%s: cannot compare %s with a tolerance; comparing bit for bit\n", p->name, p->type);
+    triton_opts_t exact = *o;
+    exact.tolerant = 0;
+    return compare(&exact, p, got, want, size);
+  }
+  size_t count = size / p->element_bytes;
+  size_t bad = 0, worst_at = 0;
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double g = element(got, p->type, i), w = element(want, p->type, i);
+    double error = fabs(g - w);
+    int fine = error <= o->atol + o->rtol * fabs(w) || (isnan(g) && isnan(w));
+    if (!fine) {
+      if (error > worst || isnan(error)) worst = error, worst_at = i;
+      ++bad;
+    }
+  }
+  printf("%s: %s: %zu of %zu %s elements outside the tolerance", p->name,
+         bad ? "MISMATCH" : "within tolerance", bad, count, p->type + 1);
+  if (bad) printf(" (worst at %zu: error %g)", worst_at, worst);
+  printf("\n");
+  return bad == 0;
+}
+
+/* ---------------------------------------------------------------- run and tune */
+
+typedef struct triton_session {
+  tkrt_triton_kernel_t* kernels[TRITON_MAX_VARIANTS];
+  tkrt_call_t* call;
+  tkrt_device_t* device;
+  tkrt_autotuner_t* tuner;
+  tkrt_buffer_t* buffers;
+  const tkrt_triton_param_t** pointer_params;
+  size_t pointer_count;
+} triton_session_t;
+
+static void session_close(triton_session_t* s) {
+  for (size_t i = 0; s->buffers && i < s->pointer_count; ++i) {
+    if (s->buffers[i].ptr) tkrt_status_free(tkrt_memory_free(s->device, s->buffers[i].ptr));
+  }
+  free(s->buffers);
+  free(s->pointer_params);
+  tkrt_autotuner_destroy(s->tuner);
+  tkrt_call_release(s->call);
+  for (size_t i = 0; i < TRITON_MAX_VARIANTS; ++i) tkrt_triton_kernel_release(s->kernels[i]);
+  tkrt_device_release(s->device);
+}
+
+static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
+                          float ms) {
+  (void)user;
+  fprintf(stderr, "tkrt tune: pass %d, variant %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
+          config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
+}
+
+static const triton_named_t* find_named(const triton_named_t* list, size_t count, const char* name) {
+  for (size_t i = 0; i < count; ++i) {
+    if (strlen(name) == list[i].name_length && strncmp(list[i].name, name, list[i].name_length) == 0) {
+      return &list[i];
+    }
+  }
+  return NULL;
+}
+
+/* Every --arg / --expect / --save names a parameter of the right kind. */
+static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kernel_t* k) {
+  const triton_named_t* lists[] = {o->args, o->expects, o->saves};
+  const size_t counts[] = {o->arg_count, o->expect_count, o->save_count};
+  static const char* const options[] = {"--arg", "--expect", "--save"};
+  for (int l = 0; l < 3; ++l) {
+    for (size_t i = 0; i < counts[l]; ++i) {
+      char name[256];
+      snprintf(name, sizeof(name), "%.*s", (int)lists[l][i].name_length, lists[l][i].name);
+      long index = tkrt_triton_kernel_find_param(k, name);
+      if (index < 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s %s: kernel '%s' has no parameter '%s' (see `tkrt info --image`)",
+                                options[l], lists[l][i].name, tkrt_triton_kernel_name(k), name);
+      }
+      if (l > 0 && !tkrt_triton_kernel_param(k, (size_t)index)->is_pointer) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s %s: '%s' is a scalar, not a buffer",
+                                options[l], lists[l][i].name, name);
+      }
+      if (find_named(lists[l], i, name)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s %s: '%s' is given twice",
+                                options[l], lists[l][i].name, name);
+      }
+    }
+  }
+  return NULL;
+}
+
+static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
+  tkrt_triton_load_options_t load;
+  tkrt_triton_load_options_init(&load);
+  load.image_kinds = o->image_kinds;
+  tkrt_triton_variant_t variants[TRITON_MAX_VARIANTS];
+  for (size_t v = 0; v < o->variant_count; ++v) {
+    const triton_variant_opts_t* vo = &o->variants[v];
+    TKRT_RETURN_IF_ERROR(tkrt_triton_kernel_load(vo->paths, vo->path_count, &load, &s->kernels[v]));
+    variants[v] = (tkrt_triton_variant_t){s->kernels[v], vo->grid, {0, 0, 0}, vo->constants, NULL};
+  }
+  const tkrt_triton_kernel_t* k = s->kernels[0];
+  TKRT_RETURN_IF_ERROR(check_names(o, k));
+
+  /* Scalars from --arg; pointers are checked to have one below. */
+  tkrt_triton_scalar_t scalars[TRITON_MAX_ARGS];
+  size_t scalar_count = 0;
+  for (size_t i = 0; i < o->arg_count; ++i) {
+    char name[256];
+    snprintf(name, sizeof(name), "%.*s", (int)o->args[i].name_length, o->args[i].name);
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, (size_t)tkrt_triton_kernel_find_param(k, name));
+    if (p->is_pointer) continue;
+    size_t length = 0;
+    TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
+        tkrt_triton_scalar_parse(o->args[i].name, &scalars[scalar_count], &length), "--arg"));
+    scalars[scalar_count].name = tkrt_triton_kernel_param(k, (size_t)tkrt_triton_kernel_find_param(k, name))->name;
+    scalar_count++;
+  }
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = variants;
+  desc.variant_count = o->variant_count;
+  desc.scalars = scalars;
+  desc.scalar_count = scalar_count;
+  desc.inout = o->inout;
+  desc.inout_count = o->inout_count;
+  TKRT_RETURN_IF_ERROR(tkrt_triton_call_create(&desc, &s->call));
+
+  /* The environment (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...) first, flags over it. */
+  tkrt_device_options_t device_options;
+  tkrt_device_options_init(&device_options);
+  tkrt_autotuner_options_t tune;
+  tkrt_autotuner_options_init(&tune);
+  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&device_options, &tune));
+  if (o->backend) device_options.backend = o->backend;
+  device_options.ordinal = o->ordinal;
+  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+  if (o->store) tune.store_dir = o->store;
+  if (o->policy) tune.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
+  if (o->target_ms > 0) tune.target_ms = o->target_ms;
+  if (o->max_iterations > 0) tune.max_iterations = (uint32_t)o->max_iterations;
+  if (o->tune) {
+    tune.refresh_store = true;
+    tune.progress = tune_progress;
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune, &s->tuner));
+  if (o->pin >= 0) TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->pin));
+
+  /* One buffer per pointer parameter, in order. */
+  size_t count = tkrt_triton_kernel_param_count(k);
+  s->buffers = calloc(count ? count : 1, sizeof(*s->buffers));
+  s->pointer_params = calloc(count ? count : 1, sizeof(*s->pointer_params));
+  if (!s->buffers || !s->pointer_params) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < count; ++i) {
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
+    const triton_named_t* arg = find_named(o->args, o->arg_count, p->name);
+    if (!arg) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "parameter %zu '%s' (%s) has no value: add --arg %s=%s", i, p->name,
+                              p->type, p->name, p->is_pointer ? "@FILE (or zeros:BYTES)" : "VALUE");
+    }
+    if (!p->is_pointer) continue;
+    size_t slot = s->pointer_count++;
+    s->pointer_params[slot] = p;
+    void* data = NULL;
+    size_t size = 0;
+    if (arg->value[0] == '@') {
+      TKRT_RETURN_IF_ERROR(tkrt_status_annotate(tkrt_cli_read_file(arg->value + 1, TKRT_TRITON_CLI_MAX_FILE, &data, &size),
+                                                "--arg %s", arg->name));
+    } else if (strncmp(arg->value, "zeros:", 6) == 0) {
+      char* end = NULL;
+      unsigned long long bytes = strtoull(arg->value + 6, &end, 10);
+      if (!arg->value[6] || *end || bytes == 0 || bytes > ((size_t)1 << 40)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "--arg %s: bad byte count", arg->name);
+      }
+      size = (size_t)bytes;
+    } else {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--arg %s: '%s' is a pointer (%s); give @FILE or zeros:BYTES",
+                              arg->name, p->name, p->type);
+    }
+    if (size == 0) {
+      free(data);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "--arg %s: the file is empty", arg->name);
+    }
+    tkrt_status_t status = tkrt_memory_alloc(s->device, size, &s->buffers[slot].ptr);
+    if (!status) {
+      s->buffers[slot].size = size;
+      status = data ? tkrt_memcpy_htod_async(s->device, s->buffers[slot].ptr, data, size, NULL)
+                    : tkrt_memset_async(s->device, s->buffers[slot].ptr, 0, size, NULL);
+    }
+    if (!status) status = tkrt_stream_synchronize(s->device, NULL);
+    free(data);
+    TKRT_RETURN_IF_ERROR(status);
+  }
+  return NULL;
+}
+
+static int triton_run(int argc, char** argv, int tune) {
+  triton_opts_t* o = calloc(1, sizeof(*o));
+  if (!o) return tkrt_cli_fail(argv[0], TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  o->command = tune ? "tune" : "run";
+  o->tune = tune;
+  o->iterations = tune ? 0 : 20;
+  o->pin = -1;
+  int rc = parse_options(argc, argv, o);
+  if (rc) {
+    free(o);
+    return rc < 0 ? TKRT_CLI_OK : rc;
+  }
+  triton_session_t s;
+  memset(&s, 0, sizeof(s));
+  tkrt_status_t status = session_open(o, &s);
+  int result = TKRT_CLI_OK;
+  void* host = NULL;
+  tkrt_event_t start = NULL, end = NULL;
+  if (status) goto done;
+  const tkrt_device_info_t* info = tkrt_device_info(s.device);
+  const tkrt_call_desc_t* cd = tkrt_call_get_desc(s.call);
+  printf("kernel %s, %zu variant%s, on %s device %d (%s, %s)\n", tkrt_triton_kernel_name(s.kernels[0]),
+         cd->config_count, cd->config_count == 1 ? "" : "s", info->backend, info->ordinal,
+         info->name, info->arch);
+  for (size_t v = 0; v < cd->config_count; ++v) {
+    printf("  variant %zu: grid %u x %u x %u, %s\n", v, cd->configs[v].grid[0],
+           cd->configs[v].grid[1], cd->configs[v].grid[2], cd->configs[v].description);
+  }
+  if ((status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count,
+                                        s.tuner)) ||
+      (status = tkrt_stream_synchronize(s.device, NULL))) {
+    goto done;
+  }
+  tkrt_tune_report_t report;
+  float times[TRITON_MAX_VARIANTS];
+  tkrt_tune_report_init(&report);
+  report.times_ms = times;
+  report.times_capacity = TRITON_MAX_VARIANTS;
+  if ((status = tkrt_autotuner_get_report(s.tuner, s.call, info->arch, &report))) goto done;
+  printf("variant: %zu of %zu, decided by: %s\n", report.chosen, cd->config_count,
+         tkrt_tune_source_name(report.source));
+  if (report.source == TKRT_TUNE_SOURCE_TUNED || report.source == TKRT_TUNE_SOURCE_STORE) {
+    for (size_t v = 0; v < cd->config_count && v < TRITON_MAX_VARIANTS; ++v) {
+      if (times[v] == TKRT_TUNE_SKIPPED_MS) printf("  variant %zu: skipped\n", v);
+      else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report.chosen ? "  <- chosen" : "");
+    }
+  }
+  if (tune) {
+    if (cd->config_count == 1) printf("nothing to tune: one variant\n");
+    else if (report.store_file[0]) printf("decision stored in %s\n", report.store_file);
+    else printf("decision NOT stored: the store is off or unusable (see --store, TKRT_TUNE_DIR)\n");
+  }
+
+  /* Check and save the buffers. */
+  for (size_t i = 0; i < s.pointer_count; ++i) {
+    const tkrt_triton_param_t* p = s.pointer_params[i];
+    const triton_named_t* expect = find_named(o->expects, o->expect_count, p->name);
+    const triton_named_t* save = find_named(o->saves, o->save_count, p->name);
+    if (!expect && !save) continue;
+    free(host);
+    host = malloc(s.buffers[i].size);
+    if (!host) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      goto done;
+    }
+    if ((status = tkrt_memcpy_dtoh_async(s.device, host, s.buffers[i].ptr, s.buffers[i].size, NULL)) ||
+        (status = tkrt_stream_synchronize(s.device, NULL))) {
+      goto done;
+    }
+    if (save && (status = triton_save(save->value, host, s.buffers[i].size))) goto done;
+    if (expect) {
+      void* want = NULL;
+      size_t want_size = 0;
+      if ((status = tkrt_status_annotate(tkrt_cli_read_file(expect->value, TKRT_TRITON_CLI_MAX_FILE, &want, &want_size),
+                                         "--expect %s", expect->name))) {
+        goto done;
+      }
+      if (want_size != s.buffers[i].size) {
+        printf("%s: MISMATCH: the buffer is %llu bytes but %s is %zu\n", p->name,
+               (unsigned long long)s.buffers[i].size, expect->value, want_size);
+        result = TKRT_CLI_MISMATCH;
+      } else if (!compare(o, p, host, want, want_size)) {
+        result = TKRT_CLI_MISMATCH;
+      }
+      free(want);
+    }
+  }
+
+  if (o->iterations > 0) {
+    float ms = 0;
+    if ((status = tkrt_event_create(s.device, &start)) || (status = tkrt_event_create(s.device, &end)) ||
+        (status = tkrt_event_record(s.device, start, NULL))) {
+      goto done;
+    }
+    for (long i = 0; i < o->iterations && !status; ++i) {
+      status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count, s.tuner);
+    }
+    if (status || (status = tkrt_event_record(s.device, end, NULL)) ||
+        (status = tkrt_event_synchronize(s.device, end)) ||
+        (status = tkrt_event_elapsed_ms(s.device, start, end, &ms))) {
+      goto done;
+    }
+    printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
+           (double)ms / (double)o->iterations, o->iterations);
+  }
+
+done:
+  if (start) tkrt_status_free(tkrt_event_destroy(s.device, start));
+  if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));
+  free(host);
+  session_close(&s);
+  free(o);
+  if (status) return tkrt_cli_fail(tune ? "tune" : "run", status);
+  return result;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+int tkrt_cli_triton_dispatch(int argc, char** argv) {
+  if (argc < 1) return -1;
+  const char* command = argv[0];
+  if (strcmp(command, "help") == 0 && argc >= 2 && strcmp(argv[1], "triton") == 0) {
+    fputs(kTritonUsage, stdout);
+    return TKRT_CLI_OK;
+  }
+  if (strcmp(command, "info") == 0) {
+    for (int i = 1; i < argc; ++i) {
+      if (strcmp(argv[i], "--triton-cache") == 0) return triton_info(argc, argv);
+      if (strcmp(argv[i], "--image") == 0 && i + 1 < argc &&
+          (ends_with(argv[i + 1], ".json") || tkrt_cli_is_directory(argv[i + 1]))) {
+        return triton_info(argc, argv);
+      }
+    }
+    return -1;
+  }
+  if (strcmp(command, "run") == 0 || strcmp(command, "tune") == 0) {
+    /* The first operand decides: a Triton output, or a serialized call. */
+    if (argc >= 2 && argv[1][0] != '-' && is_triton_path(argv[1])) {
+      return triton_run(argc, argv, command[0] == 't');
+    }
+  }
+  return -1;
+}
