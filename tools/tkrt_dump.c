@@ -80,7 +80,6 @@ static void dump_json(const tkrt_call_t* call) {
     printf(",\n      \"kernel_name\": ");
     tkrt_cli_json_string(stdout, k->name);
     printf(",\n      \"num_warps\": %u,\n      \"num_ctas\": %u,\n", k->num_warps, k->num_ctas);
-    printf("      \"num_ctas_present\": %s,\n", k->present & TKRT_KERNEL_HAS_NUM_CTAS ? "true" : "false");
     printf("      \"cluster_dims\": [%u, %u, %u],\n", k->cluster_dims[0], k->cluster_dims[1],
            k->cluster_dims[2]);
     printf("      \"shared_mem_bytes\": %u,\n      \"compute_capability\": %u,\n",
@@ -96,8 +95,6 @@ static void dump_json(const tkrt_call_t* call) {
       tkrt_cli_json_string(stdout, image->arch);
       printf(", \"entry_name\": ");
       tkrt_cli_json_string(stdout, image->entry_name);
-      printf(", \"source_path\": ");
-      tkrt_cli_json_string(stdout, image->source_path);
       printf("}");
     }
     printf("\n      ],\n      \"grid\": [%u, %u, %u],\n      \"parameters\": [", config->grid[0],
@@ -136,10 +133,9 @@ static void dump_text(const tkrt_call_t* call) {
     printf("\n");
     for (size_t i = 0; i < k->image_count; ++i) {
       const tkrt_kernel_image_t* image = &k->images[i];
-      printf("  image: %s %s for %s, %zu bytes%s%s\n", tkrt_kernel_image_backend(image),
+      printf("  image: %s %s for %s, %zu bytes\n", tkrt_kernel_image_backend(image),
              tkrt_image_kind_name(image->kind), image->arch ? image->arch : "any arch",
-             image->size, image->source_path ? ", from " : "",
-             image->source_path ? image->source_path : "");
+             image->size);
     }
     for (size_t i = 0; i < config->param_count; ++i) {
       printf("  param %zu: %s ", i, tkrt_param_kind_name(config->params[i].kind));
