@@ -1,7 +1,6 @@
 /* tkrt core: decoding a jaxlib blob into a tkrt_call_t. wire_parse.c turns the bytes into plain
  * records; this file checks them and builds the kernels (reading HSACO files, recognising images,
  * attaching each kernel's side record) and the call. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,11 +20,11 @@ typedef struct wb_ctx {
   size_t alloc_count, alloc_capacity;
 } wb_ctx_t;
 
-/* ---------------------------------------------------------------- building core objects */
+/* ---------------------------------------------------------------- strings */
 
 static bool wb_track(wb_ctx_t* ctx, void* allocation) {
   void** slot = tkrt_wp_push((void**)&ctx->allocs, &ctx->alloc_count, &ctx->alloc_capacity,
-                        sizeof(void*));
+                             sizeof(void*));
   if (!slot) return false;
   *slot = allocation;
   return true;
@@ -57,6 +56,45 @@ static tkrt_status_t wb_arch_string(wb_ctx_t* ctx, const char* arch, const char*
 static bool wb_slice_equals(tkrt_wp_slice_t slice, const char* text) {
   return slice.size == strlen(text) && memcmp(slice.data, text, slice.size) == 0;
 }
+
+/* ---------------------------------------------------------------- the side record */
+
+void tkrt_wire_side_record_free(void* record) { free(record); }
+
+const tkrt_wire_side_record_t* tkrt_wire_side_record(const tkrt_kernel_t* kernel) {
+  return tkrt_kernel_record(kernel, tkrt_wire_side_record_free);
+}
+
+const char* tkrt_wire_side_source_path(const tkrt_wire_side_record_t* side, size_t index) {
+  return side && index < side->image_count ? side->source_paths[index] : NULL;
+}
+
+/* The kernel's side record, in one block: the record, its path table, then the paths. */
+static tkrt_status_t wb_side_record(const tkrt_wp_kernel_t* k, const char* const* paths,
+                                    size_t count, tkrt_wire_side_record_t** out_side) {
+  size_t bytes = sizeof(tkrt_wire_side_record_t) + count * sizeof(const char*);
+  for (size_t i = 0; i < count; ++i) bytes += paths[i] ? strlen(paths[i]) + 1 : 0;
+  tkrt_wire_side_record_t* side = malloc(bytes);
+  if (!side) return TKRT_WIRE_OOM();
+  const char** table = (const char**)(side + 1);
+  char* text = (char*)(table + count);
+  side->present = k->present_bits;
+  memcpy(side->cluster_dims, k->cluster_dims, sizeof(side->cluster_dims));
+  side->image_count = count;
+  side->source_paths = table;
+  for (size_t i = 0; i < count; ++i) {
+    table[i] = NULL;
+    if (!paths[i]) continue;
+    size_t n = strlen(paths[i]) + 1;
+    memcpy(text, paths[i], n);
+    table[i] = text;
+    text += n;
+  }
+  *out_side = side;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- kernels */
 
 /* The image TritonKernel.ptx stands for: PTX text, or (ROCm) the HSACO file it names, whose path
  * goes to *source_path (left alone for PTX). */
@@ -99,7 +137,9 @@ static tkrt_status_t wb_build_ptx_image(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, cons
     image->data = carried->data.data;
     image->size = carried->data.size;
     if (carried->kind != TKRT_IMAGE_AUTO) image->kind = (tkrt_image_kind_t)carried->kind;
-    if (carried->backend.size) TKRT_RETURN_IF_ERROR(wb_string(ctx, carried->backend, &image->backend));
+    if (carried->backend.size) {
+      TKRT_RETURN_IF_ERROR(wb_string(ctx, carried->backend, &image->backend));
+    }
     TKRT_RETURN_IF_ERROR(wb_string(ctx, carried->arch, &image->arch));
     TKRT_RETURN_IF_ERROR(wb_string(ctx, carried->entry_name, &image->entry_name));
     image->shared_mem_bytes = carried->shared_mem_bytes;
@@ -156,41 +196,6 @@ static tkrt_status_t wb_build_ptx_image(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, cons
   image->data = bytes;
   image->size = size;
   return wb_arch_string(ctx, facts.arch, &image->arch);
-}
-
-void tkrt_wire_side_record_free(void* record) { free(record); }
-
-const tkrt_wire_side_record_t* tkrt_wire_side_record(const tkrt_kernel_t* kernel) {
-  return tkrt_kernel_record(kernel, tkrt_wire_side_record_free);
-}
-
-const char* tkrt_wire_side_source_path(const tkrt_wire_side_record_t* side, size_t index) {
-  return side && index < side->image_count ? side->source_paths[index] : NULL;
-}
-
-/* The kernel's side record, in one block: the record, its path table, then the paths. */
-static tkrt_status_t wb_side_record(const tkrt_wp_kernel_t* k, const char* const* paths,
-                                    size_t count, tkrt_wire_side_record_t** out_side) {
-  size_t bytes = sizeof(tkrt_wire_side_record_t) + count * sizeof(const char*);
-  for (size_t i = 0; i < count; ++i) bytes += paths[i] ? strlen(paths[i]) + 1 : 0;
-  tkrt_wire_side_record_t* side = malloc(bytes);
-  if (!side) return TKRT_WIRE_OOM();
-  const char** table = (const char**)(side + 1);
-  char* text = (char*)(table + count);
-  side->present = k->present_bits;
-  memcpy(side->cluster_dims, k->cluster_dims, sizeof(side->cluster_dims));
-  side->image_count = count;
-  side->source_paths = table;
-  for (size_t i = 0; i < count; ++i) {
-    table[i] = NULL;
-    if (!paths[i]) continue;
-    size_t n = strlen(paths[i]) + 1;
-    memcpy(text, paths[i], n);
-    table[i] = text;
-    text += n;
-  }
-  *out_side = side;
-  return NULL;
 }
 
 static tkrt_status_t wb_build_kernel(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, size_t call_offset,
@@ -311,6 +316,8 @@ cleanup:
   return status;
 }
 
+/* ---------------------------------------------------------------- parameters and the call */
+
 static tkrt_status_t wb_build_params(const tkrt_wp_kcall_t* call, const char* where,
                                      tkrt_param_t** out_params) {
   *out_params = NULL;
@@ -426,7 +433,7 @@ static tkrt_status_t wb_build_call(wb_ctx_t* ctx, tkrt_wp_any_t* any, const char
     if (status) goto cleanup;
     configs[c].params = params;
     configs[c].param_count = call->param_count;
-    tkrt_wp_params_free(call); /* built: the model's records go before the next config's are built */
+    tkrt_wp_params_free(call); /* built: its records go before the next config's are built */
     if (!single) {
       status = wb_string(ctx, any->autotuned.configs[c].description, &configs[c].description);
       if (status) goto cleanup;

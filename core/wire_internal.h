@@ -1,5 +1,5 @@
-/* tkrt core: helpers of the jaxlib codec shared by the decoder and the encoder: zlib framing,
- * recognising image bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the kernels' side record. */
+/* tkrt core: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
+ * bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the side record of decoded kernels. */
 #ifndef TKRT_CORE_WIRE_INTERNAL_H_
 #define TKRT_CORE_WIRE_INTERNAL_H_
 

@@ -63,9 +63,9 @@ typedef struct wp_budget {
 } wp_budget_t;
 
 /* What one record costs once built (wire_build.c), beyond its parsed record: the builder's
- * tkrt_param_t and the call's deep copy; the builder's config and the call's, plus the kernel object
- * (its descriptor, image table, digest and side record; 512 bytes is generous); the call's alias
- * copy; the builder's image table entry, the kernel's copy and the side record's path slot. */
+ * tkrt_param_t and the call's deep copy; the builder's config and the call's, plus the kernel
+ * object (its descriptor, image table, digest and side record; 512 bytes is generous); the call's
+ * alias copy; the builder's image table entry, the kernel's copy and the side record's path slot. */
 #define WP_PARAM_COST (2 * sizeof(tkrt_param_t))
 #define WP_CONFIG_COST (2 * sizeof(tkrt_config_desc_t) + 512)
 #define WP_ALIAS_COST (sizeof(tkrt_alias_t))

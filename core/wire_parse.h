@@ -104,10 +104,10 @@ typedef struct tkrt_wp_any {
 
 /* Parses a blob into `any` (zeroed by the caller): inflated when `format` says so (AUTO: when it
  * starts with a zlib header), at most max_message_size bytes of message, and every repeated record
- * charged to the record budget (TKRT_WIRE_MAX_RECORD_BYTES) with what it will cost built too. Raw
- * slices point into `bytes`, which must outlive `any`. Strings are checked (UTF-8, no NUL where tkrt
- * keeps a C string) but not copied. Errors name the field and offset; `any` must be freed with
- * tkrt_wp_any_free whatever the result. */
+ * charged to the record budget (TKRT_WIRE_MAX_RECORD_BYTES) with what it will cost built too.
+ * Slices of a raw message point into `bytes`, which must outlive `any`. Strings are checked (UTF-8,
+ * no NUL where tkrt keeps a C string) but not copied. Errors name the field and offset; `any` must
+ * be freed with tkrt_wp_any_free whatever the result. */
 tkrt_status_t tkrt_wp_parse(const uint8_t* bytes, size_t size, tkrt_wire_format_t format,
                             size_t max_message_size, tkrt_wp_any_t* any);
 
