@@ -91,7 +91,6 @@ static void tkrt_kernel_compute_digest(tkrt_kernel_t* kernel) {
   tkrt_digest_u64(&ctx, 'g', d->global_scratch_size);
   tkrt_digest_u64(&ctx, 'a', d->global_scratch_align);
   tkrt_digest_u64(&ctx, 'f', d->launch_flags);
-  tkrt_digest_u64(&ctx, 'p', d->present);
   tkrt_digest_u64(&ctx, 'i', d->image_count);
   for (size_t i = 0; i < d->image_count; ++i) {
     const tkrt_kernel_image_t* image = &d->images[i];
@@ -151,10 +150,10 @@ static void tkrt_kernel_destroy(tkrt_kernel_t* kernel) {
       free((void*)image->arch);
       free((void*)image->data);
       free((void*)image->entry_name);
-      free((void*)image->source_path);
     }
     free(kernel->images);
   }
+  if (kernel->record) kernel->record_free(kernel->record);
   free((void*)kernel->desc.name);
   free((void*)kernel->desc.ttir);
   free(kernel);
@@ -162,7 +161,13 @@ static void tkrt_kernel_destroy(tkrt_kernel_t* kernel) {
 
 tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* caller_desc,
                                  tkrt_kernel_t** out_kernel) {
-  if (!caller_desc || !out_kernel) {
+  return tkrt_kernel_create_with_record(caller_desc, NULL, NULL, out_kernel);
+}
+
+tkrt_status_t tkrt_kernel_create_with_record(const tkrt_kernel_desc_t* caller_desc, void* record,
+                                             void (*record_free)(void* record),
+                                             tkrt_kernel_t** out_kernel) {
+  if (!caller_desc || !out_kernel || (record && !record_free)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_kernel_create: NULL argument");
   }
   tkrt_kernel_desc_t local;
@@ -218,12 +223,14 @@ tkrt_status_t tkrt_kernel_create(const tkrt_kernel_desc_t* caller_desc,
     dst->origin = src->origin;
     if (!tkrt_dup_string(src->backend, &dst->backend) || !tkrt_dup_string(src->arch, &dst->arch) ||
         !tkrt_dup_bytes(src->data, src->size, &dst->data) ||
-        !tkrt_dup_string(src->entry_name, &dst->entry_name) ||
-        !tkrt_dup_string(src->source_path, &dst->source_path)) {
+        !tkrt_dup_string(src->entry_name, &dst->entry_name)) {
       goto oom;
     }
   }
   tkrt_kernel_compute_digest(kernel);
+  /* Attached last: until here a failure leaves the record with the caller. */
+  kernel->record = record;
+  kernel->record_free = record_free;
   *out_kernel = kernel;
   return NULL;
 
@@ -244,6 +251,10 @@ void tkrt_kernel_release(tkrt_kernel_t* kernel) {
 
 const tkrt_kernel_desc_t* tkrt_kernel_get_desc(const tkrt_kernel_t* kernel) {
   return kernel ? &kernel->desc : NULL;
+}
+
+const void* tkrt_kernel_record(const tkrt_kernel_t* kernel, void (*record_free)(void* record)) {
+  return kernel && kernel->record && kernel->record_free == record_free ? kernel->record : NULL;
 }
 
 /* ---------------------------------------------------------------- calls */

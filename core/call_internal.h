@@ -15,7 +15,21 @@ struct tkrt_kernel_s {
   tkrt_kernel_desc_t desc; /* deep copy; pointers below are owned */
   tkrt_kernel_image_t* images;
   uint8_t digest[TKRT_DIGEST_SIZE];
+  /* What the subsystem that made the kernel keeps beside it (the wire codec: what re-encoding
+   * needs and what runs does not depend on); NULL for kernels built by C users. Immutable, owned,
+   * not in the digest. record_free also says whose record it is. */
+  void* record;
+  void (*record_free)(void* record);
 };
+
+/* tkrt_kernel_create, with a side record attached: on success the kernel owns `record` and frees
+ * it with record_free when it dies; on failure the caller still owns it. */
+tkrt_status_t tkrt_kernel_create_with_record(const tkrt_kernel_desc_t* desc, void* record,
+                                             void (*record_free)(void* record),
+                                             tkrt_kernel_t** out_kernel);
+
+/* The kernel's side record if it was attached with `record_free` (its owner's), else NULL. */
+const void* tkrt_kernel_record(const tkrt_kernel_t* kernel, void (*record_free)(void* record));
 
 typedef struct tkrt_call_device_state tkrt_call_device_state_t;
 

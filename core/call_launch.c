@@ -206,8 +206,9 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   uint32_t cluster[3] = {1, 1, 1};
   if (kd->num_ctas > 1) {
     cluster[0] = kd->num_ctas;
-  } else if (!(kd->present & TKRT_KERNEL_HAS_NUM_CTAS)) {
-    /* Blobs from before num_ctas carry explicit cluster dims (wire fields 7-9). */
+  } else {
+    /* Blobs from before num_ctas carry explicit cluster dims (wire fields 7-9); the decoder
+     * leaves them 0 when the blob has num_ctas. */
     for (int i = 0; i < 3; ++i) cluster[i] = kd->cluster_dims[i] ? kd->cluster_dims[i] : 1;
   }
   tkrt_launch_params_t* d = &cs->dims;

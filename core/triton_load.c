@@ -765,12 +765,9 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
   desc.name = first->name;
   desc.num_warps = first->num_warps;
   desc.num_ctas = first->num_ctas;
-  desc.present = TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE |
-                 TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN;
   if (first->num_ctas <= 1 && first->cluster_dims[0]) {
-    /* An explicit cluster shape: tkrt honours cluster_dims only without num_ctas. */
+    /* An explicit cluster shape: tkrt honours cluster_dims when num_ctas is not above 1. */
     memcpy(desc.cluster_dims, first->cluster_dims, sizeof(desc.cluster_dims));
-    desc.present &= ~(uint32_t)TKRT_KERNEL_HAS_NUM_CTAS;
   }
   desc.launch_flags = first->launch_flags;
   desc.global_scratch_align = 1;

@@ -40,20 +40,26 @@ static void we_uint(tkrt_wire_writer_t* w, uint32_t number, uint64_t value) {
 /* Which image goes to which field of TritonKernel. */
 typedef struct we_plan {
   const tkrt_kernel_image_t* ptx;    /* field 4: PTX text, or an HSACO path */
+  const char* ptx_path;              /* the HSACO path (from the side record), else NULL */
   const tkrt_kernel_image_t* module; /* field 11 */
 } we_plan_t;
 
-static bool we_is_hsaco_path(const tkrt_kernel_image_t* image) {
-  return image->origin == TKRT_IMAGE_ORIGIN_HSACO_PATH && image->source_path &&
-         image->source_path[0];
+/* The path a decoded HSACO_PATH image came from, else NULL. */
+static const char* we_hsaco_path(const tkrt_wire_side_record_t* side, const tkrt_kernel_desc_t* k,
+                                 size_t index) {
+  const char* path = tkrt_wire_side_source_path(side, index);
+  return k->images[index].origin == TKRT_IMAGE_ORIGIN_HSACO_PATH && path && path[0] ? path : NULL;
 }
 
-static void we_plan_images(const tkrt_kernel_desc_t* k, we_plan_t* plan) {
+static void we_plan_images(const tkrt_wire_side_record_t* side, const tkrt_kernel_desc_t* k,
+                           we_plan_t* plan) {
   memset(plan, 0, sizeof(*plan));
   for (size_t i = 0; i < k->image_count; ++i) {
     const tkrt_kernel_image_t* image = &k->images[i];
-    if (!plan->ptx && (image->origin == TKRT_IMAGE_ORIGIN_PTX_FIELD || we_is_hsaco_path(image))) {
+    const char* path = we_hsaco_path(side, k, i);
+    if (!plan->ptx && (image->origin == TKRT_IMAGE_ORIGIN_PTX_FIELD || path)) {
       plan->ptx = image;
+      plan->ptx_path = path;
     }
     if (!plan->module && image->origin == TKRT_IMAGE_ORIGIN_MODULE_IMAGE) plan->module = image;
   }
@@ -89,10 +95,15 @@ static tkrt_status_t we_tkrt_image(tkrt_wire_writer_t* w, const tkrt_kernel_imag
   return NULL;
 }
 
-static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* k,
+static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_t* kernel,
                                const tkrt_wire_encode_options_t* options, const char* where) {
+  const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(kernel);
+  /* A decoded kernel: what the blob had, from its side record; built in C: the description. */
+  const tkrt_wire_side_record_t* side = tkrt_wire_side_record(kernel);
+  uint32_t present = side ? side->present : 0;
+  const uint32_t* cluster_dims = side ? side->cluster_dims : k->cluster_dims;
   we_plan_t plan;
-  we_plan_images(k, &plan);
+  we_plan_images(side, k, &plan);
   if (!options->include_tkrt_images && !plan.ptx && !plan.module) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "kernel '%s': none of its %zu images fits jaxlib's fields (PTX text, "
@@ -105,8 +116,8 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
   we_uint(w, TKRT_F_KERNEL_NUM_WARPS, k->num_warps);
   we_uint(w, TKRT_F_KERNEL_SHARED_MEM, k->shared_mem_bytes);
   if (plan.ptx) {
-    if (we_is_hsaco_path(plan.ptx)) {
-      TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_KERNEL_PTX, plan.ptx->source_path,
+    if (plan.ptx_path) {
+      TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_KERNEL_PTX, plan.ptx_path,
                                      "TritonKernel.ptx, an HSACO path,", where));
     } else if (plan.ptx->size) {
       /* PTX text goes into a proto3 string field too. */
@@ -117,10 +128,9 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
   }
   TKRT_RETURN_IF_ERROR(we_string(w, TKRT_F_KERNEL_TTIR, k->ttir, "TritonKernel.ttir", where));
   we_uint(w, TKRT_F_KERNEL_CC, k->compute_capability);
-  for (uint32_t i = 0; i < 3; ++i) we_uint(w, TKRT_F_KERNEL_CLUSTER_0 + i, k->cluster_dims[i]);
-  /* proto3 `optional`: written when present, even as 0. A C user who set a value but not the
-   * presence bit still gets it written. */
-  if ((k->present & TKRT_KERNEL_HAS_NUM_CTAS) || k->num_ctas) {
+  for (uint32_t i = 0; i < 3; ++i) we_uint(w, TKRT_F_KERNEL_CLUSTER_0 + i, cluster_dims[i]);
+  /* proto3 `optional`: written when the blob had it, even as 0, or when not 0. */
+  if ((present & TKRT_WIRE_HAS_NUM_CTAS) || k->num_ctas) {
     tkrt_wire_put_varint_field(w, TKRT_F_KERNEL_NUM_CTAS, k->num_ctas);
   }
   if (plan.module) {
@@ -134,23 +144,24 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_desc_t* 
     we_uint(w, TKRT_F_MODULE_SHARED_MEM, plan.module->shared_mem_bytes);
     tkrt_wire_end_message(w, module);
   }
-  if ((k->present & TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE) || k->global_scratch_size) {
+  if ((present & TKRT_WIRE_HAS_GLOBAL_SCRATCH_SIZE) || k->global_scratch_size) {
     tkrt_wire_put_varint_field(w, TKRT_F_KERNEL_SCRATCH_SIZE, k->global_scratch_size);
   }
-  if ((k->present & TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN) || k->global_scratch_align) {
+  if ((present & TKRT_WIRE_HAS_GLOBAL_SCRATCH_ALIGN) || k->global_scratch_align) {
     tkrt_wire_put_varint_field(w, TKRT_F_KERNEL_SCRATCH_ALIGN, k->global_scratch_align);
   }
   if (options->include_tkrt_images) {
     /* The bytes behind an HSACO path first: the decoder takes the first entry naming the path,
      * and this order is what it produces again (stable round trips). */
-    if (plan.ptx && we_is_hsaco_path(plan.ptx) && plan.ptx->size) {
+    if (plan.ptx_path && plan.ptx->size) {
       TKRT_RETURN_IF_ERROR(we_tkrt_image(w, plan.ptx, (size_t)(plan.ptx - k->images),
-                                         plan.ptx->source_path, where));
+                                         plan.ptx_path, where));
     }
     for (size_t i = 0; i < k->image_count; ++i) {
       const tkrt_kernel_image_t* image = &k->images[i];
       if (image == plan.ptx || image == plan.module) continue;
-      TKRT_RETURN_IF_ERROR(we_tkrt_image(w, image, i, image->source_path, where));
+      TKRT_RETURN_IF_ERROR(
+          we_tkrt_image(w, image, i, tkrt_wire_side_source_path(side, i), where));
     }
   }
   we_uint(w, TKRT_F_KERNEL_TKRT_LAUNCH_FLAGS, k->launch_flags);
@@ -222,7 +233,7 @@ static tkrt_status_t we_kernel_call(tkrt_wire_writer_t* w, uint32_t number,
                                     const tkrt_config_desc_t* config,
                                     const tkrt_wire_encode_options_t* options, const char* where) {
   size_t start = tkrt_wire_begin_message(w, number);
-  TKRT_RETURN_IF_ERROR(we_kernel(w, tkrt_kernel_get_desc(config->kernel), options, where));
+  TKRT_RETURN_IF_ERROR(we_kernel(w, config->kernel, options, where));
   for (uint32_t i = 0; i < 3; ++i) we_uint(w, TKRT_F_CALL_GRID_0 + i, config->grid[i]);
   for (size_t i = 0; i < config->param_count; ++i) we_param(w, &config->params[i]);
   tkrt_wire_end_message(w, start);

@@ -1,5 +1,5 @@
-/* tkrt core: helpers of the jaxlib codec shared by the decoder and the encoder: zlib framing and
- * recognising image bytes (PTX text, cubin, fatbin, HSACO, host ELF). */
+/* tkrt core: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
+ * bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the side record of decoded kernels. */
 #ifndef TKRT_CORE_WIRE_INTERNAL_H_
 #define TKRT_CORE_WIRE_INTERNAL_H_
 
@@ -53,5 +53,36 @@ void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_M
  * does not exist, PERMISSION_DENIED, INVALID_ARGUMENT (not a regular file, too large). */
 tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t limit,
                                   uint8_t** out_data, size_t* out_size);
+
+/* ---------------------------------------------------------------- side record (wire_build.c)
+ * What re-encoding a decoded kernel needs to reproduce its bytes and what runs does not depend on,
+ * so it stays out of tkrt_kernel_desc_t: the decoder attaches it to every kernel it builds
+ * (tkrt_kernel_create_with_record), the encoder reads it back; kernels built in C have none. It
+ * does not enter the digest. */
+
+/* proto3 `optional` fields of TritonKernel that the blob had, even as 0 (written back when set). */
+enum {
+  TKRT_WIRE_HAS_NUM_CTAS = 1u << 0,
+  TKRT_WIRE_HAS_GLOBAL_SCRATCH_SIZE = 1u << 1,
+  TKRT_WIRE_HAS_GLOBAL_SCRATCH_ALIGN = 1u << 2,
+};
+
+typedef struct tkrt_wire_side_record {
+  uint32_t present;         /* TKRT_WIRE_HAS_* */
+  uint32_t cluster_dims[3]; /* fields 7-9 as written; the public ones are 0 when num_ctas is */
+  size_t image_count;       /* the kernel's; source_paths has one entry per image */
+  /* Per image: the HSACO path TritonKernel.ptx named (origin HSACO_PATH) or TkrtImage.source_path
+   * (origin TKRT_FIELD); NULL when none. */
+  const char* const* source_paths;
+} tkrt_wire_side_record_t;
+
+/* The record's free function; it also identifies the codec's records (tkrt_kernel_record). */
+void tkrt_wire_side_record_free(void* record);
+
+/* The side record of a decoded kernel; NULL for a kernel built in C. */
+const tkrt_wire_side_record_t* tkrt_wire_side_record(const tkrt_kernel_t* kernel);
+
+/* The source path of image `index` (see above), or NULL (also when `side` is NULL). */
+const char* tkrt_wire_side_source_path(const tkrt_wire_side_record_t* side, size_t index);
 
 #endif /* TKRT_CORE_WIRE_INTERNAL_H_ */

@@ -83,7 +83,6 @@ static void dump_json(const tkrt_call_t* call) {
     printf(",\n      \"kernel_name\": ");
     tkrt_cli_json_string(stdout, k->name);
     printf(",\n      \"num_warps\": %u,\n      \"num_ctas\": %u,\n", k->num_warps, k->num_ctas);
-    printf("      \"num_ctas_present\": %s,\n", k->present & TKRT_KERNEL_HAS_NUM_CTAS ? "true" : "false");
     printf("      \"cluster_dims\": [%u, %u, %u],\n", k->cluster_dims[0], k->cluster_dims[1],
            k->cluster_dims[2]);
     printf("      \"shared_mem_bytes\": %u,\n      \"compute_capability\": %u,\n",
@@ -99,8 +98,6 @@ static void dump_json(const tkrt_call_t* call) {
       tkrt_cli_json_string(stdout, image->arch);
       printf(", \"entry_name\": ");
       tkrt_cli_json_string(stdout, image->entry_name);
-      printf(", \"source_path\": ");
-      tkrt_cli_json_string(stdout, image->source_path);
       printf("}");
     }
     printf("\n      ],\n      \"grid\": [%u, %u, %u],\n      \"parameters\": [", config->grid[0],
@@ -151,12 +148,7 @@ static void dump_text(const tkrt_call_t* call) {
       tkrt_cli_print_text(stdout, tkrt_kernel_image_backend(image));
       printf(" %s for ", tkrt_image_kind_name(image->kind));
       tkrt_cli_print_text(stdout, image->arch ? image->arch : "any arch");
-      printf(", %zu bytes", image->size);
-      if (image->source_path) {
-        printf(", from ");
-        tkrt_cli_print_text(stdout, image->source_path);
-      }
-      printf("\n");
+      printf(", %zu bytes\n", image->size);
     }
     for (size_t i = 0; i < config->param_count; ++i) {
       printf("  param %zu: %s ", i, tkrt_param_kind_name(config->params[i].kind));

@@ -52,7 +52,6 @@ static tkrt_status_t make_kernel(const char* name, uint32_t num_warps, const voi
   desc.name = name;
   desc.num_warps = num_warps;
   desc.num_ctas = 1;
-  desc.present = TKRT_KERNEL_HAS_NUM_CTAS;
   desc.compute_capability = 80;
   desc.images = images;
   desc.image_count = 2;

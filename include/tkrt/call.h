@@ -20,7 +20,10 @@ typedef struct tkrt_call_s tkrt_call_t;
 
 /* ---------------------------------------------------------------- kernels */
 
-/* Where an image came from in a serialized call, so that re-encoding reproduces the input. */
+/* Where an image came from: built by a C user, or decoded from which field of a serialized call.
+ * Re-encoding puts an image back in its field; any origin but API means the bytes came from a blob.
+ * What else re-encoding needs (the HSACO path, optional fields present as 0) is the codec's own
+ * business, kept beside decoded kernels, not in these structs. */
 typedef enum tkrt_image_origin {
   TKRT_IMAGE_ORIGIN_API = 0,          /* built by a C user */
   TKRT_IMAGE_ORIGIN_PTX_FIELD = 1,    /* TritonKernel.ptx (field 4) held the PTX text */
@@ -38,29 +41,21 @@ typedef struct tkrt_kernel_image {
   const char* entry_name;    /* NULL: the kernel's name */
   uint32_t shared_mem_bytes; /* 0: the kernel's; module_image carries its own value */
   tkrt_image_origin_t origin;
-  const char* source_path;   /* the file the bytes were read from (HSACO_PATH), else NULL */
 } tkrt_kernel_image_t;
-
-/* Optional fields of the wire format that are present even when zero. */
-enum {
-  TKRT_KERNEL_HAS_NUM_CTAS = 1u << 0,
-  TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE = 1u << 1,
-  TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN = 1u << 2,
-};
 
 typedef struct tkrt_kernel_desc {
   size_t struct_size;
   const char* name;              /* entry symbol */
   uint32_t num_warps;            /* block = num_warps x warp size (1-D) */
   uint32_t num_ctas;             /* cluster size along x; 0 or 1: no cluster */
-  uint32_t cluster_dims[3];      /* legacy explicit cluster dims (wire fields 7-9); honoured
-                                    only when num_ctas is absent; {0,0,0}: none */
+  uint32_t cluster_dims[3];      /* legacy explicit cluster dims (wire fields 7-9), used when
+                                    num_ctas <= 1 and they are not all 0 (a 0 counts as 1);
+                                    the decoder leaves them 0 when the blob has num_ctas */
   uint32_t shared_mem_bytes;     /* dynamic shared memory at launch */
   uint32_t compute_capability;   /* major*10+minor the image was built for; informational */
   uint32_t global_scratch_size;  /* per-CTA global scratch bytes; 0: none */
   uint32_t global_scratch_align; /* its alignment; 0: default (256) */
   uint32_t launch_flags;         /* TKRT_LAUNCH_COOPERATIVE, TKRT_LAUNCH_PDL */
-  uint32_t present;              /* TKRT_KERNEL_HAS_* */
   const char* ttir;              /* informational, kept for round trips; may be NULL */
   const tkrt_kernel_image_t* images;
   size_t image_count;

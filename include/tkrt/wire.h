@@ -98,7 +98,10 @@ TKRT_API void tkrt_wire_encode_options_init(tkrt_wire_encode_options_t* options)
 
 /* Serializes a call as a TritonAnyKernelCall, fields in field-number order as jaxlib writes them.
  * On success *out_bytes (free with tkrt_wire_free) and *out_size are written. A call decoded from
- * a jaxlib blob encodes back to the same bytes (uncompressed; compressed too with the same zlib).
+ * a jaxlib blob encodes back to the same bytes (uncompressed; compressed too with the same zlib):
+ * what only that needs (an HSACO path, optional fields present as 0) is kept with each decoded
+ * kernel, not in its tkrt_kernel_desc_t, so a kernel rebuilt from its description with
+ * tkrt_kernel_create encodes like one built in C (same call, same digest; bytes may differ).
  * Which image goes to which field: docs/wire.md. INVALID_ARGUMENT when include_tkrt_images is off
  * and a kernel has no image that jaxlib's fields can carry. Thread-safe. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_wire_encode(const tkrt_call_t* call,

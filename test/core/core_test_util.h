@@ -130,7 +130,6 @@ static inline tkrt_kernel_t* core_kernel(const char* name, uint32_t num_warps, u
   desc.name = name;
   desc.num_warps = num_warps;
   desc.num_ctas = num_ctas;
-  desc.present = TKRT_KERNEL_HAS_NUM_CTAS;
   desc.shared_mem_bytes = shared;
   desc.images = &image;
   desc.image_count = 1;

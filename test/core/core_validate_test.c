@@ -232,7 +232,6 @@ static void test_launch_shape_hidden_params_and_scratch(void) {
   desc.name = "launch_probe";
   desc.num_warps = 4;
   desc.num_ctas = 2;
-  desc.present = TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE;
   desc.shared_mem_bytes = 1000;
   desc.global_scratch_size = 64;
   desc.global_scratch_align = 1024;

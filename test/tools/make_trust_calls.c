@@ -99,6 +99,57 @@ static tkrt_status_t write_case(const char* root, const char* name, tkrt_kernel_
   return write_case_as(root, name, name, true, k0, k1);
 }
 
+/* Appends a protobuf varint. */
+static size_t put_varint(unsigned char* out, uint64_t value) {
+  size_t n = 0;
+  do {
+    out[n] = (unsigned char)(value & 0x7f);
+    value >>= 7;
+    if (value) out[n] |= 0x80;
+    ++n;
+  } while (value);
+  return n;
+}
+
+/* Appends field `number` (length-delimited) holding `size` bytes. */
+static size_t put_bytes(unsigned char* out, uint32_t number, const void* data, size_t size) {
+  size_t n = put_varint(out, (uint64_t)number << 3 | 2);
+  n += put_varint(out + n, size);
+  memcpy(out + n, data, size);
+  return n + size;
+}
+
+/* A jaxlib-style ROCm call whose TritonKernel.ptx (field 4) names an HSACO file: kernel
+ * add_kernel, 4 warps, grid BYTES x 1 x 1, two array parameters. */
+static tkrt_status_t write_hsaco_path_case(const char* root, const char* path) {
+  unsigned char kernel[512], call[1024], any[1100];
+  size_t k = put_bytes(kernel, 1, "add_kernel", 10);
+  k += put_varint(kernel + k, 2 << 3 | 0);
+  k += put_varint(kernel + k, 4);
+  k += put_bytes(kernel + k, 4, path, strlen(path));
+  static const unsigned char array_param[2] = {0x0a, 0x00}; /* Parameter{array: {}} */
+  size_t c = put_bytes(call, 1, kernel, k);
+  c += put_varint(call + c, 2 << 3 | 0);
+  c += put_varint(call + c, BYTES);
+  c += put_varint(call + c, 3 << 3 | 0);
+  c += put_varint(call + c, 1);
+  c += put_varint(call + c, 4 << 3 | 0);
+  c += put_varint(call + c, 1);
+  for (int i = 0; i < 2; ++i) c += put_bytes(call + c, 5, array_param, sizeof(array_param));
+  size_t a = put_bytes(any, 1, call, c);
+  a += put_bytes(any + a, 4, "hsaco_path", 10);
+  char dir[4096];
+  snprintf(dir, sizeof(dir), "%s/hsaco_path", root);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "mkdir %s failed", dir);
+  }
+  unsigned char data[BYTES];
+  for (int i = 0; i < BYTES; ++i) data[i] = (unsigned char)(i * 13 + 1);
+  int ok = write_all(dir, "call.pb", any, a) && write_all(dir, "in0.bin", data, BYTES) &&
+           write_all(dir, "out0.bin", data, BYTES);
+  return ok ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "writing %s failed", dir);
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: make_trust_calls <out dir> <marker image>\n");
@@ -124,24 +175,9 @@ int main(int argc, char** argv) {
     status = write_case_as(argv[1], "escape_name", "evil\x1b]0;pwned\x07\x1b[31m", true, field,
                            NULL);
   }
-  tkrt_kernel_t* hsaco = NULL;
-  if (!status) {
-    /* Only the path travels (no tkrt image field), as in jaxlib's ROCm blobs. */
-    static const unsigned char code_object[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 64, [18] = 224};
-    tkrt_kernel_image_t rocm = {.backend = "hip", .arch = "gfx942", .kind = TKRT_IMAGE_HSACO,
-                                 .data = code_object, .size = sizeof(code_object),
-                                 .origin = TKRT_IMAGE_ORIGIN_HSACO_PATH,
-                                 .source_path = "no-such-folder/../../kernel.hsaco"};
-    tkrt_kernel_desc_t desc;
-    tkrt_kernel_desc_init(&desc);
-    desc.name = "add_kernel";
-    desc.num_warps = 4;
-    desc.images = &rocm;
-    desc.image_count = 1;
-    status = tkrt_kernel_create(&desc, &hsaco);
-  }
-  if (!status) status = write_case_as(argv[1], "hsaco_path", "hsaco_path", false, hsaco, NULL);
-  tkrt_kernel_release(hsaco);
+  /* Only the path travels (no tkrt image field), as in jaxlib's ROCm blobs: a raw
+   * TritonAnyKernelCall written here (the public API builds kernels from bytes, not paths). */
+  if (!status) status = write_hsaco_path_case(argv[1], "no-such-folder/../../kernel.hsaco");
   tkrt_kernel_release(field);
   tkrt_kernel_release(module);
   tkrt_kernel_release(missing);

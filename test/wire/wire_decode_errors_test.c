@@ -731,10 +731,16 @@ static void test_kernel_fields(void) {
   tkrt_call_t* c = decode_msg(&m);
   if (c) {
     const tkrt_kernel_desc_t* d = kernel0(c);
-    EXPECT_EQ_U64(d->cluster_dims[0], 2);
-    EXPECT_EQ_U64(d->cluster_dims[1], 1);
-    EXPECT_EQ_U64(d->present, TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE |
-                                  TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN);
+    /* num_ctas is on the wire, so the legacy dims do not apply: 0 in the description, kept as
+     * written in the side record (the encoding below gives them back). */
+    const tkrt_wire_side_record_t* side = wt_side(config0(c)->kernel);
+    ASSERT_TRUE(side != NULL);
+    EXPECT_EQ_U64(side->cluster_dims[0], 2);
+    EXPECT_EQ_U64(side->cluster_dims[1], 1);
+    EXPECT_EQ_U64(side->cluster_dims[2], 1);
+    EXPECT_EQ_U64(d->cluster_dims[0] | d->cluster_dims[1] | d->cluster_dims[2], 0);
+    EXPECT_EQ_U64(side->present, TKRT_WIRE_HAS_NUM_CTAS | TKRT_WIRE_HAS_GLOBAL_SCRATCH_SIZE |
+                                     TKRT_WIRE_HAS_GLOBAL_SCRATCH_ALIGN);
     EXPECT_EQ_U64(d->num_ctas, 0);
     EXPECT_STREQ(d->ttir, "ttir text");
     EXPECT_EQ_U64(d->shared_mem_bytes, 1024);
@@ -757,6 +763,52 @@ static void test_kernel_fields(void) {
   wt_msg_free(&call);
   wt_msg_free(&m);
   wt_msg_free(&module);
+
+  /* Legacy cluster dims without num_ctas (a blob from before it): they are the cluster, in the
+   * description, and the call has the digest of the same kernel built in C. */
+  wt_msg_init(&k);
+  wt_msg_init(&call);
+  wt_msg_init(&m);
+  wt_min_kernel(&k);
+  wt_varint(&k, 7, 2);
+  wt_varint(&k, 8, 1);
+  wt_varint(&k, 9, 1);
+  wt_sub(&call, 1, &k);
+  wt_varint(&call, 2, 3);
+  wt_sub(&m, 1, &call);
+  c = decode_msg(&m);
+  if (c) {
+    const tkrt_kernel_desc_t* d = kernel0(c);
+    EXPECT_EQ_U64(d->cluster_dims[0], 2);
+    EXPECT_EQ_U64(d->cluster_dims[1], 1);
+    EXPECT_EQ_U64(d->cluster_dims[2], 1);
+    EXPECT_EQ_U64(d->num_ctas, 0);
+    ASSERT_TRUE(wt_side(config0(c)->kernel) != NULL);
+    EXPECT_EQ_U64(wt_side(config0(c)->kernel)->present, 0);
+    tkrt_kernel_t* kernel = NULL;
+    tkrt_call_t* built = NULL;
+    EXPECT_OK(tkrt_kernel_create(d, &kernel));
+    if (kernel) {
+      EXPECT_TRUE(wt_side(kernel) == NULL); /* built in C: no side record */
+      tkrt_call_desc_t cd = *tkrt_call_get_desc(c);
+      tkrt_config_desc_t config = *config0(c);
+      config.kernel = kernel;
+      cd.configs = &config;
+      EXPECT_OK(tkrt_call_create(&cd, &built));
+    }
+    if (built) EXPECT_TRUE(wt_same_digest(c, built));
+    void* e = NULL;
+    size_t n = 0;
+    if (built) EXPECT_OK(wt_encode_raw(built, true, &e, &n));
+    EXPECT_TRUE(e && wt_first_diff(e, n, m.data, m.size) == (size_t)-1);
+    tkrt_wire_free(e);
+    tkrt_call_release(built);
+    tkrt_kernel_release(kernel);
+  }
+  tkrt_call_release(c);
+  wt_msg_free(&k);
+  wt_msg_free(&call);
+  wt_msg_free(&m);
 
   static const struct {
     uint32_t cc;

@@ -25,7 +25,6 @@ typedef enum field {
   F_MODULE_KERNEL_NAME,
   F_IMAGE_ARCH,
   F_IMAGE_ENTRY_NAME,
-  F_IMAGE_SOURCE_PATH,
   F_COUNT
 } field_t;
 
@@ -33,7 +32,6 @@ static const char* const kFieldNames[F_COUNT] = {
     "TritonAnyKernelCall.name", "TritonAutotunedKernelCall.name", "Config.description",
     "TritonKernel.kernel_name", "TritonKernel.ttir",              "TritonKernel.ptx, PTX text",
     "ModuleImage.kernel_name",  "TkrtImage.arch",                 "TkrtImage.entry_name",
-    "TkrtImage.source_path",
 };
 
 typedef struct sequence {
@@ -77,16 +75,15 @@ static tkrt_status_t build_call(field_t field, const char* text, tkrt_call_t** o
   const char* s[F_COUNT] = {
       "call", "tuning", "second config", "kernel", "module {}",
       "// ptx\n.version 8.7\n.target sm_80\n", "module_entry", "x86_64", "host_entry",
-      "/tmp/host_kernels.so",
   };
   s[field] = text;
   tkrt_kernel_image_t images[3] = {
       {NULL, "sm_80", TKRT_IMAGE_PTX, s[F_PTX_TEXT], strlen(s[F_PTX_TEXT]), NULL, 0,
-       TKRT_IMAGE_ORIGIN_API, NULL},
+       TKRT_IMAGE_ORIGIN_API},
       {NULL, "sm_80", TKRT_IMAGE_CUBIN, kCubin, sizeof(kCubin), s[F_MODULE_KERNEL_NAME], 0,
-       TKRT_IMAGE_ORIGIN_MODULE_IMAGE, NULL},
+       TKRT_IMAGE_ORIGIN_MODULE_IMAGE},
       {"host", s[F_IMAGE_ARCH], TKRT_IMAGE_HOST, kHostElf, sizeof(kHostElf),
-       s[F_IMAGE_ENTRY_NAME], 0, TKRT_IMAGE_ORIGIN_API, s[F_IMAGE_SOURCE_PATH]},
+       s[F_IMAGE_ENTRY_NAME], 0, TKRT_IMAGE_ORIGIN_API},
   };
   tkrt_kernel_desc_t kd;
   tkrt_kernel_desc_init(&kd);

@@ -101,7 +101,8 @@ static void expect_array(const tkrt_param_t* p, uint64_t bytes_to_zero, uint64_t
   EXPECT_EQ_U64(p->value.array.ptr_divisibility, divisibility);
 }
 
-static void expect_ptx_kernel(const tkrt_kernel_desc_t* k, const char* name, uint32_t warps) {
+static void expect_ptx_kernel(const tkrt_kernel_t* kernel, const char* name, uint32_t warps) {
+  const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(kernel);
   EXPECT_STREQ(k->name, name);
   EXPECT_EQ_U64(k->num_warps, warps);
   EXPECT_EQ_U64(k->compute_capability, 90);
@@ -113,7 +114,7 @@ static void expect_ptx_kernel(const tkrt_kernel_desc_t* k, const char* name, uin
   EXPECT_STREQ(image->backend, "cuda");
   EXPECT_STREQ(image->arch, "sm_90a");
   EXPECT_TRUE(image->size > 0 && memchr(image->data, '\n', image->size) != NULL);
-  EXPECT_TRUE(image->source_path == NULL);
+  EXPECT_TRUE(wt_source_path(kernel, 0) == NULL);
 }
 
 static void test_facts_add_f32(void) {
@@ -126,9 +127,10 @@ static void test_facts_add_f32(void) {
   EXPECT_EQ_U64(d->alias_count, 0);
   const tkrt_config_desc_t* c = &d->configs[0];
   const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(c->kernel);
-  expect_ptx_kernel(k, "add_kernel", 4);
+  expect_ptx_kernel(c->kernel, "add_kernel", 4);
   EXPECT_EQ_U64(k->num_ctas, 1);
-  EXPECT_EQ_U64(k->present, TKRT_KERNEL_HAS_NUM_CTAS);
+  ASSERT_TRUE(wt_side(c->kernel) != NULL);
+  EXPECT_EQ_U64(wt_side(c->kernel)->present, TKRT_WIRE_HAS_NUM_CTAS);
   EXPECT_EQ_U64(c->grid[0], 98);
   EXPECT_EQ_U64(c->grid[1], 1);
   EXPECT_EQ_U64(c->grid[2], 1);
@@ -147,7 +149,7 @@ static void test_facts_scalars(void) {
   if (!load("scalars", &call)) return;
   const tkrt_config_desc_t* c = &tkrt_call_get_desc(call)->configs[0];
   const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(c->kernel);
-  expect_ptx_kernel(k, "scalars_kernel", 4);
+  expect_ptx_kernel(c->kernel, "scalars_kernel", 4);
   EXPECT_EQ_U64(k->shared_mem_bytes, 2048);
   ASSERT_TRUE(c->param_count == 10);
   expect_array(&c->params[0], 0, 16);
@@ -176,7 +178,7 @@ static void test_facts_zeroed_accumulate(void) {
   tkrt_call_t* call = NULL;
   if (!load("zeroed_accumulate", &call)) return;
   const tkrt_config_desc_t* c = &tkrt_call_get_desc(call)->configs[0];
-  expect_ptx_kernel(tkrt_kernel_get_desc(c->kernel), "accumulate_kernel", 4);
+  expect_ptx_kernel(c->kernel, "accumulate_kernel", 4);
   EXPECT_EQ_U64(tkrt_kernel_get_desc(c->kernel)->shared_mem_bytes, 16);
   ASSERT_TRUE(c->param_count == 3);
   expect_array(&c->params[0], 0, 16);
@@ -190,7 +192,7 @@ static void test_facts_alias_inplace(void) {
   tkrt_call_t* call = NULL;
   if (!load("alias_inplace", &call)) return;
   const tkrt_config_desc_t* c = &tkrt_call_get_desc(call)->configs[0];
-  expect_ptx_kernel(tkrt_kernel_get_desc(c->kernel), "inc_inplace_kernel", 4);
+  expect_ptx_kernel(c->kernel, "inc_inplace_kernel", 4);
   EXPECT_EQ_U64(c->grid[0], 391);
   ASSERT_TRUE(c->param_count == 3);
   expect_array(&c->params[0], 0, 16);
@@ -205,10 +207,12 @@ static void test_facts_cluster_num_ctas2(void) {
   if (!load("cluster_num_ctas2", &call)) return;
   const tkrt_config_desc_t* c = &tkrt_call_get_desc(call)->configs[0];
   const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(c->kernel);
-  expect_ptx_kernel(k, "add_kernel", 4);
+  expect_ptx_kernel(c->kernel, "add_kernel", 4);
   EXPECT_EQ_U64(k->num_ctas, 2);
-  EXPECT_TRUE(k->present & TKRT_KERNEL_HAS_NUM_CTAS);
+  ASSERT_TRUE(wt_side(c->kernel) != NULL);
+  EXPECT_TRUE(wt_side(c->kernel)->present & TKRT_WIRE_HAS_NUM_CTAS);
   EXPECT_EQ_U64(k->cluster_dims[0], 0);
+  EXPECT_EQ_U64(wt_side(c->kernel)->cluster_dims[0], 0);
   EXPECT_EQ_U64(c->grid[0], 98);
   tkrt_call_release(call);
 }
@@ -226,7 +230,7 @@ static void test_facts_autotuned_alias(void) {
   static const char* const blocks[3] = {"BLOCK: 128,", "BLOCK: 512,", "BLOCK: 2048,"};
   for (size_t i = 0; i < 3; ++i) {
     const tkrt_config_desc_t* c = &d->configs[i];
-    expect_ptx_kernel(tkrt_kernel_get_desc(c->kernel), "inc_inplace_kernel", warps[i]);
+    expect_ptx_kernel(c->kernel, "inc_inplace_kernel", warps[i]);
     EXPECT_EQ_U64(c->grid[0], grids[i]);
     EXPECT_EQ_U64(c->param_count, 3);
     EXPECT_TRUE(c->description && strstr(c->description, blocks[i]) != NULL);
@@ -300,6 +304,63 @@ static void test_facts_tma_param(void) {
   tkrt_call_release(call);
 }
 
+/* The vectors' digests, pinned: they key stored tuning decisions and TKRT_TUNE_PIN prefixes, so a
+ * change must be deliberate (update the table and say so). A digest covers the public description
+ * only: the same call with its kernels rebuilt in C, without the codec's side record, has the same
+ * digest. */
+static void test_digests_pinned(void) {
+  if (!wt_have_vectors()) TKRT_TEST_SKIP("no vectors");
+  static const struct {
+    const char* name;
+    const char* digest;
+  } kPinned[] = {
+      {"add_f32", "b31ffdc0a530be0cf07294f48dc79418a94bfa7c05fa54757ba801d7ede4f9f1"},
+      {"alias_inplace", "9dbdd691942e84b28638b6f79bfa54f084f2c7a79e5246a271b85cf9b5de06c9"},
+      {"autotuned_alias", "7432127356c5494d80126cabc84bade8b83958dce7df70f97124af8e6fe12d82"},
+      {"cluster_num_ctas2", "a6276fa73a9a37e19df6bab954de860bb774534533f07b1089a460be6287ce57"},
+      {"matmul_autotuned", "38715414380f799deda00034834a49bcea22535aeff4cc956e2b45878a96b218"},
+      {"scalars", "6cf5e776076bc2550f446278fbd34a216665919e6888d2a3cf174db22196af1d"},
+      {"tma_param", "0745b6cb93afaecca76d910997474c6324fb096cf9d8a3ace036c39a460279de"},
+      {"zeroed_accumulate", "fe4c5b2a8fa86f3eb4948adc205f49a745d432a0f1add6b7febd6ce1460938b0"},
+  };
+  for (size_t v = 0; v < sizeof(kPinned) / sizeof(kPinned[0]); ++v) {
+    tkrt_call_t* call = NULL;
+    if (!load(kPinned[v].name, &call)) continue;
+    char hex[2 * TKRT_DIGEST_SIZE + 1];
+    for (int i = 0; i < TKRT_DIGEST_SIZE; ++i) {
+      snprintf(hex + 2 * i, 3, "%02x", tkrt_call_digest(call)[i]);
+    }
+    if (strcmp(hex, kPinned[v].digest) != 0) {
+      TKRT_TEST_FAIL_("%s: digest %s, pinned %s", kPinned[v].name, hex, kPinned[v].digest);
+    }
+    const tkrt_call_desc_t* d = tkrt_call_get_desc(call);
+    tkrt_config_desc_t configs[8];
+    size_t made = 0;
+    ASSERT_TRUE(d->config_count <= 8);
+    for (; made < d->config_count; ++made) {
+      configs[made] = d->configs[made];
+      configs[made].kernel = NULL;
+      EXPECT_OK(tkrt_kernel_create(tkrt_kernel_get_desc(d->configs[made].kernel),
+                                   &configs[made].kernel));
+      if (!configs[made].kernel) break;
+      EXPECT_TRUE(wt_side(configs[made].kernel) == NULL);
+      EXPECT_TRUE(wt_side(d->configs[made].kernel) != NULL);
+    }
+    if (made == d->config_count) {
+      tkrt_call_desc_t cd = *d;
+      cd.configs = configs;
+      tkrt_call_t* rebuilt = NULL;
+      EXPECT_OK(tkrt_call_create(&cd, &rebuilt));
+      if (rebuilt && !wt_same_digest(call, rebuilt)) {
+        TKRT_TEST_FAIL_("%s: the side record changed the digest", kPinned[v].name);
+      }
+      tkrt_call_release(rebuilt);
+    }
+    for (size_t c = 0; c < made; ++c) tkrt_kernel_release(configs[c].kernel);
+    tkrt_call_release(call);
+  }
+}
+
 /* The explicit formats: ZLIB refuses raw bytes, RAW refuses compressed ones, both as
  * INVALID_ARGUMENT; each accepts its own. */
 static void test_explicit_formats(void) {
@@ -334,6 +395,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_facts_alias_inplace),    TKRT_TEST_CASE(test_facts_cluster_num_ctas2),
       TKRT_TEST_CASE(test_facts_autotuned_alias),  TKRT_TEST_CASE(test_facts_matmul_autotuned),
       TKRT_TEST_CASE(test_facts_tma_param),        TKRT_TEST_CASE(test_explicit_formats),
+      TKRT_TEST_CASE(test_digests_pinned),
   };
   /* argv[1] is the vectors directory; later arguments select cases. */
   return tkrt_test_main(argc > 1 ? argc - 1 : argc, argc > 1 ? argv + 1 : argv, cases,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/wire_internal.h"
 #include "core/wire_proto.h"
 #include "test/harness.h"
 #include "tkrt/call.h"
@@ -60,6 +61,26 @@ static inline bool wt_str_eq(const char* a, const char* b) {
 
 static inline bool wt_bytes_eq(const void* a, size_t an, const void* b, size_t bn) {
   return an == bn && (an == 0 || memcmp(a, b, an) == 0);
+}
+
+/* The codec's side record of a decoded kernel (core/wire_internal.h); NULL when built in C. */
+static inline const tkrt_wire_side_record_t* wt_side(const tkrt_kernel_t* kernel) {
+  return tkrt_wire_side_record(kernel);
+}
+
+/* The path kept for image `index` of a decoded kernel, or NULL. */
+static inline const char* wt_source_path(const tkrt_kernel_t* kernel, size_t index) {
+  return tkrt_wire_side_source_path(tkrt_wire_side_record(kernel), index);
+}
+
+/* What the side records say: optional fields present and the raw cluster dims. */
+static inline bool wt_sides_equal(const tkrt_kernel_t* a, const tkrt_kernel_t* b) {
+  const tkrt_wire_side_record_t* x = wt_side(a);
+  const tkrt_wire_side_record_t* y = wt_side(b);
+  if (!x || !y) return x == y;
+  return x->present == y->present &&
+         memcmp(x->cluster_dims, y->cluster_dims, sizeof(x->cluster_dims)) == 0 &&
+         x->image_count == y->image_count;
 }
 
 /* Writes the first difference into why; true when equal. Compares every field, names and
@@ -113,7 +134,7 @@ static inline bool wt_calls_equal(const tkrt_call_t* ca, const tkrt_call_t* cb, 
         k->compute_capability != l->compute_capability ||
         k->global_scratch_size != l->global_scratch_size ||
         k->global_scratch_align != l->global_scratch_align ||
-        k->launch_flags != l->launch_flags || k->present != l->present) {
+        k->launch_flags != l->launch_flags || !wt_sides_equal(x->kernel, y->kernel)) {
       WT_DIFF("config %zu kernel scalars", c);
     }
     if (k->image_count != l->image_count) WT_DIFF("config %zu image_count", c);
@@ -124,7 +145,7 @@ static inline bool wt_calls_equal(const tkrt_call_t* ca, const tkrt_call_t* cb, 
           m->kind != n->kind || !wt_bytes_eq(m->data, m->size, n->data, n->size) ||
           !wt_str_eq(m->entry_name, n->entry_name) ||
           m->shared_mem_bytes != n->shared_mem_bytes || m->origin != n->origin ||
-          !wt_str_eq(m->source_path, n->source_path)) {
+          !wt_str_eq(wt_source_path(x->kernel, i), wt_source_path(y->kernel, i))) {
         WT_DIFF("config %zu image %zu", c, i);
       }
     }

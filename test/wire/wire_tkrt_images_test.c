@@ -104,7 +104,7 @@ static void test_hsaco_path_read_once_never_deleted(void) {
       EXPECT_EQ_U64(image->origin, TKRT_IMAGE_ORIGIN_HSACO_PATH);
       EXPECT_STREQ(image->backend, "hip");
       EXPECT_STREQ(image->arch, arches[a]);
-      EXPECT_STREQ(image->source_path, path);
+      EXPECT_STREQ(wt_source_path(tkrt_call_get_desc(call)->configs[0].kernel, 0), path);
       EXPECT_TRUE(wt_bytes_eq(image->data, image->size, bytes, size));
       EXPECT_EQ_U64(tkrt_call_get_desc(call)->configs[0].param_count, 4);
     }
@@ -123,7 +123,7 @@ static void test_hsaco_path_read_once_never_deleted(void) {
   EXPECT_OK(decode_with(&m, true, g_tmp, &call));
   if (call) {
     const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(tkrt_call_get_desc(call)->configs[0].kernel);
-    EXPECT_STREQ(k->images[0].source_path, "gfx942.hsaco");
+    EXPECT_STREQ(wt_source_path(tkrt_call_get_desc(call)->configs[0].kernel, 0), "gfx942.hsaco");
     EXPECT_STREQ(k->images[0].arch, "gfx942");
   }
   tkrt_call_release(call);
@@ -277,9 +277,9 @@ static tkrt_status_t add_images(const tkrt_call_t* call, tkrt_call_t** out) {
     tkrt_kernel_image_t images[4];
     memcpy(images, k->images, k->image_count * sizeof(images[0]));
     tkrt_kernel_image_t host = {NULL, "x86_64", TKRT_IMAGE_HOST, kHostElf, sizeof(kHostElf),
-                                "add_kernel_host", 0, TKRT_IMAGE_ORIGIN_API, NULL};
+                                "add_kernel_host", 0, TKRT_IMAGE_ORIGIN_API};
     tkrt_kernel_image_t cubin = {"cuda", "sm_90a", TKRT_IMAGE_CUBIN, kCubin, sizeof(kCubin),
-                                 NULL, 128, TKRT_IMAGE_ORIGIN_API, NULL};
+                                 NULL, 128, TKRT_IMAGE_ORIGIN_API};
     images[k->image_count] = host;
     images[k->image_count + 1] = cubin;
     tkrt_kernel_desc_t desc = *k;
@@ -384,9 +384,9 @@ static tkrt_status_t build_c_call(bool with_ptx, tkrt_call_t** out) {
    * PTX's arch is what compute_capability says, as a decoder derives it. */
   tkrt_kernel_image_t images[2] = {
       {NULL, "sm_80", TKRT_IMAGE_PTX, ".version 8.7\n.target sm_80\n", 27, NULL, 0,
-       TKRT_IMAGE_ORIGIN_API, NULL},
+       TKRT_IMAGE_ORIGIN_API},
       {NULL, "x86_64", TKRT_IMAGE_HOST, kHostElf, sizeof(kHostElf), NULL, 0,
-       TKRT_IMAGE_ORIGIN_API, NULL},
+       TKRT_IMAGE_ORIGIN_API},
   };
   tkrt_kernel_desc_t kd;
   tkrt_kernel_desc_init(&kd);
@@ -401,13 +401,12 @@ static tkrt_status_t build_c_call(bool with_ptx, tkrt_call_t** out) {
   kd.global_scratch_size = 4096;
   kd.global_scratch_align = 256;
   kd.launch_flags = 1;
-  kd.present = TKRT_KERNEL_HAS_NUM_CTAS | TKRT_KERNEL_HAS_GLOBAL_SCRATCH_SIZE |
-               TKRT_KERNEL_HAS_GLOBAL_SCRATCH_ALIGN;
   kd.ttir = "module {}";
   kd.images = with_ptx ? images : images + 1;
   kd.image_count = with_ptx ? 2 : 1;
   tkrt_kernel_t* kernel = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_kernel_create(&kd, &kernel));
+  if (wt_side(kernel) != NULL) TKRT_TEST_FAIL_("a kernel built in C has a side record");
 
   tkrt_param_t params[10];
   memset(params, 0, sizeof(params));

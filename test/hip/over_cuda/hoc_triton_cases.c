@@ -99,7 +99,6 @@ int main(int argc, char** argv) {
   kernel_desc.name = add ? "add_kernel" : "matmul_kernel";
   kernel_desc.num_warps = 4;
   kernel_desc.num_ctas = 1;
-  kernel_desc.present = TKRT_KERNEL_HAS_NUM_CTAS;
   kernel_desc.shared_mem_bytes = (uint32_t)strtoul(argv[5], NULL, 10);
   kernel_desc.images = &kernel_image;
   kernel_desc.image_count = 1;
