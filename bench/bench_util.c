@@ -236,6 +236,9 @@ void* bench_read_file(const char* path, size_t* out_size) {
 int bench_device_open(const char* backend, tkrt_device_t** out_device) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  /* The environment's settings (TKRT_CACHE_DIR, TKRT_LOG, TKRT_HIP_LIBRARY, ...), as the tools
+   * pass them; the backend is this program's choice. */
+  tkrt_status_free(tkrt_options_from_environment(&options, NULL));
   options.backend = backend;
   /* The benchmarks run calls they built themselves, host images included. */
   options.allow_native_code_from_calls = true;

@@ -62,7 +62,11 @@ int main(int argc, char** argv) {
 
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
-  options.backend = backend;
+  /* The TKRT_* variables (TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR, ...), as tools read
+   * them; a backend named on the command line wins. */
+  tkrt_status_t env_status = tkrt_options_from_environment(&options, NULL);
+  if (env_status) return report(env_status);
+  if (backend && *backend) options.backend = backend;
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);
   if (status) return report(status);

@@ -82,6 +82,9 @@ static inline int core_test_init(int* argc, char** argv) {
 static inline tkrt_device_t* core_open_device_or_exit_code(int* out_exit_code) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  /* The environment's settings (TKRT_CACHE_DIR, TKRT_LOG, TKRT_HIP_LIBRARY, ...), as the tools
+   * pass them; the backend is this program's choice. */
+  tkrt_status_free(tkrt_options_from_environment(&options, NULL));
   options.backend = g_backend;
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);

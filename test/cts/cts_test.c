@@ -414,6 +414,9 @@ static void test_graph_capture(void) {
 static int cts_setup(void) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  /* The environment's settings (TKRT_CACHE_DIR, TKRT_LOG, TKRT_HIP_LIBRARY, ...), as the tools
+   * pass them; the backend is this program's choice. */
+  tkrt_status_free(tkrt_options_from_environment(&options, NULL));
   options.backend = g_backend;
   tkrt_status_t status = tkrt_device_open(&options, &g_device);
   if (status) {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "tkrt/device.h"
+#include "tkrt/environment.h"
 
 #define GPU_SKIP 77
 
@@ -34,6 +35,9 @@ static inline int gpu_failed(const char* what, tkrt_status_t status) {
 static inline tkrt_device_t* gpu_open_cuda_or_skip(void) {
   tkrt_device_options_t options;
   tkrt_device_options_init(&options);
+  /* The environment's settings (TKRT_CACHE_DIR, TKRT_LOG, TKRT_HIP_LIBRARY, ...), as the tools
+   * pass them; the backend is this program's choice. */
+  tkrt_status_free(tkrt_options_from_environment(&options, NULL));
   options.backend = "cuda";
   tkrt_device_t* device = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &device);
