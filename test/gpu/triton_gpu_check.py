@@ -1,7 +1,7 @@
 """tkrt on Triton's own output, checked on an NVIDIA GPU (driven by test/gpu/run_triton.sh).
 
-Compiles add_kernel and three matmul_kernel variants with triton.compile (Triton 3.6) into a
-private Triton cache, launches each with Triton's own launcher on fixed inputs, and writes the
+Launches add_kernel and three matmul_kernel variants with Triton's own launcher (Triton 3.6's
+`kernel[grid](...)`, which compiles them into a private Triton cache) on fixed inputs, and writes the
 inputs, Triton's outputs and a numpy reference as .bin files. Then runs tkrt (the C example and the
 CLI, both on tkrt's public C API) on the cache entries, with the cubin and with the PTX alone, and
 requires tkrt's outputs to be bit-identical to Triton's, and Triton's to match numpy.
@@ -25,8 +25,6 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
 
 failures = []
 
@@ -54,19 +52,22 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
 
 
-major, minor = torch.cuda.get_device_capability()
-target = GPUTarget("cuda", major * 10 + minor, 32)
-
-
-def compile_into_cache(fn, signature, constexprs, **options):
-    kernel = triton.compile(ASTSource(fn, signature, constexprs), target=target, options=options)
+def cache_entry(kernel):
+    """The Triton cache folder that holds `kernel` (a CompiledKernel), found by its hash."""
     for path in glob.glob(os.path.join(cache, "*", "*.json")):
         if os.path.basename(path).startswith("__grp__"):
             continue
         with open(path) as f:
             if json.load(f).get("hash") == kernel.hash:
-                return kernel, os.path.dirname(path)
+                return os.path.dirname(path)
     raise SystemExit("compiled kernel %s not found in %s" % (kernel.hash, cache))
+
+
+def launch_with_triton(fn, grid, *args, **meta):
+    """Triton's own launcher (the JIT function's `fn[grid](...)`): compiles into the private cache
+    on first use and launches; returns the CompiledKernel and its cache folder."""
+    kernel = fn[grid](*args, **meta)
+    return kernel, cache_entry(kernel)
 
 
 def save(name, tensor):
@@ -103,10 +104,8 @@ torch.manual_seed(0)
 x = torch.randn(n, device="cuda", dtype=torch.float32)
 y = torch.randn(n, device="cuda", dtype=torch.float32)
 out = torch.empty_like(x)
-add, add_dir = compile_into_cache(
-    add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
-    {"BLOCK": 1024}, num_warps=4)
-add[(triton.cdiv(n, 1024), 1, 1)](x, y, out, n)
+add, add_dir = launch_with_triton(add_kernel, (triton.cdiv(n, 1024), 1, 1), x, y, out, n,
+                                  BLOCK=1024, num_warps=4)
 torch.cuda.synchronize()
 ref = x.cpu().numpy() + y.cpu().numpy()
 if not np.array_equal(out.cpu().numpy().view(np.uint32), ref.view(np.uint32)):
@@ -131,15 +130,12 @@ b = torch.randn((K, N), device="cuda", dtype=torch.float16)
 a_path, b_path = save("mm_a.bin", a), save("mm_b.bin", b)
 reference = (a.float().cpu().numpy() @ b.float().cpu().numpy()).astype(np.float16)
 save("mm_numpy.bin", torch.from_numpy(reference))
-signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
-             "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"}
 configs = [(64, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 64, 32, 4, 4)]
 variants = []
 for i, (bm, bn, bk, warps, stages) in enumerate(configs):
-    kernel, entry = compile_into_cache(matmul_kernel, signature, {"BM": bm, "BN": bn, "BK": bk},
-                                       num_warps=warps, num_stages=stages)
     c = torch.empty((M, N), device="cuda", dtype=torch.float16)
-    kernel[(M // bm, N // bn, 1)](a, b, c, M, N, K)
+    kernel, entry = launch_with_triton(matmul_kernel, (M // bm, N // bn, 1), a, b, c, M, N, K,
+                                       BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=stages)
     torch.cuda.synchronize()
     c_path = save("mm_triton_out%d.bin" % i, c)
     err = np.abs(c.cpu().numpy().astype(np.float32) - reference.astype(np.float32)).max()
