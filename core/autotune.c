@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alias_saves.h"
 #include "core/call_internal.h"
 #include "core/decision_store.h"
 #include "hal/fs.h"
@@ -267,160 +268,6 @@ static void tkrt_entry_unlink(tkrt_autotuner_t* tuner, tkrt_tune_entry_t* entry)
   }
 }
 
-/* ---------------------------------------------------------------- aliased inputs */
-
-typedef struct tkrt_saved_input {
-  tkrt_deviceptr_t ptr;   /* the input */
-  uint64_t size;
-  tkrt_deviceptr_t copy;  /* device copy, or 0 */
-  void* host_copy;        /* pinned host copy when device memory ran out */
-} tkrt_saved_input_t;
-
-typedef struct tkrt_alias_saves {
-  tkrt_saved_input_t* inputs;
-  size_t count;
-} tkrt_alias_saves_t;
-
-static int tkrt_ranges_overlap(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
-  if (a == b) return 1;
-  return a < b + b_size && b < a + a_size;
-}
-
-static int tkrt_size_known(uint64_t size) { return size != TKRT_BUFFER_SIZE_UNKNOWN; }
-
-/* Adds [ptr, ptr + size) to the inputs to save, unless a saved range already covers it (XLA's
- * legacy target may name the same memory twice: an input and the output placed on it). */
-static tkrt_status_t tkrt_saves_add(tkrt_alias_saves_t* saves, tkrt_deviceptr_t ptr,
-                                    uint64_t size) {
-  for (size_t i = 0; i < saves->count; ++i) {
-    tkrt_saved_input_t* s = &saves->inputs[i];
-    if (ptr >= s->ptr && ptr + size <= s->ptr + s->size) return NULL;
-    if (s->ptr >= ptr && s->ptr + s->size <= ptr + size) { /* the new range covers this one */
-      s->ptr = ptr;
-      s->size = size;
-      return NULL;
-    }
-  }
-  tkrt_saved_input_t* grown = realloc(saves->inputs, (saves->count + 1) * sizeof(*grown));
-  if (!grown) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  saves->inputs = grown;
-  saves->inputs[saves->count++] = (tkrt_saved_input_t){.ptr = ptr, .size = size};
-  return NULL;
-}
-
-/* Finds the inputs that tuning would overwrite: the caller's list (args->aliased_inputs), else the
- * inputs whose memory overlaps an output's, by address at run time, with sizes from the buffers or
- * from the alias records (record indices are only trusted for sizes: some frontends write the
- * output's ordinal where jaxlib expects a buffer index). Empty buffers (size 0) never alias. When
- * an aliased input's size is unknown, nothing is saved and *out_unknown names it: the caller then
- * must not benchmark. */
-static tkrt_status_t tkrt_find_aliased_inputs(const tkrt_call_t* call,
-                                              const tkrt_call_launch_args_t* args,
-                                              tkrt_alias_saves_t* saves, char* out_unknown,
-                                              size_t unknown_capacity) {
-  const tkrt_buffer_t* buffers = args->buffers;
-  tkrt_status_t status = NULL;
-  saves->inputs = NULL;
-  saves->count = 0;
-  out_unknown[0] = '\0';
-  if (args->aliased_inputs) {
-    for (size_t i = 0; i < args->aliased_input_count && !status; ++i) {
-      const tkrt_buffer_t* in = &args->aliased_inputs[i];
-      if (!in->ptr || in->size == 0) continue;
-      if (!tkrt_size_known(in->size)) {
-        snprintf(out_unknown, unknown_capacity,
-                 "aliased input 0x%llx (in-place entry %zu) has an unknown size",
-                 (unsigned long long)in->ptr, i);
-        break;
-      }
-      status = tkrt_saves_add(saves, in->ptr, in->size);
-    }
-  } else {
-    for (size_t i = 0; i < args->input_count && !status; ++i) {
-      const tkrt_buffer_t* in = &buffers[i];
-      if (!in->ptr || in->size == 0) continue;
-      uint64_t hint = 0;
-      for (size_t r = 0; r < call->desc.alias_count; ++r) {
-        if (call->aliases[r].input_index == i && call->aliases[r].size_bytes > hint) {
-          hint = call->aliases[r].size_bytes;
-        }
-      }
-      uint64_t in_size = tkrt_size_known(in->size) ? in->size : hint;
-      int aliased = 0;
-      for (size_t o = 0; o < args->output_count && !aliased; ++o) {
-        const tkrt_buffer_t* out = &buffers[args->input_count + o];
-        if (!out->ptr || out->size == 0) continue;
-        aliased = tkrt_ranges_overlap(in->ptr, in_size ? in_size : 1, out->ptr,
-                                      tkrt_size_known(out->size) ? out->size : 1);
-      }
-      if (!aliased) continue;
-      if (!in_size) {
-        snprintf(out_unknown, unknown_capacity,
-                 "input %zu shares memory with an output, but its size is unknown (no buffer "
-                 "size and no alias record)",
-                 i);
-        break;
-      }
-      status = tkrt_saves_add(saves, in->ptr, in_size);
-    }
-  }
-  if (status || out_unknown[0]) {
-    free(saves->inputs);
-    saves->inputs = NULL;
-    saves->count = 0;
-  }
-  return status;
-}
-
-static void tkrt_alias_saves_free(tkrt_device_t* device, tkrt_alias_saves_t* saves) {
-  for (size_t i = 0; i < saves->count; ++i) {
-    if (saves->inputs[i].copy) tkrt_status_free(tkrt_memory_free(device, saves->inputs[i].copy));
-    if (saves->inputs[i].host_copy) {
-      tkrt_status_free(tkrt_host_free(device, saves->inputs[i].host_copy));
-    }
-  }
-  free(saves->inputs);
-  saves->inputs = NULL;
-  saves->count = 0;
-}
-
-static tkrt_status_t tkrt_alias_save(const tkrt_call_launch_args_t* args,
-                                     tkrt_alias_saves_t* saves) {
-  for (size_t i = 0; i < saves->count; ++i) {
-    tkrt_saved_input_t* s = &saves->inputs[i];
-    tkrt_status_t status = tkrt_memory_alloc(args->device, s->size, &s->copy);
-    if (status && tkrt_status_code(status) == TKRT_STATUS_RESOURCE_EXHAUSTED) {
-      /* Device memory is short: keep the copy in pinned host memory instead. */
-      tkrt_status_free(status);
-      status = tkrt_host_alloc(args->device, s->size, &s->host_copy);
-      if (!status) status = tkrt_memcpy_dtoh_async(args->device, s->host_copy, s->ptr, s->size,
-                                                   args->stream);
-    } else if (!status) {
-      status = tkrt_memcpy_dtod_async(args->device, s->copy, s->ptr, s->size, args->stream);
-    }
-    if (status) {
-      return tkrt_status_annotate(status, "saving aliased input 0x%llx (%llu bytes)",
-                                  (unsigned long long)s->ptr, (unsigned long long)s->size);
-    }
-  }
-  return NULL;
-}
-
-static tkrt_status_t tkrt_alias_restore(const tkrt_call_launch_args_t* args,
-                                        const tkrt_alias_saves_t* saves) {
-  for (size_t i = 0; i < saves->count; ++i) {
-    const tkrt_saved_input_t* s = &saves->inputs[i];
-    tkrt_status_t status =
-        s->copy ? tkrt_memcpy_dtod_async(args->device, s->ptr, s->copy, s->size, args->stream)
-                : tkrt_memcpy_htod_async(args->device, s->ptr, s->host_copy, s->size, args->stream);
-    if (status) {
-      return tkrt_status_annotate(status, "restoring aliased input 0x%llx",
-                                  (unsigned long long)s->ptr);
-    }
-  }
-  return NULL;
-}
-
 /* ---------------------------------------------------------------- benchmarking */
 
 typedef struct tkrt_bench {
@@ -566,7 +413,7 @@ static size_t tkrt_first_runnable(const tkrt_call_device_state_t* state) {
 /* Decides an entry that this thread owns (PENDING). */
 static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                        const tkrt_call_device_state_t* state,
-                                       const tkrt_call_launch_args_t* args,
+                                       const tkrt_call_launch_args_t* args, bool capturing,
                                        tkrt_tune_entry_t* entry, bool* out_provisional) {
   const tkrt_device_info_t* info = tkrt_device_info(args->device);
   char key[65];
@@ -610,8 +457,6 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
     entry->chosen = tkrt_first_runnable(state);
     goto done;
   }
-  bool capturing = false;
-  if ((status = tkrt_stream_is_capturing(args->device, args->stream, &capturing))) goto done;
   if (capturing && tuner->capture_policy == TKRT_CAPTURE_POLICY_FIRST_CONFIG) {
     entry->source = TKRT_TUNE_SOURCE_DEFAULT;
     entry->chosen = tkrt_first_runnable(state);
@@ -663,21 +508,26 @@ done:
 
 tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
                                     tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args, size_t* out_index,
-                                    bool* out_provisional) {
-  *out_provisional = false;
+                                    const tkrt_call_launch_args_t* args,
+                                    tkrt_launch_decision_t* out_decision) {
+  memset(out_decision, 0, sizeof(*out_decision));
+  out_decision->decided = true;
   if (!tuner) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "call '%s' has %zu configs: launching it needs an autotuner "
                             "(tkrt_call_launch_args_t.tuner)",
                             call->desc.name ? call->desc.name : "", call->desc.config_count);
   }
+  /* The rare path (once per call and device): what the caller's counters need to know. */
+  TKRT_RETURN_IF_ERROR(
+      tkrt_stream_is_capturing(args->device, args->stream, &out_decision->capturing));
   const char* arch = tkrt_device_info(args->device)->arch;
   pthread_mutex_lock(&tuner->lock);
   for (;;) {
     tkrt_tune_entry_t* entry = tkrt_entry_find(tuner, call->digest, arch);
     if (entry && entry->state == TKRT_TUNE_ENTRY_DONE) {
-      *out_index = entry->chosen;
+      out_decision->config = entry->chosen;
+      out_decision->source = entry->source;
       pthread_mutex_unlock(&tuner->lock);
       return NULL;
     }
@@ -722,7 +572,8 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
     entry->state = TKRT_TUNE_ENTRY_DONE;
     entry->next = tuner->entries;
     tuner->entries = entry;
-    *out_index = entry->chosen;
+    out_decision->config = entry->chosen;
+    out_decision->source = entry->source;
     pthread_mutex_unlock(&tuner->lock);
     return NULL;
   }
@@ -731,19 +582,22 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
   tuner->entries = entry;
   pthread_mutex_unlock(&tuner->lock);
 
-  tkrt_status_t status = tkrt_decide_entry(tuner, call, state, args, entry, out_provisional);
+  bool provisional = false;
+  tkrt_status_t status = tkrt_decide_entry(tuner, call, state, args, out_decision->capturing,
+                                          entry, &provisional);
 
   pthread_mutex_lock(&tuner->lock);
-  if (status || *out_provisional) {
+  out_decision->config = entry->chosen;
+  out_decision->source = entry->source;
+  out_decision->provisional = provisional;
+  if (status || provisional) {
     tkrt_entry_unlink(tuner, entry); /* waiters retry, each on its own stream */
-    if (!status) *out_index = entry->chosen;
   } else {
     entry->state = TKRT_TUNE_ENTRY_DONE;
-    *out_index = entry->chosen;
   }
   pthread_cond_broadcast(&tuner->done);
   pthread_mutex_unlock(&tuner->lock);
-  if (status || *out_provisional) {
+  if (status || provisional) {
     free(entry->times_ms);
     free(entry);
   }

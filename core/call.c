@@ -327,6 +327,11 @@ tkrt_status_t tkrt_call_create(const tkrt_call_desc_t* caller_desc, tkrt_call_t*
   if (desc->config_count == 0 || !desc->configs) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "call has no kernel configuration");
   }
+  if (desc->config_count >= (1u << 24)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "call has %zu configs; at most %u are supported", desc->config_count,
+                            (1u << 24) - 1);
+  }
   if (!desc->autotuned && desc->config_count != 1) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "a call that is not autotuned has exactly one config, not %zu",

@@ -62,8 +62,10 @@ struct tkrt_call_device_state {
   size_t module_count;
   tkrt_deviceptr_t scratch_allocation;
   tkrt_deviceptr_t scratch; /* aligned start within scratch_allocation */
-  /* The decided config and the tuner that decided it: (tuner id << 32) | config, 0 until known.
-   * One word, so a launch reads a consistent pair without a lock; another tuner decides anew. */
+  /* The decided config, how it was decided and the tuner that decided it: (tuner id << 32) |
+   * (tkrt_tune_source_t << 24) | config, 0 until known. One word, so a launch reads a consistent
+   * decision without a lock; another tuner decides anew. Configs beyond 2^24 are refused at
+   * call creation. */
   atomic_uint_fast64_t decision;
   size_t config_count;
   tkrt_config_state_t configs[];
@@ -85,11 +87,12 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
 /* A process-unique, non-zero id of the tuner (autotune.c). */
 uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner);
 
-/* Decides which config of an autotuned call runs on args->device (autotune.c). A provisional
- * answer (capture fallback) holds for this launch only and must not be cached. */
+/* Decides which config of an autotuned call runs on args->device (autotune.c), filling
+ * out_decision (config, source, decided = true, provisional, capturing). A provisional answer
+ * (capture fallback) holds for this launch only and must not be cached. */
 tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
                                     tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args, size_t* out_index,
-                                    bool* out_provisional);
+                                    const tkrt_call_launch_args_t* args,
+                                    tkrt_launch_decision_t* out_decision);
 
 #endif /* TKRT_CORE_CALL_INTERNAL_H_ */

@@ -579,26 +579,31 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     }
     TKRT_RETURN_IF_ERROR(tkrt_call_device_state_get(call, args->device, &state));
   }
-  size_t chosen = 0;
+  tkrt_launch_decision_t decision = {.config = 0, .source = TKRT_TUNE_SOURCE_SINGLE};
   if (state->config_count > 1) {
+    /* (tuner id << 32) | (source << 24) | config: one word, read without a lock. */
     uint64_t tuner_id = args->tuner ? tkrt_autotuner_id(args->tuner) : 0;
-    uint64_t decision = atomic_load_explicit(&state->decision, memory_order_acquire);
-    if (decision && decision >> 32 == tuner_id) {
-      chosen = (size_t)(uint32_t)decision;
+    uint64_t word = atomic_load_explicit(&state->decision, memory_order_acquire);
+    if (word && word >> 32 == tuner_id) {
+      decision.config = (size_t)(word & 0xffffffu);
+      decision.source = (tkrt_tune_source_t)((word >> 24) & 0xffu);
     } else {
-      bool provisional = false;
-      TKRT_RETURN_IF_ERROR(
-          tkrt_autotuner_decide(args->tuner, call, state, args, &chosen, &provisional));
-      if (!provisional) {
-        atomic_store_explicit(&state->decision, tuner_id << 32 | chosen, memory_order_release);
+      TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &decision));
+      if (!decision.provisional) {
+        atomic_store_explicit(&state->decision,
+                              tuner_id << 32 | (uint64_t)decision.source << 24 | decision.config,
+                              memory_order_release);
       }
     }
   }
+  size_t chosen = decision.config;
   const tkrt_config_state_t* cs = &state->configs[chosen];
   if (cs->unrunnable) {
     /* Copy the reason: the state keeps its own for later launches. */
     return TKRT_STATUS_MAKE(tkrt_status_code(cs->unrunnable), "%s",
                             tkrt_status_message(cs->unrunnable));
   }
-  return tkrt_call_launch_config(call, state, chosen, args);
+  TKRT_RETURN_IF_ERROR(tkrt_call_launch_config(call, state, chosen, args));
+  if (args->decision) *args->decision = decision;
+  return NULL;
 }

@@ -208,7 +208,6 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                  : desc->autotune_name && *desc->autotune_name
                      ? desc->autotune_name
                      : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
-  atomic_init(&entry->decided_devices, 0);
   atomic_init(&entry->seen_at, NULL);
   tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
   if (!winner) {
@@ -291,21 +290,11 @@ static tkrt_status_t tkrt_xla_tuner_get(tkrt_autotuner_t** out_tuner) {
 
 /* ---------------------------------------------------------------- launching */
 
-tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_t* device,
+tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, tkrt_device_t* device,
                               tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                               size_t input_count, size_t output_count,
-                              const tkrt_buffer_t* aliased_inputs, size_t aliased_input_count,
-                              bool* out_captured) {
-  uint64_t bit = (uint64_t)1 << (ordinal & 63);
-  bool undecided = entry->autotuned &&
-                   !(atomic_load_explicit(&entry->decided_devices, memory_order_relaxed) & bit);
-  /* The capture state feeds the counters (out_captured) and, before a decision, tells a capture
-   * fallback from a tuning; callers that do not count captures skip the driver query. */
-  bool capturing = false;
-  if (out_captured || undecided) {
-    TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(device, stream, &capturing));
-  }
-  if (out_captured) *out_captured = capturing;
+                              const tkrt_buffer_t* aliased_inputs, size_t aliased_input_count) {
+  tkrt_launch_decision_t decision;
   tkrt_call_launch_args_t args;
   tkrt_call_launch_args_init(&args);
   args.device = device;
@@ -315,24 +304,21 @@ tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal, tkrt_device_
   args.output_count = output_count;
   args.aliased_inputs = aliased_inputs;
   args.aliased_input_count = aliased_input_count;
-  if (entry->autotuned) TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
+  if (entry->autotuned) {
+    TKRT_RETURN_IF_ERROR(tkrt_xla_tuner_get(&args.tuner));
+    args.decision = &decision;
+  }
   TKRT_RETURN_IF_ERROR(tkrt_call_launch(entry->call, &args));
-  if (undecided) {
-    /* Rare path (once per call and device, plus every capture without a decision): ask the
-     * tuner what it did, for the counters. */
-    tkrt_tune_report_t report;
-    tkrt_tune_report_init(&report);
-    tkrt_status_free(tkrt_autotuner_get_report(args.tuner, entry->call,
-                                               tkrt_device_info(device)->arch, &report));
-    if (report.source == TKRT_TUNE_SOURCE_FALLBACK) {
+  /* The core says what it decided (once per call and device, plus every capture without a
+   * decision); the counters follow it. */
+  if (entry->autotuned && decision.decided) {
+    if (decision.source == TKRT_TUNE_SOURCE_FALLBACK) {
       TKRT_XLA_COUNT(unknown_size_fallbacks);
-    } else if (capturing && report.source == TKRT_TUNE_SOURCE_NONE) {
+    } else if (decision.provisional) {
       TKRT_XLA_COUNT(capture_fallbacks);
-      return NULL; /* provisional: the next launch outside capture still tunes */
-    } else if (!capturing) {
+    } else if (!decision.capturing) {
       TKRT_XLA_COUNT(tuned_in_execute);
     }
-    atomic_fetch_or_explicit(&entry->decided_devices, bit, memory_order_relaxed);
   }
   return NULL;
 }

@@ -391,9 +391,12 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
     buffers[i].ptr = (tkrt_deviceptr_t)(uintptr_t)b->data;
     buffers[i].size = tkrt_xla_buffer_bytes(b);
   }
+  /* Counted for tkrt.stats(): whether XLA captured this execute into a command buffer. */
   bool captured = false;
-  tkrt_status_t status =
-      tkrt_xla_launch(entry, ordinal, device, stream, buffers, inputs, outputs, NULL, 0, &captured);
+  tkrt_status_t status = tkrt_stream_is_capturing(device, stream, &captured);
+  if (!status) {
+    status = tkrt_xla_launch(entry, device, stream, buffers, inputs, outputs, NULL, 0);
+  }
   if (buffers != stack) free(buffers);
   if (status) return tkrt_xla_from_status(api, status, "launching", entry->label);
   TKRT_XLA_COUNT(executed);

@@ -28,9 +28,6 @@ typedef struct tkrt_xla_entry {
    * and every buffer an alias record names (records hold buffer indices, see xla_legacy.c). */
   size_t legacy_buffers;
   const char* label;        /* call name for messages (owned by the call) */
-  /* Bit d: an autotuned launch on device ordinal d has decided outside capture. Only feeds
-   * the counters; the decision itself lives in the core. */
-  atomic_uint_fast64_t decided_devices;
   /* The address the legacy target last received this blob at (see the pointer table). */
   _Atomic(const void*) seen_at;
   unsigned char bytes[];    /* the opaque blob, compared on lookup */
@@ -65,17 +62,14 @@ TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
 /* The process-wide device for an ordinal (lent, never released). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device);
 
-/* Launches entry->call on the buffers with the process tuner, keeping the counters.
- * aliased_inputs: NULL (the core finds in-place inputs from buffer addresses and sizes) or the
- * caller's list (tkrt_call_launch_args_t.aliased_inputs). out_captured (may be NULL: then the
- * capture state is queried only while the call has no decision) reports whether the stream was
- * capturing. */
-TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, int ordinal,
-                                              tkrt_device_t* device, tkrt_stream_t stream,
-                                              const tkrt_buffer_t* buffers, size_t input_count,
-                                              size_t output_count,
+/* Launches entry->call on the buffers with the process tuner, keeping the counters from what the
+ * core reports it decided. aliased_inputs: NULL (the core finds in-place inputs from buffer
+ * addresses and sizes) or the caller's list (tkrt_call_launch_args_t.aliased_inputs). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, tkrt_device_t* device,
+                                              tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                                              size_t input_count, size_t output_count,
                                               const tkrt_buffer_t* aliased_inputs,
-                                              size_t aliased_input_count, bool* out_captured);
+                                              size_t aliased_input_count);
 
 /* The device ordinal a legacy call's stream belongs to (asked of the settings' backends). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal);

@@ -109,8 +109,8 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
   }
   /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
    * targets), which spares a driver query per launch. */
-  status = tkrt_xla_launch(entry, ordinal, device, (tkrt_stream_t)stream, view, count, 0,
-                           entry->autotuned ? aliased : NULL, aliased_count, NULL);
+  status = tkrt_xla_launch(entry, device, (tkrt_stream_t)stream, view, count, 0,
+                           entry->autotuned ? aliased : NULL, aliased_count);
   if (view != stack) free(view);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);

@@ -68,18 +68,7 @@ TKRT_API void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner);
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_pin(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                           const char* arch, size_t config_index);
 
-typedef enum tkrt_tune_source {
-  TKRT_TUNE_SOURCE_NONE = 0,   /* no decision yet */
-  TKRT_TUNE_SOURCE_SINGLE = 1, /* one config: nothing to decide */
-  TKRT_TUNE_SOURCE_PINNED = 2,
-  TKRT_TUNE_SOURCE_TUNED = 3,  /* benchmarked in this process */
-  TKRT_TUNE_SOURCE_STORE = 4,  /* read from the decision store */
-  TKRT_TUNE_SOURCE_DEFAULT = 5, /* policy NEVER without a decision: the first config */
-  /* Tuning would overwrite an input that shares memory with an output and whose size is unknown,
-   * so it cannot be saved and restored: the first runnable config runs, untuned. Kept in memory
-   * for the tuner's life (never stored); fallback_reason says which input. */
-  TKRT_TUNE_SOURCE_FALLBACK = 6
-} tkrt_tune_source_t;
+/* tkrt_tune_source_t is declared in tkrt/call.h (a launch reports it). */
 
 #define TKRT_TUNE_SKIPPED_MS (-1.0f)
 

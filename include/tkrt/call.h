@@ -191,6 +191,34 @@ typedef struct tkrt_buffer {
   uint64_t size;
 } tkrt_buffer_t;
 
+/* Why a config runs (tkrt_call_launch_args_t.decision, tkrt_tune_report_t.source). */
+typedef enum tkrt_tune_source {
+  TKRT_TUNE_SOURCE_NONE = 0,   /* no decision yet */
+  TKRT_TUNE_SOURCE_SINGLE = 1, /* one config: nothing to decide */
+  TKRT_TUNE_SOURCE_PINNED = 2,
+  TKRT_TUNE_SOURCE_TUNED = 3,  /* benchmarked in this process */
+  TKRT_TUNE_SOURCE_STORE = 4,  /* read from the decision store */
+  TKRT_TUNE_SOURCE_DEFAULT = 5, /* policy NEVER without a decision, or a capture without one: the
+                                  first runnable config */
+  /* Tuning would overwrite an input that shares memory with an output and whose size is unknown,
+   * so it cannot be saved and restored: the first runnable config runs, untuned. Kept in memory
+   * for the tuner's life (never stored); fallback_reason says which input. */
+  TKRT_TUNE_SOURCE_FALLBACK = 6
+} tkrt_tune_source_t;
+
+/* What a launch ran, for callers that count or log it (libtkrt_xla's counters). */
+typedef struct tkrt_launch_decision {
+  size_t config;             /* the config that ran */
+  tkrt_tune_source_t source; /* SINGLE for a call with one config */
+  /* This launch made the decision (the call's first launch on the device, or a capture with no
+   * decision yet); false when it reused the one made before. */
+  bool decided;
+  /* The decision holds for this launch only: a capture without a decision ran the first
+   * runnable config (TKRT_CAPTURE_POLICY_FIRST_CONFIG); the next launch outside capture tunes. */
+  bool provisional;
+  bool capturing; /* the stream was capturing (known when `decided`) */
+} tkrt_launch_decision_t;
+
 typedef struct tkrt_call_launch_args {
   size_t struct_size;
   tkrt_device_t* device;
@@ -211,6 +239,8 @@ typedef struct tkrt_call_launch_args {
    * TKRT_TUNE_SOURCE_FALLBACK), never an error. */
   const tkrt_buffer_t* aliased_inputs;
   size_t aliased_input_count;
+  /* Optional out: filled with what the launch ran and why when the launch succeeds. */
+  tkrt_launch_decision_t* decision;
 } tkrt_call_launch_args_t;
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);

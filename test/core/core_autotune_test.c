@@ -174,6 +174,41 @@ static void inplace_launch_counts(const inplace_buffers_t* b, uint32_t out_count
   core_download(g_device, out_counts, b->counter, 16);
 }
 
+/* The launch says what it ran and why: decided once, reused after; provisional under capture. */
+static void test_autotune_launch_reports_its_decision(void) {
+  inplace_buffers_t* b = calloc(1, sizeof(*b));
+  inplace_setup(b);
+  tkrt_call_t* call = inplace_call(0);
+  tkrt_autotuner_t* tuner = make_tuner(TKRT_TUNE_POLICY_AUTO);
+  ASSERT_TRUE(call && tuner);
+  tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
+  tkrt_launch_decision_t decision;
+  memset(&decision, 0xff, sizeof(decision));
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = g_device;
+  args.buffers = buffers;
+  args.input_count = 3;
+  args.output_count = 1;
+  args.tuner = tuner;
+  args.decision = &decision;
+  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_TRUE(decision.decided && !decision.provisional && !decision.capturing);
+  EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(decision.config, 1);
+  EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
+  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_TRUE(!decision.decided && !decision.provisional);
+  EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(decision.config, 1);
+  EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
+  EXPECT_EQ_U64(inplace_wrong(b, b->dx), 0);
+  tkrt_autotuner_destroy(tuner);
+  tkrt_call_release(call);
+  inplace_teardown(b);
+  free(b);
+}
+
 static void test_autotune_alias_unknown_sizes(void) {
   inplace_buffers_t* b = calloc(1, sizeof(*b));
   inplace_setup(b);
@@ -415,7 +450,20 @@ static void test_autotune_capture_fallback_first_config(void) {
   EXPECT_OK(tkrt_call_prepare(call, g_device));
   /* Under capture without a decision: config 0 is recorded, nothing is benchmarked. */
   ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
-  EXPECT_OK(core_launch(call, g_device, stream, buffers, 3, 1, tuner));
+  tkrt_launch_decision_t decision;
+  memset(&decision, 0, sizeof(decision));
+  tkrt_call_launch_args_t captured;
+  tkrt_call_launch_args_init(&captured);
+  captured.device = g_device;
+  captured.stream = stream;
+  captured.buffers = buffers;
+  captured.input_count = 3;
+  captured.output_count = 1;
+  captured.tuner = tuner;
+  captured.decision = &decision;
+  EXPECT_OK(tkrt_call_launch(call, &captured));
+  EXPECT_TRUE(decision.decided && decision.provisional && decision.capturing);
+  EXPECT_EQ_U64(decision.config, 0);
   tkrt_graph_t* graph = NULL;
   EXPECT_OK(tkrt_stream_end_capture(g_device, stream, &graph));
   EXPECT_OK(tkrt_graph_launch(g_device, graph, stream));
@@ -618,6 +666,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_alias_same_buffer_exactly_once),
       TKRT_TEST_CASE(test_autotune_alias_partial_overlap),
       TKRT_TEST_CASE(test_autotune_alias_buffers_differ),
+      TKRT_TEST_CASE(test_autotune_launch_reports_its_decision),
       TKRT_TEST_CASE(test_autotune_alias_unknown_sizes),
       TKRT_TEST_CASE(test_autotune_alias_size_nowhere_falls_back),
       TKRT_TEST_CASE(test_autotune_caller_lists_aliased_inputs),
