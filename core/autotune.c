@@ -9,8 +9,8 @@
 #include "core/alias_saves.h"
 #include "core/call_internal.h"
 #include "core/decision_store.h"
-#include "hal/fs.h"
-#include "hal/versioned.h"
+#include "base/fs.h"
+#include "base/versioned.h"
 #include "hal/hal.h"
 
 typedef enum tkrt_tune_entry_state {

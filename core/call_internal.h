@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/sha256.h"
+#include "base/sha256.h"
 #include "tkrt/autotune.h"
 #include "tkrt/call.h"
 

@@ -6,7 +6,7 @@
 
 #include "core/call_internal.h"
 #include "hal/hal.h"
-#include "hal/versioned.h"
+#include "base/versioned.h"
 
 #define TKRT_STACK_PARAMS 64
 #define TKRT_STACK_TMA 4 /* TMA descriptors per launch kept on the stack */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/sha256.h"
-#include "hal/fs.h"
+#include "base/sha256.h"
+#include "base/fs.h"
 #include "tkrt/api.h"
 
 #define TKRT_DECISION_MAGIC "tkrt-decision 1"

@@ -23,7 +23,7 @@ void tkrt_decision_key(const uint8_t digest[32], const char* arch, int driver_ve
 
 /* Takes an exclusive lock on the entry (creating the directory as needed); *out_fd is -1 when
  * the store cannot be used, with a status saying why. The lock file is opened O_NOFOLLOW and must
- * be a trusted regular file in a trusted folder (hal/fs.h: tkrt_fs_check_trusted). A store this
+ * be a trusted regular file in a trusted folder (base/fs.h: tkrt_fs_check_trusted). A store this
  * process cannot write is still read: then the lock is shared, on the lock file when it exists,
  * else on the folder, and writing the entry fails later with PERMISSION_DENIED. */
 tkrt_status_t tkrt_decision_lock(const char* dir, bool shared_ok, const char* key, int* out_fd);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/triton_internal.h"
-#include "hal/versioned.h"
+#include "base/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
 #define TKRT_GRID_EXPR_MAX 1024

@@ -11,8 +11,8 @@
 
 #include "core/json.h"
 #include "core/triton_internal.h"
-#include "hal/fs.h"
-#include "hal/versioned.h"
+#include "base/fs.h"
+#include "base/versioned.h"
 #include "tkrt/image.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fs.h"
+#include "base/image_detect.h"
 #include "core/wire_internal.h"
 #include "hal/hal.h"
 #include "hal/registry.h"
@@ -22,7 +24,7 @@ static bool tkrt_wire_has_prefix(const uint8_t* data, size_t size, const char* p
  * headers do not inspect cleanly keeps its kind and no arch (its backend refuses it at load). */
 void tkrt_wire_image_detect(const uint8_t* data, size_t size, tkrt_wire_image_facts_t* facts) {
   memset(facts, 0, sizeof(*facts));
-  facts->kind = tkrt_hal_image_detect(data, size);
+  facts->kind = tkrt_image_detect(data, size);
   if (facts->kind == TKRT_IMAGE_AUTO) return;
   tkrt_kernel_image_t probe = {.kind = facts->kind};
   facts->backend = tkrt_kernel_image_backend(&probe);
@@ -71,10 +73,7 @@ tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t
   fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
-    tkrt_status_code_t code = err == ENOENT || err == ENOTDIR ? TKRT_STATUS_NOT_FOUND
-                              : err == EACCES || err == EPERM ? TKRT_STATUS_PERMISSION_DENIED
-                                                              : TKRT_STATUS_UNKNOWN;
-    status = TKRT_STATUS_MAKE(code, "cannot open '%s': %s", full, strerror(err));
+    status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(err), "cannot open '%s': %s", full, strerror(err));
     goto cleanup;
   }
   struct stat st;

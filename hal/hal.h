@@ -198,10 +198,6 @@ void tkrt_hal_device_initialize(tkrt_device_t* device, const tkrt_hal_backend_t*
 tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
                                        const tkrt_launch_params_t* params);
 
-/* Recognises PTX, cubin, fatbin, HSACO and host ELF images from their bytes. Returns
- * TKRT_IMAGE_AUTO when nothing matches. */
-tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size);
-
 /* tkrt_module_load for an image that the application did not hand over itself (one decoded from
  * a serialized call): a host image, which is native code, is refused with PERMISSION_DENIED
  * (saying how to allow it) unless the device was opened with allow_native_code_from_calls. */

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/image_detect.h"
 #include "hal/hal.h"
 #include "hal/registry.h"
-#include "hal/versioned.h"
+#include "base/versioned.h"
 
 #define TKRT_CHECK_ARG(cond, ...) \
   do {                            \
@@ -258,30 +259,6 @@ const char* tkrt_image_kind_name(tkrt_image_kind_t kind) {
   return "unknown";
 }
 
-tkrt_image_kind_t tkrt_hal_image_detect(const void* data, size_t size) {
-  const unsigned char* bytes = data;
-  if (!bytes || size < 4) return TKRT_IMAGE_AUTO;
-  if (size >= 20 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F') {
-    unsigned machine = bytes[5] == 2 ? (unsigned)bytes[18] << 8 | bytes[19]  /* big endian */
-                                     : (unsigned)bytes[19] << 8 | bytes[18];
-    if (machine == 190) return TKRT_IMAGE_CUBIN;  /* EM_CUDA */
-    if (machine == 224) return TKRT_IMAGE_HSACO;  /* EM_AMDGPU */
-    return TKRT_IMAGE_HOST;
-  }
-  uint32_t magic = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-                   (uint32_t)bytes[3] << 24;
-  if (magic == 0xBA55ED50u || magic == 0x466243B1u) return TKRT_IMAGE_FATBIN;
-  /* PTX: text with a .version directive near the start. */
-  size_t scan = size < 65536 ? size : 65536;
-  for (size_t i = 0; i < scan; ++i) {
-    if (bytes[i] == 0 && i + 1 != size) return TKRT_IMAGE_AUTO;
-    if (bytes[i] == '.' && i + 8 <= size && memcmp(bytes + i, ".version", 8) == 0) {
-      return TKRT_IMAGE_PTX;
-    }
-  }
-  return TKRT_IMAGE_AUTO;
-}
-
 static tkrt_status_t tkrt_module_load_checked(tkrt_device_t* device, const tkrt_image_t* image,
                                               bool from_call, tkrt_module_t** out_module) {
   TKRT_CHECK_ARG(device, "tkrt_module_load: device is NULL");
@@ -293,7 +270,7 @@ static tkrt_status_t tkrt_module_load_checked(tkrt_device_t* device, const tkrt_
   image = &resolved;
   TKRT_CHECK_ARG(image->data && image->size, "tkrt_module_load: the image is empty");
   if (resolved.kind == TKRT_IMAGE_AUTO) {
-    resolved.kind = tkrt_hal_image_detect(image->data, image->size);
+    resolved.kind = tkrt_image_detect(image->data, image->size);
     if (resolved.kind == TKRT_IMAGE_AUTO) {
       const unsigned char* b = image->data;
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,

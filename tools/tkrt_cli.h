@@ -23,7 +23,7 @@ int tkrt_cli_fail(const char* command, tkrt_status_t status);
 /* Prints "tkrt <command>: <message>" and a hint to use --help; returns 2. */
 int tkrt_cli_usage_error(const char* command, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
-/* Reads a whole regular file of at most max_size bytes without blocking (hal/fs.h:
+/* Reads a whole regular file of at most max_size bytes without blocking (base/fs.h:
  * tkrt_fs_read_file; NOT_FOUND / PERMISSION_DENIED / INVALID_ARGUMENT for a FIFO or a folder /
  * OUT_OF_RANGE for a file over the limit, naming the path). */
 tkrt_status_t tkrt_cli_read_file(const char* path, size_t max_size, void** out_data,

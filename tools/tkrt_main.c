@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hal/fs.h"
+#include "base/fs.h"
 #include "tools/tkrt_cli.h"
 
 static const char kUsage[] =

@@ -1,7 +1,7 @@
 /* tkrt CUDA backend: cubin cache files. One file per key, a fixed header (magic, version, sizes,
  * key, payload checksum) and the cubin; every failure is reported to the caller, never fatal. */
 #include "backends/cuda/cuda_cache.h"
-#include "hal/fs.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

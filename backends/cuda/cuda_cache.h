@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sha256.h"
+#include "base/sha256.h"
 
 /* Entries live in the folder tkrt_device_options_t.cache_dir names (tkrt_options_from_environment:
  * $TKRT_CACHE_DIR/cubin, or $XDG_CACHE_HOME/tkrt/cubin, else $HOME/.cache/tkrt/cubin); folders are

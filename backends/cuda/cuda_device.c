@@ -2,7 +2,7 @@
  * Modules live in cuda_module.c, streams, graphs and events in cuda_stream.c. */
 #include "backends/cuda/cuda_device.h"
 
-#include "hal/fs.h"
+#include "base/fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/cuda_symbols.h"
-#include "hal/dylib.h"
+#include "base/dylib.h"
 
 /* ---------------------------------------------------------------- the symbol table */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backends/hip/hip_internal.h"
-#include "hal/dylib.h"
+#include "base/dylib.h"
 
 /* Oldest runtime whose hipDeviceAttribute_t numbering we use (see hip_device.c). */
 #define TKRT_HIP_MIN_RUNTIME_VERSION 50000000

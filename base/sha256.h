@@ -1,7 +1,7 @@
 /* tkrt: SHA-256 (FIPS 180-4) for content keys: call digests, tuning decisions, cache entries.
  * Not for security; a standard hash keeps keys stable across versions and processes. */
-#ifndef TKRT_CORE_SHA256_H_
-#define TKRT_CORE_SHA256_H_
+#ifndef TKRT_BASE_SHA256_H_
+#define TKRT_BASE_SHA256_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,4 +19,4 @@ void tkrt_sha256_final(tkrt_sha256_t* ctx, uint8_t out[32]);
 /* Lower-case hex of `size` bytes into out (2*size+1 bytes). */
 void tkrt_hex_encode(const uint8_t* bytes, size_t size, char* out);
 
-#endif /* TKRT_CORE_SHA256_H_ */
+#endif /* TKRT_BASE_SHA256_H_ */

@@ -1,8 +1,8 @@
 /* tkrt: reading the versioned structs of the public API (those that start with struct_size).
  * A caller built against an older, smaller struct passes its own size: only that many bytes are
  * read, and the fields it does not know keep tkrt's defaults. */
-#ifndef TKRT_HAL_VERSIONED_H_
-#define TKRT_HAL_VERSIONED_H_
+#ifndef TKRT_BASE_VERSIONED_H_
+#define TKRT_BASE_VERSIONED_H_
 
 #include <stddef.h>
 #include <string.h>
@@ -50,4 +50,4 @@ static inline size_t tkrt_versioned_capacity(const void* out, size_t our_size) {
   return caller_size < our_size ? caller_size : our_size;
 }
 
-#endif /* TKRT_HAL_VERSIONED_H_ */
+#endif /* TKRT_BASE_VERSIONED_H_ */

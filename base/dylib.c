@@ -1,5 +1,5 @@
 /* tkrt: dlopen helper that remembers every failed attempt for the error message. */
-#include "hal/dylib.h"
+#include "base/dylib.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

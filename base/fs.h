@@ -1,7 +1,7 @@
 /* tkrt: the file-system helpers shared by the on-disk stores and caches (CUDA's cubin cache, the
  * tuning decision store) and the CLI: safe reads and atomic writes, trust checks, folders. */
-#ifndef TKRT_HAL_FS_H_
-#define TKRT_HAL_FS_H_
+#ifndef TKRT_BASE_FS_H_
+#define TKRT_BASE_FS_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,4 +75,4 @@ tkrt_status_t tkrt_fs_write_file_atomic(const char* dir, const char* name,
                                         const tkrt_fs_piece_t* pieces, size_t piece_count,
                                         mode_t mode);
 
-#endif /* TKRT_HAL_FS_H_ */
+#endif /* TKRT_BASE_FS_H_ */

@@ -1,6 +1,6 @@
 /* tkrt: file-system helpers for the on-disk stores and caches and the CLI (see fs.h). Everything
  * here assumes a hostile file system: links, FIFOs, huge files and other users' files. */
-#include "hal/fs.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* tkrt: opening vendor libraries at run time. Libraries are never closed: drivers do not survive
  * being unloaded, and their handles are process-wide anyway. */
-#ifndef TKRT_HAL_DYLIB_H_
-#define TKRT_HAL_DYLIB_H_
+#ifndef TKRT_BASE_DYLIB_H_
+#define TKRT_BASE_DYLIB_H_
 
 #include <stddef.h>
 
@@ -16,4 +16,4 @@ tkrt_status_t tkrt_dylib_open(const char* const* names, size_t count, int prefer
 /* NULL when absent. */
 void* tkrt_dylib_symbol(void* handle, const char* name);
 
-#endif /* TKRT_HAL_DYLIB_H_ */
+#endif /* TKRT_BASE_DYLIB_H_ */

@@ -1,5 +1,5 @@
 /* tkrt: SHA-256 (FIPS 180-4), written from the specification. */
-#include "core/sha256.h"
+#include "base/sha256.h"
 
 #include <string.h>
 

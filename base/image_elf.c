@@ -1,51 +1,12 @@
-/* tkrt image inspection: reads the target and kernel names of PTX, cubin, fatbin, HSACO and host
- * ELF images from untrusted bytes, bounds-checking every offset before it is used. */
+/* tkrt base: the ELF reader of the image inspector (cubin, HSACO, host images): sections, the
+ * kernel symbols, and each kind's target (sm_90a, gfx90a:xnack-, x86_64). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hal/hal.h"
+#include "base/image_internal.h"
 #include "tkrt/host_kernel.h"
-#include "tkrt/image.h"
 
-#define TKRT_IMAGE_INVALID(...) TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, __VA_ARGS__)
-
-typedef unsigned long long tkrt_ull;
-
-/* True when [offset, offset + length) lies inside an object of `size` bytes (no overflow). */
-static bool tkrt_image_range_ok(uint64_t size, uint64_t offset, uint64_t length) {
-  return offset <= size && length <= size - offset;
-}
-
-static void tkrt_image_copy(char* dst, size_t capacity, const char* src, size_t length) {
-  if (length >= capacity) length = capacity - 1;
-  memcpy(dst, src, length);
-  dst[length] = '\0';
-}
-
-/* ---------------------------------------------------------------- kernel name sink */
-
-typedef struct tkrt_image_sink {
-  tkrt_image_kernel_visitor_t visit;
-  void* user;
-  bool stopped;
-} tkrt_image_sink_t;
-
-static void tkrt_image_emit(tkrt_image_sink_t* sink, const char* name, size_t length) {
-  if (sink->stopped || length == 0) return;
-  if (!sink->visit(name, length, sink->user)) sink->stopped = true;
-}
-
-static bool tkrt_image_store_kernel(const char* name, size_t length, void* user) {
-  tkrt_image_info_t* info = user;
-  if (info->kernel_count < TKRT_IMAGE_KERNELS_MAX) {
-    tkrt_image_copy(info->kernels[info->kernel_count], TKRT_IMAGE_KERNEL_NAME_MAX, name, length);
-  }
-  info->kernel_count++;
-  return true;
-}
-
-/* ---------------------------------------------------------------- ELF */
 
 enum {
   TKRT_EM_386 = 3,
@@ -241,11 +202,6 @@ static tkrt_status_t tkrt_elf_find_section(const tkrt_elf_t* elf, const char* wa
     }
   }
   return NULL;
-}
-
-static bool tkrt_image_has_prefix(const char* name, size_t length, const char* prefix) {
-  size_t n = strlen(prefix);
-  return length >= n && memcmp(name, prefix, n) == 0;
 }
 
 /* Visits kernel names from the symbol table (.symtab when present, else .dynsym: images that
@@ -484,316 +440,22 @@ static void tkrt_image_host_target(const tkrt_elf_t* elf, tkrt_image_info_t* inf
   snprintf(info->target, sizeof(info->target), "%s", info->arch);
 }
 
-/* ---------------------------------------------------------------- PTX */
-
-typedef struct tkrt_ptx_token {
-  const char* text;
-  size_t length;
-  size_t offset;
-} tkrt_ptx_token_t;
-
-static bool tkrt_ptx_word_char(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '$' || c == '%';
-}
-
-/* Next token after whitespace, comments and string literals; length 0 at the end. Returns an
- * error for an unterminated comment or string. */
-static tkrt_status_t tkrt_ptx_next(const char* text, size_t size, size_t* cursor,
-                                   tkrt_ptx_token_t* out) {
-  size_t i = *cursor;
-  for (;;) {
-    while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
-                        text[i] == '\r' || text[i] == '\f' || text[i] == '\v')) {
-      ++i;
-    }
-    if (i + 1 < size && text[i] == '/' && text[i + 1] == '/') {
-      while (i < size && text[i] != '\n') ++i;
-      continue;
-    }
-    if (i + 1 < size && text[i] == '/' && text[i + 1] == '*') {
-      size_t start = i;
-      i += 2;
-      while (i + 1 < size && !(text[i] == '*' && text[i + 1] == '/')) ++i;
-      if (i + 1 >= size) {
-        return TKRT_IMAGE_INVALID("PTX: unterminated /* comment starting at offset %zu", start);
-      }
-      i += 2;
-      continue;
-    }
-    if (i < size && text[i] == '"') {
-      size_t start = i++;
-      while (i < size && text[i] != '"' && text[i] != '\n') i += text[i] == '\\' ? 2 : 1;
-      if (i >= size || text[i] != '"') {
-        return TKRT_IMAGE_INVALID("PTX: unterminated string starting at offset %zu", start);
-      }
-      ++i;
-      continue;
-    }
-    break;
-  }
-  out->offset = i;
-  out->text = text + i;
-  if (i >= size) {
-    out->length = 0;
-  } else if (tkrt_ptx_word_char((unsigned char)text[i])) {
-    size_t start = i;
-    while (i < size && tkrt_ptx_word_char((unsigned char)text[i])) ++i;
-    out->length = i - start;
-  } else {
-    out->length = 1;
-    ++i;
-  }
-  *cursor = i;
-  return NULL;
-}
-
-static bool tkrt_ptx_is(const tkrt_ptx_token_t* token, const char* word) {
-  size_t n = strlen(word);
-  return token->length == n && memcmp(token->text, word, n) == 0;
-}
-
-/* Parses "<digits>" from text[*at..end) into *out (at most 9 digits); false when none. */
-static bool tkrt_ptx_number(const char* text, size_t end, size_t* at, uint32_t* out) {
-  uint32_t value = 0;
-  size_t i = *at, digits = 0;
-  while (i < end && text[i] >= '0' && text[i] <= '9') {
-    if (++digits > 9) return false;
-    value = value * 10 + (uint32_t)(text[i] - '0');
-    ++i;
-  }
-  if (!digits) return false;
-  *at = i;
-  *out = value;
-  return true;
-}
-
-static tkrt_status_t tkrt_ptx_walk(const char* text, size_t size, tkrt_image_info_t* info,
-                                   tkrt_image_sink_t* sink) {
-  /* PTX is text; a NUL ends it (C strings handed over with their terminator are fine). */
-  const char* nul = memchr(text, '\0', size);
-  if (nul) size = (size_t)(nul - text);
-  bool have_version = false, have_target = false;
-  size_t cursor = 0;
-  tkrt_ptx_token_t token;
-  for (;;) {
-    TKRT_RETURN_IF_ERROR(tkrt_ptx_next(text, size, &cursor, &token));
-    if (token.length == 0) break;
-    if (tkrt_ptx_is(&token, ".version")) {
-      tkrt_ptx_token_t value;
-      TKRT_RETURN_IF_ERROR(tkrt_ptx_next(text, size, &cursor, &value));
-      size_t at = value.offset, end = value.offset + value.length;
-      uint32_t major = 0, minor = 0;
-      bool ok = tkrt_ptx_number(text, end, &at, &major) && at < end && text[at] == '.';
-      if (ok) {
-        ++at;
-        ok = tkrt_ptx_number(text, end, &at, &minor) && at == end;
-      }
-      if (!ok) {
-        return TKRT_IMAGE_INVALID("PTX: malformed .version '%.*s' at offset %zu",
-                                  (int)(value.length > 32 ? 32 : value.length), value.text,
-                                  value.offset);
-      }
-      if (info && !have_version) {
-        info->ptx_version_major = major;
-        info->ptx_version_minor = minor;
-      }
-      have_version = true;
-    } else if (tkrt_ptx_is(&token, ".target")) {
-      tkrt_ptx_token_t value;
-      TKRT_RETURN_IF_ERROR(tkrt_ptx_next(text, size, &cursor, &value));
-      if (value.length == 0 || value.text[0] == '.' ||
-          !tkrt_ptx_word_char((unsigned char)value.text[0]) ||
-          value.length >= TKRT_IMAGE_ARCH_MAX) {
-        return TKRT_IMAGE_INVALID("PTX: malformed .target '%.*s' at offset %zu",
-                                  (int)(value.length > 32 ? 32 : value.length), value.text,
-                                  value.offset);
-      }
-      if (info && !have_target) {
-        tkrt_image_copy(info->arch, sizeof(info->arch), value.text, value.length);
-        snprintf(info->target, sizeof(info->target), "%s", info->arch);
-        size_t at = value.offset + 3;
-        uint32_t sm = 0;
-        if (tkrt_image_has_prefix(value.text, value.length, "sm_") &&
-            tkrt_ptx_number(text, value.offset + value.length, &at, &sm)) {
-          info->sm = sm;
-        }
-      }
-      have_target = true;
-    } else if (tkrt_ptx_is(&token, ".entry")) {
-      tkrt_ptx_token_t name;
-      TKRT_RETURN_IF_ERROR(tkrt_ptx_next(text, size, &cursor, &name));
-      if (name.length == 0 || !tkrt_ptx_word_char((unsigned char)name.text[0])) {
-        return TKRT_IMAGE_INVALID("PTX: .entry at offset %zu is not followed by a kernel name",
-                                  token.offset);
-      }
-      tkrt_image_emit(sink, name.text, name.length);
-      if (sink->stopped) return NULL;
+tkrt_status_t tkrt_image_elf_walk(const void* data, size_t size, tkrt_image_kind_t kind,
+                                  tkrt_image_info_t* info, tkrt_image_sink_t* sink) {
+  tkrt_elf_t elf;
+  TKRT_RETURN_IF_ERROR(tkrt_elf_open(data, size, &elf));
+  if (info) {
+    info->elf_machine = elf.machine;
+    info->elf_flags = elf.flags;
+    info->elf_osabi = elf.osabi;
+    info->elf_abi_version = elf.abi_version;
+    if (kind == TKRT_IMAGE_CUBIN) {
+      TKRT_RETURN_IF_ERROR(tkrt_image_cubin_target(&elf, info));
+    } else if (kind == TKRT_IMAGE_HSACO) {
+      tkrt_image_hsaco_target(&elf, info);
+    } else {
+      tkrt_image_host_target(&elf, info);
     }
   }
-  if (!have_version) return TKRT_IMAGE_INVALID("PTX: no .version directive");
-  if (!have_target) return TKRT_IMAGE_INVALID("PTX: no .target directive");
-  return NULL;
-}
-
-/* ---------------------------------------------------------------- fatbin */
-
-#define TKRT_FATBIN_MAGIC 0xBA55ED50u
-#define TKRT_FATBIN_WRAPPER_MAGIC 0x466243B1u
-
-static uint32_t tkrt_le32(const uint8_t* p) {
-  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint64_t tkrt_le64(const uint8_t* p) {
-  return (uint64_t)tkrt_le32(p + 4) << 32 | tkrt_le32(p);
-}
-
-/* The fatbin container as nvcc 13.0 writes it (checked on fatbins built here): a 16-byte header
- * (u32 magic, u16 version, u16 header size, u64 size of the entries), then entries each with a
- * header (u16 kind: 1 PTX, 2 ELF; u16 version; u32 header size; u64 payload size; ...; u32 SM at
- * +28; u32 flags at +40, where 0x100000 marks an 'a' and 0x200000 an 'f' variant). */
-static tkrt_status_t tkrt_fatbin_walk(const uint8_t* d, size_t size, tkrt_image_info_t* info) {
-  if (size < 16) {
-    return TKRT_IMAGE_INVALID("truncated fatbin header: %zu bytes, need 16 (at offset 0)", size);
-  }
-  if (tkrt_le32(d) == TKRT_FATBIN_WRAPPER_MAGIC) {
-    /* The wrapper nvcc places in host objects points at the fatbin: nothing to read here. */
-    if (info) snprintf(info->target, sizeof(info->target), "fatbin");
-    return NULL;
-  }
-  uint32_t header_size = (uint32_t)d[6] | (uint32_t)d[7] << 8;
-  uint64_t body_size = tkrt_le64(d + 8);
-  if (header_size < 16 || header_size > size) {
-    return TKRT_IMAGE_INVALID("fatbin header size %u at offset 6 is outside 16..%zu", header_size,
-                              size);
-  }
-  if (!tkrt_image_range_ok(size, header_size, body_size)) {
-    return TKRT_IMAGE_INVALID("fatbin size %llu at offset 8 runs past the end of the %zu-byte "
-                              "image",
-                              (tkrt_ull)body_size, size);
-  }
-  if (info) snprintf(info->target, sizeof(info->target), "fatbin");
-  uint64_t end = header_size + body_size;
-  uint64_t at = header_size;
-  while (at < end) {
-    if (end - at < 48) {
-      return TKRT_IMAGE_INVALID("truncated fatbin entry header at offset %llu: %llu bytes left, "
-                                "need 48",
-                                (tkrt_ull)at, (tkrt_ull)(end - at));
-    }
-    const uint8_t* e = d + at;
-    uint32_t kind = (uint32_t)e[0] | (uint32_t)e[1] << 8;
-    uint32_t entry_header = tkrt_le32(e + 4);
-    uint64_t payload = tkrt_le64(e + 8);
-    if (entry_header < 48 || entry_header > end - at) {
-      return TKRT_IMAGE_INVALID("fatbin entry at offset %llu has a header size of %u bytes "
-                                "(need 48 to %llu)",
-                                (tkrt_ull)at, entry_header, (tkrt_ull)(end - at));
-    }
-    if (payload > end - at - entry_header) {
-      return TKRT_IMAGE_INVALID("fatbin entry at offset %llu: its %llu-byte payload runs past "
-                                "the end of the fatbin",
-                                (tkrt_ull)at, (tkrt_ull)payload);
-    }
-    uint32_t sm = tkrt_le32(e + 28);
-    uint32_t flags = tkrt_le32(e + 40);
-    if (info) {
-      if (info->fatbin_entry_count < TKRT_IMAGE_FATBIN_ENTRIES_MAX) {
-        const char* suffix = (flags & 0x100000u) ? "a" : (flags & 0x200000u) ? "f" : "";
-        char* name = info->fatbin_entries[info->fatbin_entry_count];
-        if (kind == 1) {
-          snprintf(name, TKRT_IMAGE_FATBIN_ENTRY_NAME_MAX, "compute_%u%s", sm, suffix);
-        } else if (kind == 2) {
-          snprintf(name, TKRT_IMAGE_FATBIN_ENTRY_NAME_MAX, "sm_%u%s", sm, suffix);
-        } else {
-          snprintf(name, TKRT_IMAGE_FATBIN_ENTRY_NAME_MAX, "kind%u_%u", kind, sm);
-        }
-      }
-      info->fatbin_entry_count++;
-    }
-    at += entry_header + payload;
-  }
-  return NULL;
-}
-
-/* ---------------------------------------------------------------- entry points */
-
-/* The one walker behind both public functions: info (optional) gets the target; sink gets the
- * kernel names. */
-static tkrt_status_t tkrt_image_walk(const void* data, size_t size, tkrt_image_info_t* info,
-                                     tkrt_image_sink_t* sink) {
-  if (!data || size == 0) return TKRT_IMAGE_INVALID("the image is empty");
-  tkrt_image_kind_t kind = tkrt_hal_image_detect(data, size);
-  const uint8_t* bytes = data;
-  if (info) info->kind = kind;
-  switch (kind) {
-    case TKRT_IMAGE_AUTO:
-      return TKRT_IMAGE_INVALID("unrecognised image of %zu bytes (starts %02x %02x %02x %02x); "
-                                "expected PTX, cubin, fatbin, HSACO or a host ELF",
-                                size, bytes[0], size > 1 ? bytes[1] : 0, size > 2 ? bytes[2] : 0,
-                                size > 3 ? bytes[3] : 0);
-    case TKRT_IMAGE_PTX:
-      return tkrt_ptx_walk(data, size, info, sink);
-    case TKRT_IMAGE_FATBIN:
-      return tkrt_fatbin_walk(bytes, size, info);
-    case TKRT_IMAGE_CUBIN:
-    case TKRT_IMAGE_HSACO:
-    case TKRT_IMAGE_HOST: {
-      tkrt_elf_t elf;
-      TKRT_RETURN_IF_ERROR(tkrt_elf_open(data, size, &elf));
-      if (info) {
-        info->elf_machine = elf.machine;
-        info->elf_flags = elf.flags;
-        info->elf_osabi = elf.osabi;
-        info->elf_abi_version = elf.abi_version;
-        if (kind == TKRT_IMAGE_CUBIN) {
-          TKRT_RETURN_IF_ERROR(tkrt_image_cubin_target(&elf, info));
-        } else if (kind == TKRT_IMAGE_HSACO) {
-          tkrt_image_hsaco_target(&elf, info);
-        } else {
-          tkrt_image_host_target(&elf, info);
-        }
-      }
-      return tkrt_elf_walk_kernels(&elf, kind, sink);
-    }
-  }
-  return TKRT_IMAGE_INVALID("unknown image kind %d", (int)kind);
-}
-
-tkrt_status_t tkrt_image_inspect(const void* data, size_t size, tkrt_image_info_t* out_info) {
-  if (!out_info) return TKRT_IMAGE_INVALID("tkrt_image_inspect: out_info is NULL");
-  /* Built off to the side: out_info is written only on success. */
-  tkrt_image_info_t* info = calloc(1, sizeof(*info));
-  if (!info) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  info->struct_size = sizeof(*info);
-  tkrt_image_sink_t sink = {tkrt_image_store_kernel, info, false};
-  tkrt_status_t status = tkrt_image_walk(data, size, info, &sink);
-  if (!status) {
-    /* Never more than the caller's struct holds: struct_size 0 means this header's size. */
-    size_t capacity = out_info->struct_size ? out_info->struct_size : sizeof(*info);
-    if (capacity > sizeof(*info)) capacity = sizeof(*info);
-    if (capacity < sizeof(size_t)) capacity = sizeof(size_t);
-    info->struct_size = capacity;
-    memcpy(out_info, info, capacity);
-  }
-  free(info);
-  return status;
-}
-
-tkrt_status_t tkrt_image_for_each_kernel(const void* data, size_t size,
-                                         tkrt_image_kernel_visitor_t visit, void* user) {
-  if (!visit) return TKRT_IMAGE_INVALID("tkrt_image_for_each_kernel: visit is NULL");
-  tkrt_image_sink_t sink = {visit, user, false};
-  return tkrt_image_walk(data, size, NULL, &sink);
-}
-
-const char* tkrt_image_feature_name(tkrt_image_feature_t feature) {
-  switch (feature) {
-    case TKRT_IMAGE_FEATURE_UNSUPPORTED: return "unsupported";
-    case TKRT_IMAGE_FEATURE_ANY: return "any";
-    case TKRT_IMAGE_FEATURE_OFF: return "off";
-    case TKRT_IMAGE_FEATURE_ON: return "on";
-  }
-  return "unknown";
+  return tkrt_elf_walk_kernels(&elf, kind, sink);
 }
