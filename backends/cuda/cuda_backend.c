@@ -7,7 +7,7 @@
 #include "hal/hal.h"
 
 #if TKRT_HAVE_BACKEND_CUDA
-#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_internal.h"
 #endif
 
 extern const tkrt_hal_backend_t tkrt_cuda_backend;

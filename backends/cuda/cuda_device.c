@@ -1,6 +1,6 @@
-/* tkrt CUDA backend: the device (primary context, attributes), its vtable, memory and launches.
- * Modules live in cuda_module.c, streams, graphs and events in cuda_stream.c. */
-#include "backends/cuda/cuda_device.h"
+/* tkrt CUDA backend: the device (primary context, attributes), its vtable and memory. Modules live
+ * in cuda_module.c, launches in cuda_launch.c, streams, graphs and events in cuda_stream.c. */
+#include "backends/cuda/cuda_internal.h"
 
 #include "base/fs.h"
 
@@ -156,89 +156,6 @@ void tkrt_cuda_destroy(tkrt_device_t* base) {
   }
   free(device->cache_dir);
   free(device);
-}
-
-/* ---------------------------------------------------------------- launches */
-
-tkrt_status_t tkrt_cuda_launch(tkrt_device_t* base, void* function,
-                               const tkrt_launch_params_t* params, tkrt_stream_t stream) {
-  tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base; /* hot path: no checked downcast */
-  const tkrt_cuda_driver_t* driver = device->driver;
-  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
-  CUstream cu_stream = (CUstream)stream;
-  uint32_t cluster_size = params->cluster[0] * params->cluster[1] * params->cluster[2];
-  const uint32_t extended_flags = TKRT_LAUNCH_COOPERATIVE | TKRT_LAUNCH_PDL;
-  if (cluster_size <= 1 && !(params->flags & extended_flags)) {
-    CUresult result = driver->cuLaunchKernel(
-        (CUfunction)function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
-        params->block[1], params->block[2], params->shared_mem_bytes, cu_stream, params->params,
-        NULL);
-    if (result != CUDA_SUCCESS) {
-      return TKRT_CUDA_STATUS(result, "cuLaunchKernel(grid %ux%ux%u, block %ux%ux%u, %u B shared)",
-                              params->grid[0], params->grid[1], params->grid[2], params->block[0],
-                              params->block[1], params->block[2], params->shared_mem_bytes);
-    }
-    return NULL;
-  }
-
-  if (!driver->cuLaunchKernelEx) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                            "the CUDA driver (version %d) has no cuLaunchKernelEx, needed for %s "
-                            "launches",
-                            driver->driver_version,
-                            cluster_size > 1                           ? "cluster"
-                            : params->flags & TKRT_LAUNCH_COOPERATIVE ? "cooperative"
-                                                                       : "programmatic dependent");
-  }
-  CUlaunchAttribute attributes[4];
-  memset(attributes, 0, sizeof(attributes));
-  unsigned count = 0;
-  if (cluster_size > 1) {
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attributes[count].value.clusterDim.x = params->cluster[0];
-    attributes[count].value.clusterDim.y = params->cluster[1];
-    attributes[count].value.clusterDim.z = params->cluster[2];
-    ++count;
-    if (params->flags & TKRT_LAUNCH_CLUSTER_SPREAD) {
-      attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-      attributes[count].value.clusterSchedulingPolicyPreference =
-          CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
-      ++count;
-    }
-  }
-  if (params->flags & TKRT_LAUNCH_COOPERATIVE) {
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    attributes[count].value.cooperative = 1;
-    ++count;
-  }
-  if (params->flags & TKRT_LAUNCH_PDL) {
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attributes[count].value.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
-  CUlaunchConfig config;
-  memset(&config, 0, sizeof(config));
-  config.gridDimX = params->grid[0];
-  config.gridDimY = params->grid[1];
-  config.gridDimZ = params->grid[2];
-  config.blockDimX = params->block[0];
-  config.blockDimY = params->block[1];
-  config.blockDimZ = params->block[2];
-  config.sharedMemBytes = params->shared_mem_bytes;
-  config.hStream = cu_stream;
-  config.attrs = attributes;
-  config.numAttrs = count;
-  CUresult result = driver->cuLaunchKernelEx(&config, (CUfunction)function, params->params, NULL);
-  if (result != CUDA_SUCCESS) {
-    return TKRT_CUDA_STATUS(result,
-                            "cuLaunchKernelEx(grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u, "
-                            "%u B shared, flags 0x%x)",
-                            params->grid[0], params->grid[1], params->grid[2], params->block[0],
-                            params->block[1], params->block[2], params->cluster[0],
-                            params->cluster[1], params->cluster[2], params->shared_mem_bytes,
-                            params->flags);
-  }
-  return NULL;
 }
 
 /* ---------------------------------------------------------------- memory */

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_symbols.h"
 #include "base/dylib.h"
 

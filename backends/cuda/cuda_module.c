@@ -10,7 +10,7 @@
 
 #include "tkrt/image.h"
 #include "backends/cuda/cuda_cache.h"
-#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_internal.h"
 
 typedef struct tkrt_cuda_module {
   CUmodule module;

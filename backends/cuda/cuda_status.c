@@ -1,6 +1,6 @@
 /* tkrt CUDA backend: CUresult -> tkrt status. Codes are matched by numeric value, so the table
  * also names errors that an older cuda.h (or the loaded driver) does not know. */
-#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cuda_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* tkrt CUDA backend: streams, stream capture into CUDA graphs, and events. Handles are the
  * driver's own (tkrt_stream_t is a CUstream, tkrt_event_t a CUevent, a graph a CUgraphExec). */
-#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_internal.h"
 
 static tkrt_status_t tkrt_cuda_graphs_missing(const tkrt_cuda_device_t* device) {
   return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,

@@ -7,12 +7,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backends/hip/hip_library_names.h"
 #include "backends/hip/hip_symbols.h"
 #include "hal/hal.h"
 #include "tkrt/image.h"
 
 /* ---------------------------------------------------------------- the library (hip_library.c) */
+
+/* At most this many names in a caller's ':'-separated list. */
+#define TKRT_HIP_LIBRARY_NAMES_MAX 8
+
+/* names[] may point into storage[]: use the record where it was filled, never a copy of it. */
+typedef struct tkrt_hip_library_names {
+  const char* names[TKRT_HIP_LIBRARY_NAMES_MAX];
+  size_t count;
+  bool overridden; /* the names come from the caller's list */
+  char storage[1024];
+} tkrt_hip_library_names_t;
+
+/* Fills `out` with the names to try: `spec` (a ':'-separated list of paths or sonames) when it is
+ * set, else the sonames of ROCm 7, 6 and 5, then libamdhip64.so. */
+void tkrt_hip_library_names_get(const char* spec, tkrt_hip_library_names_t* out);
+
 
 typedef struct tkrt_hip_library {
   void* handle;              /* never closed */
@@ -43,7 +58,7 @@ tkrt_status_t tkrt_hip_make_status(const tkrt_hip_symbols_t* api, int error, con
 #define TKRT_HIP_STATUS(api, error, ...) \
   tkrt_hip_make_status((api), (int)(error), __FILE__, __LINE__, __VA_ARGS__)
 
-/* ---------------------------------------------------------------- arch checks (hip_arch.c) */
+/* ---------------------------------------------------------------- arch checks (hip_module.c) */
 
 /* Checks that a code object can run on a device whose gcnArchName is `device_arch_name`
  * ("gfx90a:sramecc+:xnack-"): same processor, and no feature the code object needs on (xnack+,
@@ -91,7 +106,7 @@ void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_
 
 /* ---------------------------------------------------------------- vtable methods */
 
-/* hip_device.c, hip_module.c, hip_memory.c, hip_stream.c */
+/* hip_device.c, hip_module.c, hip_launch.c, hip_stream.c */
 TKRT_HAL_DECLARE_DEVICE_METHODS(tkrt_hip)
 
 #endif /* TKRT_BACKENDS_HIP_HIP_INTERNAL_H_ */

@@ -10,6 +10,31 @@
 #include "backends/hip/hip_internal.h"
 #include "base/dylib.h"
 
+/* ---------------------------------------------------------------- library names */
+
+/* Fills `out` with the names to try: `spec` (a ':'-separated list of paths or sonames) when it is
+ * set, else the sonames of ROCm 7, 6 and 5, then libamdhip64.so. */
+void tkrt_hip_library_names_get(const char* spec, tkrt_hip_library_names_t* out) {
+  static const char* const defaults[] = {"libamdhip64.so.7", "libamdhip64.so.6",
+                                         "libamdhip64.so.5", "libamdhip64.so"};
+  memset(out, 0, sizeof(*out));
+  const char* value = spec;
+  if (value && *value) {
+    out->overridden = true;
+    snprintf(out->storage, sizeof(out->storage), "%s", value);
+    for (char* cursor = out->storage; cursor && out->count < TKRT_HIP_LIBRARY_NAMES_MAX;) {
+      char* colon = strchr(cursor, ':');
+      if (colon) *colon = '\0';
+      if (*cursor) out->names[out->count++] = cursor;
+      cursor = colon ? colon + 1 : NULL;
+    }
+    return;
+  }
+  for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); ++i) {
+    out->names[out->count++] = defaults[i];
+  }
+}
+
 /* Oldest runtime whose hipDeviceAttribute_t numbering we use (see hip_device.c). */
 #define TKRT_HIP_MIN_RUNTIME_VERSION 50000000
 

@@ -1,6 +1,6 @@
-/* tkrt HIP backend: HSACO modules (target checked before loading), kernel functions, their
- * attributes and dynamic shared memory limit, and launches. */
-#include <pthread.h>
+/* tkrt HIP backend: HSACO modules (the code object's target checked against the device before
+ * loading) and kernel functions with their attributes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +20,70 @@ typedef struct tkrt_hip_module {
   hipModule_t handle;
   void* image_copy; /* the code object bytes, kept for the module's lifetime (see below) */
 } tkrt_hip_module_t;
+
+/* ---------------------------------------------------------------- code object targets */
+
+/* Compares a code object's target (processor and xnack/sramecc features) with a device's
+ * gcnArchName before loading, so a mismatch gets a clear message instead of a load error. */
+void tkrt_hip_arch_processor(const char* arch_name, char* out, size_t capacity) {
+  size_t length = strcspn(arch_name, ":");
+  snprintf(out, capacity, "%.*s", (int)length, arch_name);
+}
+
+/* The device's setting of a feature in a gcnArchName ("...:xnack-" -> OFF); UNSUPPORTED when the
+ * name does not mention it (the processor lacks it, or the runtime leaves it unspecified). */
+static tkrt_image_feature_t tkrt_hip_device_feature(const char* arch_name, const char* feature) {
+  size_t n = strlen(feature);
+  for (const char* p = strchr(arch_name, ':'); p; p = strchr(p + 1, ':')) {
+    if (strncmp(p + 1, feature, n) == 0 && (p[1 + n] == '+' || p[1 + n] == '-') &&
+        (p[2 + n] == ':' || p[2 + n] == '\0')) {
+      return p[1 + n] == '+' ? TKRT_IMAGE_FEATURE_ON : TKRT_IMAGE_FEATURE_OFF;
+    }
+  }
+  return TKRT_IMAGE_FEATURE_UNSUPPORTED;
+}
+
+/* A code object built with the feature on (off) cannot run where the device has it off (on). */
+static bool tkrt_hip_feature_conflicts(tkrt_image_feature_t code, tkrt_image_feature_t device) {
+  if (code != TKRT_IMAGE_FEATURE_ON && code != TKRT_IMAGE_FEATURE_OFF) return false;
+  if (device != TKRT_IMAGE_FEATURE_ON && device != TKRT_IMAGE_FEATURE_OFF) return false;
+  return code != device;
+}
+
+tkrt_status_t tkrt_hip_check_code_object(const tkrt_image_info_t* image,
+                                         const char* device_arch_name, int ordinal) {
+  if (image->kind != TKRT_IMAGE_HSACO) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "the hip backend loads HSACO code objects, not %s images",
+                            tkrt_image_kind_name(image->kind));
+  }
+  if (!device_arch_name || !device_arch_name[0] || !image->arch[0]) return NULL;
+  if (strstr(image->arch, "-generic")) return NULL; /* runs on a family: the runtime decides */
+  char device_processor[64];
+  tkrt_hip_arch_processor(device_arch_name, device_processor, sizeof(device_processor));
+  if (strcmp(device_processor, image->arch) != 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "HSACO targets %s but device %d is %s (%s); recompile the kernel for "
+                            "%s",
+                            image->target, ordinal, device_processor, device_arch_name,
+                            device_processor);
+  }
+  static const char* const names[2] = {"sramecc", "xnack"};
+  const tkrt_image_feature_t code[2] = {image->sramecc, image->xnack};
+  for (int i = 0; i < 2; ++i) {
+    tkrt_image_feature_t device = tkrt_hip_device_feature(device_arch_name, names[i]);
+    if (tkrt_hip_feature_conflicts(code[i], device)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "HSACO targets %s but device %d is %s: the code object needs %s %s, "
+                              "the device has it %s",
+                              image->target, ordinal, device_arch_name, names[i],
+                              tkrt_image_feature_name(code[i]), tkrt_image_feature_name(device));
+    }
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- modules */
 
 static const char* tkrt_hip_kind_description(tkrt_image_kind_t kind) {
   switch (kind) {
@@ -169,46 +233,4 @@ tkrt_status_t tkrt_hip_function_set_shared_limit(tkrt_device_t* device, void* fu
   (void)function;
   (void)bytes;
   return NULL; /* see tkrt_hip_function_create */
-}
-
-tkrt_status_t tkrt_hip_launch(tkrt_device_t* base, void* function,
-                              const tkrt_launch_params_t* params, tkrt_stream_t stream) {
-  tkrt_hip_device_t* device = tkrt_hip_device_cast(base);
-  if (params->flags & TKRT_LAUNCH_PDL) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                            "HIP has no programmatic dependent launch (TKRT_LAUNCH_PDL)");
-  }
-  bool cooperative = (params->flags & TKRT_LAUNCH_COOPERATIVE) != 0;
-  if (cooperative && !(device->base.info.features & TKRT_DEVICE_FEATURE_COOPERATIVE)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                            "cooperative launches need hipModuleLaunchCooperativeKernel (ROCm 6+) "
-                            "and a device that supports them; %s on device %d has %s",
-                            device->library->opened_name, device->ordinal,
-                            device->api->hipModuleLaunchCooperativeKernel
-                                ? "the entry point but the device does not support them"
-                                : "no such entry point");
-  }
-  tkrt_hip_device_scope_t scope;
-  TKRT_RETURN_IF_ERROR(tkrt_hip_scope_enter(device, &scope));
-  hipStream_t hip_stream = (hipStream_t)stream;
-  hipError_t error;
-  if (cooperative) {
-    error = device->api->hipModuleLaunchCooperativeKernel(
-        (hipFunction_t)function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
-        params->block[1], params->block[2], params->shared_mem_bytes, hip_stream, params->params);
-  } else {
-    error = device->api->hipModuleLaunchKernel(
-        (hipFunction_t)function, params->grid[0], params->grid[1], params->grid[2], params->block[0],
-        params->block[1], params->block[2], params->shared_mem_bytes, hip_stream, params->params,
-        NULL);
-  }
-  tkrt_hip_scope_exit(device, &scope);
-  if (error != hipSuccess) {
-    return TKRT_HIP_STATUS(device->api, error,
-                           "%s (grid %ux%ux%u, block %ux%ux%u, %u bytes shared)",
-                           cooperative ? "hipModuleLaunchCooperativeKernel" : "hipModuleLaunchKernel",
-                           params->grid[0], params->grid[1], params->grid[2], params->block[0],
-                           params->block[1], params->block[2], params->shared_mem_bytes);
-  }
-  return NULL;
 }

@@ -1,84 +1,12 @@
-/* tkrt host backend: in-order streams (one thread each), launches run on the worker pool,
- * events with real timestamps, and stream capture into replayable graphs. */
+/* tkrt host backend: in-order streams (one thread each) running queued work items (launches, see
+ * host_launch.c; memsets, copies, event records), events with real timestamps, and stream capture
+ * into replayable graphs. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backends/host/host_internal.h"
 
-#define TKRT_HOST_STREAM_MAGIC 0x7374726dU /* "strm" */
-#define TKRT_HOST_EVENT_MAGIC 0x6576656eU  /* "even" */
-#define TKRT_HOST_GRAPH_MAGIC 0x67726170U  /* "grap" */
-
-typedef enum tkrt_host_item_kind {
-  TKRT_HOST_ITEM_LAUNCH,
-  TKRT_HOST_ITEM_MEMSET,
-  TKRT_HOST_ITEM_MEMCPY,
-  TKRT_HOST_ITEM_EVENT,
-} tkrt_host_item_kind_t;
-
-typedef struct tkrt_host_event {
-  uint32_t magic;
-  tkrt_host_device_t* device;
-  pthread_mutex_t lock;
-  pthread_cond_t completed_cond;
-  uint64_t recorded;  /* records enqueued (or captured and replayed): the latest's sequence */
-  uint64_t completed; /* the highest sequence that ran */
-  uint64_t pending;   /* records queued on some stream and not run yet (they point here) */
-  uint64_t time_ns;   /* when the highest sequence ran, CLOCK_MONOTONIC */
-} tkrt_host_event_t;
-
-typedef struct tkrt_host_item {
-  struct tkrt_host_item* next;
-  tkrt_host_item_kind_t kind;
-  size_t bytes; /* allocation size, for cloning into and out of graphs */
-  union {
-    struct {
-      tkrt_host_function_t* function;
-      uint32_t grid[3], block[3], cluster[3];
-      uint32_t shared_bytes; /* static + dynamic, per program */
-    } launch;
-    struct {
-      unsigned char* dst;
-      size_t size;
-      uint8_t value;
-    } memset;
-    struct {
-      unsigned char* dst;
-      const unsigned char* src;
-      size_t size;
-    } memcpy;
-    struct {
-      tkrt_host_event_t* event;
-      uint64_t sequence; /* 0 inside a graph: numbered when replayed */
-    } event;
-  } u;
-  _Alignas(16) unsigned char blob[]; /* packed launch parameters */
-} tkrt_host_item_t;
-
-typedef struct tkrt_host_graph {
-  uint32_t magic;
-  tkrt_host_item_t* head;
-  tkrt_host_item_t* tail;
-} tkrt_host_graph_t;
-
-struct tkrt_host_stream {
-  uint32_t magic;
-  tkrt_host_device_t* device;
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t work; /* an item was queued, or shutdown */
-  pthread_cond_t idle; /* the queue drained */
-  tkrt_host_item_t* head;
-  tkrt_host_item_t* tail;
-  bool running;
-  bool shutdown;
-  tkrt_host_graph_t* capture; /* non-NULL while capturing */
-  tkrt_status_t error;        /* sticky asynchronous error, reported by the next synchronize */
-  unsigned char* shared_arena; /* per-participant shared memory, owned by the stream thread */
-  size_t shared_arena_size;
-  tkrt_host_stream_t* device_next;
-};
 
 static uint64_t tkrt_host_now_ns(void) {
   struct timespec ts;
@@ -113,30 +41,7 @@ static tkrt_status_t tkrt_host_event_resolve(tkrt_device_t* device, tkrt_event_t
 
 /* ---------------------------------------------------------------- execution */
 
-typedef struct tkrt_host_launch_run {
-  const tkrt_host_item_t* item;
-  void* const* params;
-  unsigned char* arena;
-  size_t stride;
-} tkrt_host_launch_run_t;
-
-static void tkrt_host_run_program(void* context, uint64_t index, uint32_t participant) {
-  const tkrt_host_launch_run_t* run = context;
-  const tkrt_host_item_t* item = run->item;
-  tkrt_host_program_t program;
-  uint64_t gx = item->u.launch.grid[0], gy = item->u.launch.grid[1];
-  program.pid[0] = (uint32_t)(index % gx);
-  program.pid[1] = (uint32_t)(index / gx % gy);
-  program.pid[2] = (uint32_t)(index / (gx * gy));
-  memcpy(program.num_programs, item->u.launch.grid, sizeof(program.num_programs));
-  memcpy(program.block, item->u.launch.block, sizeof(program.block));
-  memcpy(program.cluster, item->u.launch.cluster, sizeof(program.cluster));
-  program.shared = run->arena ? run->arena + run->stride * participant : NULL;
-  program.shared_bytes = item->u.launch.shared_bytes;
-  item->u.launch.function->desc->fn(run->params, &program);
-}
-
-static void tkrt_host_stream_set_error(tkrt_host_stream_t* stream, tkrt_status_t status) {
+void tkrt_host_stream_set_error(tkrt_host_stream_t* stream, tkrt_status_t status) {
   pthread_mutex_lock(&stream->lock);
   if (!stream->error) {
     stream->error = status;
@@ -144,39 +49,6 @@ static void tkrt_host_stream_set_error(tkrt_host_stream_t* stream, tkrt_status_t
     tkrt_status_free(status);
   }
   pthread_mutex_unlock(&stream->lock);
-}
-
-static void tkrt_host_execute_launch(tkrt_host_stream_t* stream, tkrt_host_item_t* item) {
-  const tkrt_host_function_t* function = item->u.launch.function;
-  tkrt_host_pool_t* pool = stream->device->pool;
-  tkrt_host_launch_run_t run = {.item = item};
-  if (item->u.launch.shared_bytes) {
-    run.stride = ((size_t)item->u.launch.shared_bytes + 63u) & ~(size_t)63u;
-    size_t needed = run.stride * tkrt_host_pool_participants(pool);
-    if (needed > stream->shared_arena_size) {
-      unsigned char* arena = aligned_alloc(64, needed);
-      if (!arena) {
-        tkrt_host_stream_set_error(
-            stream, TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
-                                     "host stream could not allocate %zu bytes of shared memory "
-                                     "for kernel '%s'; the launch did not run",
-                                     needed, function->desc->name));
-        return;
-      }
-      free(stream->shared_arena);
-      stream->shared_arena = arena;
-      stream->shared_arena_size = needed;
-    }
-    run.arena = stream->shared_arena;
-  }
-  void* params[TKRT_HOST_MAX_PARAMS];
-  for (uint32_t i = 0; i < function->param_count; ++i) {
-    params[i] = item->blob + function->param_offset[i];
-  }
-  run.params = params;
-  uint64_t count = (uint64_t)item->u.launch.grid[0] * item->u.launch.grid[1] *
-                   item->u.launch.grid[2];
-  tkrt_host_pool_run(pool, count, tkrt_host_run_program, &run);
 }
 
 static void tkrt_host_execute(tkrt_host_stream_t* stream, tkrt_host_item_t* item) {
@@ -227,7 +99,7 @@ static void* tkrt_host_stream_main(void* raw) {
 
 /* ---------------------------------------------------------------- enqueueing */
 
-static tkrt_host_item_t* tkrt_host_item_new(tkrt_host_item_kind_t kind, size_t blob_bytes) {
+tkrt_host_item_t* tkrt_host_item_new(tkrt_host_item_kind_t kind, size_t blob_bytes) {
   size_t bytes = sizeof(tkrt_host_item_t) + blob_bytes;
   tkrt_host_item_t* item = calloc(1, bytes);
   if (item) {
@@ -286,7 +158,7 @@ static void tkrt_host_stream_push_locked(tkrt_host_stream_t* stream, tkrt_host_i
   pthread_cond_signal(&stream->work);
 }
 
-static tkrt_status_t tkrt_host_enqueue(tkrt_device_t* device, tkrt_stream_t handle,
+tkrt_status_t tkrt_host_enqueue(tkrt_device_t* device, tkrt_stream_t handle,
                                        tkrt_host_item_t* item) {
   tkrt_host_stream_t* stream = NULL;
   tkrt_status_t status = tkrt_host_stream_resolve(device, handle, &stream);
@@ -298,37 +170,6 @@ static tkrt_status_t tkrt_host_enqueue(tkrt_device_t* device, tkrt_stream_t hand
   tkrt_host_stream_push_locked(stream, item, item);
   pthread_mutex_unlock(&stream->lock);
   return NULL;
-}
-
-tkrt_status_t tkrt_host_launch(tkrt_device_t* device, void* raw_function,
-                               const tkrt_launch_params_t* params, tkrt_stream_t stream) {
-  tkrt_host_function_t* function = raw_function;
-  const char* name = function->desc->name;
-  if (params->param_count < function->param_count) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "host kernel '%s' declares %u parameters (%s) but %u were given", name,
-                            function->param_count, function->desc->signature,
-                            params->param_count);
-  }
-  for (uint32_t i = 0; i < function->param_count; ++i) {
-    if (!params->params[i]) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "parameter %u of '%s' is NULL", i,
-                              name);
-    }
-  }
-  tkrt_host_item_t* item = tkrt_host_item_new(TKRT_HOST_ITEM_LAUNCH, function->param_bytes);
-  if (!item) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  item->u.launch.function = function;
-  memcpy(item->u.launch.grid, params->grid, sizeof(params->grid));
-  memcpy(item->u.launch.block, params->block, sizeof(params->block));
-  for (int i = 0; i < 3; ++i) {
-    item->u.launch.cluster[i] = params->cluster[i] ? params->cluster[i] : 1;
-  }
-  item->u.launch.shared_bytes = function->desc->static_shared_bytes + params->shared_mem_bytes;
-  for (uint32_t i = 0; i < function->param_count; ++i) {
-    memcpy(item->blob + function->param_offset[i], params->params[i], function->param_size[i]);
-  }
-  return tkrt_host_enqueue(device, stream, item);
 }
 
 tkrt_status_t tkrt_host_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "backends/cuda/cuda_cache.h"
-#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_internal.h"
 #include "harness.h"
 #include "tkrt/device.h"
 #include "tkrt/environment.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "backends/cuda/cuda_cache.h"
-#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_symbols.h"
 #include "harness.h"
 #include "tkrt/environment.h"

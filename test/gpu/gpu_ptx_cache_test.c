@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_internal.h"
 #include "gpu_common.h"
 
 /* The PTX of a call.pb, or a .ptx file as is. Sets *out_ptx into *out_buffer (free that). */

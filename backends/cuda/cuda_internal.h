@@ -1,14 +1,34 @@
-/* tkrt CUDA backend: the device object shared by the backend's files, and the vtable methods
- * implemented outside cuda_device.c (modules: cuda_module.c; streams, events: cuda_stream.c). */
-#ifndef TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_
-#define TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_
+/* tkrt CUDA backend: what its files share: the device object, status mapping (cuda_status.c), the
+ * log, and the device methods (cuda_device.c, cuda_module.c, cuda_launch.c, cuda_stream.c). The
+ * driver's entry points are in cuda_symbols.h, the cubin cache in cuda_cache.h. */
+#ifndef TKRT_BACKENDS_CUDA_CUDA_INTERNAL_H_
+#define TKRT_BACKENDS_CUDA_CUDA_INTERNAL_H_
 
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "backends/cuda/cuda_status.h"
 #include "backends/cuda/cuda_symbols.h"
 #include "hal/hal.h"
+
+/* ---------------------------------------------------------------- errors (cuda_status.c) */
+
+/* The status code for a CUresult (a switch on the numeric value). CUDA_SUCCESS maps to OK. */
+tkrt_status_code_t tkrt_cuda_status_code(CUresult result);
+
+/* "CUDA_ERROR_INVALID_PTX", from the backend's own table, so it works without a driver and for
+ * codes the loaded driver does not name. NULL for values the table does not know. */
+const char* tkrt_cuda_error_name(CUresult result);
+
+/* Makes "<operation> failed: CUDA_ERROR_X (driver description)" with the mapped code. The name
+ * and description come from cuGetErrorName/cuGetErrorString when the driver resolved them, else
+ * from tkrt_cuda_error_name. `result` must not be CUDA_SUCCESS (that yields an INTERNAL status). */
+tkrt_status_t tkrt_cuda_status_make(CUresult result, const char* file, int line,
+                                    const char* operation_format, ...) TKRT_PRINTF_LIKE(4, 5);
+
+#define TKRT_CUDA_STATUS(result, ...) \
+  tkrt_cuda_status_make((result), __FILE__, __LINE__, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- the device (cuda_device.c) */
 
 typedef struct tkrt_cuda_device {
   tkrt_device_t base; /* first: the HAL reaches us through a checked downcast */
@@ -62,4 +82,4 @@ void tkrt_cuda_module_stats(tkrt_cuda_module_stats_t* out_stats);
 /* The device methods (cuda_device.c, cuda_module.c, cuda_stream.c, cuda_tma.c). */
 TKRT_HAL_DECLARE_DEVICE_METHODS(tkrt_cuda)
 
-#endif /* TKRT_BACKENDS_CUDA_CUDA_DEVICE_H_ */
+#endif /* TKRT_BACKENDS_CUDA_CUDA_INTERNAL_H_ */
