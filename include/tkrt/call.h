@@ -1,5 +1,14 @@
 /* tkrt: kernel descriptions and kernel calls, the objects the wire codec produces and C users
- * build directly. Both are immutable after creation and reference counted. */
+ * build directly. Both are immutable after creation and reference counted.
+ *
+ * Lifetimes: a kernel deep-copies its description (strings, image bytes) at creation, so the
+ * caller may free its own copy at once. A call deep-copies its description and retains its
+ * kernels. Launching or preparing a call on a device builds per-device state that lives with the
+ * call until its last reference goes: the loaded modules, the global scratch allocation, the
+ * decided config, and a reference to the device (so a device outlives every call that ran on it).
+ * Releasing a call while a launch of it is still queued on a stream is the caller's to avoid:
+ * synchronize first (the modules and scratch the launch uses are freed with the call). A call may
+ * be launched from many threads at once; launches take no lock once the state exists. */
 #ifndef TKRT_CALL_H_
 #define TKRT_CALL_H_
 
