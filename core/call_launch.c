@@ -226,7 +226,16 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   }
   cs->empty_grid = programs == 0;
   uint64_t threads = (uint64_t)kd->num_warps * info->warp_size;
-  d->block[0] = threads > UINT32_MAX ? UINT32_MAX : (uint32_t)threads;
+  uint32_t most = info->max_block_dim[0] < info->max_threads_per_block ? info->max_block_dim[0]
+                                                                       : info->max_threads_per_block;
+  if (threads > most) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "num_warps %u of kernel '%s' (warps of %u threads): block dimension x "
+                            "is %llu; the device allows 1 to %u",
+                            kd->num_warps, kd->name, info->warp_size,
+                            (unsigned long long)threads, most);
+  }
+  d->block[0] = (uint32_t)threads;
   d->block[1] = d->block[2] = 1;
   if (cluster[0] * cluster[1] * cluster[2] > 1) {
     memcpy(d->cluster, cluster, sizeof(cluster));

@@ -145,6 +145,27 @@ static tkrt_call_t* call_with_image(const char* name, const tkrt_kernel_image_t*
   return core_plain_call(kernel, 1, 1, 1, params, 1);
 }
 
+/* A num_warps whose block is over the device's thread limit is named as such (the audit saw
+ * num_warps >= 2^27 reported as an odd block dimension). */
+static void test_validate_num_warps_names_itself(void) {
+  tkrt_param_t params[] = {core_array(0, 0)};
+  tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
+  tkrt_buffer_t buffer = {a, 64};
+  uint32_t too_many = g_info->max_threads_per_block / g_info->warp_size + 1;
+  static const uint32_t warps[2] = {0, 1u << 27};
+  for (int i = 0; i < 2; ++i) {
+    uint32_t n = i == 0 ? too_many : warps[1];
+    tkrt_call_t* call = core_plain_call(core_kernel("count_programs", n, 1, 0), 1, 1, 1, params, 1);
+    ASSERT_TRUE(call != NULL);
+    char expected[96];
+    snprintf(expected, sizeof(expected), "num_warps %u of kernel 'count_programs'", n);
+    EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
+                  TKRT_STATUS_INVALID_ARGUMENT, expected);
+    tkrt_call_release(call);
+  }
+  EXPECT_OK(tkrt_memory_free(g_device, a));
+}
+
 static void test_validate_shared_memory_and_images(void) {
   tkrt_param_t params[] = {core_array(0, 4)};
   tkrt_deviceptr_t a = core_upload(g_device, NULL, 64);
@@ -420,6 +441,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_validate_divisibility),
       TKRT_TEST_CASE(test_validate_empty_grid_is_a_noop),
       TKRT_TEST_CASE(test_validate_grid_limits_after_cluster_scaling),
+      TKRT_TEST_CASE(test_validate_num_warps_names_itself),
       TKRT_TEST_CASE(test_validate_shared_memory_and_images),
       TKRT_TEST_CASE(test_bytes_to_zero_before_every_launch),
       TKRT_TEST_CASE(test_launch_shape_hidden_params_and_scratch),
