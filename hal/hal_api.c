@@ -82,6 +82,20 @@ static tkrt_status_t tkrt_parse_backend_list(const char* spec, const char* origi
   return NULL;
 }
 
+/* What every entry point says of a backend the build left out. */
+static tkrt_status_t tkrt_backend_not_compiled(const tkrt_hal_backend_t* backend) {
+  char option[32];
+  size_t n = 0;
+  for (const char* c = backend->name; *c && n + 1 < sizeof(option); ++c) {
+    option[n++] = (char)toupper((unsigned char)*c);
+  }
+  option[n] = '\0';
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                          "not compiled into this build (its CMake option TKRT_BACKEND_%s was OFF "
+                          "or its headers were not found)",
+                          option);
+}
+
 static void tkrt_backend_info_fill(const tkrt_hal_backend_t* backend,
                                    const tkrt_device_options_t* options,
                                    tkrt_backend_info_t* info) {
@@ -89,7 +103,8 @@ static void tkrt_backend_info_fill(const tkrt_hal_backend_t* backend,
   info->struct_size = sizeof(*info);
   tkrt_copy_text(info->name, sizeof(info->name), backend->name);
   int device_count = 0;
-  tkrt_status_t status = backend->probe(options, &device_count);
+  tkrt_status_t status = backend->compiled ? backend->probe(options, &device_count)
+                                           : tkrt_backend_not_compiled(backend);
   if (status) {
     tkrt_copy_text(info->reason, sizeof(info->reason), tkrt_status_message(status));
     tkrt_status_free(status);
@@ -149,7 +164,8 @@ tkrt_status_t tkrt_native_stream_ordinal(const char* backends, tkrt_stream_t str
   tried[0] = '\0';
   for (size_t i = 0; i < count; ++i) {
     tkrt_status_t status =
-        listed[i]->native_stream_ordinal
+        !listed[i]->compiled ? tkrt_backend_not_compiled(listed[i])
+        : listed[i]->native_stream_ordinal
             ? listed[i]->native_stream_ordinal((void*)stream, out_ordinal)
             : TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "it has no native streams");
     if (!status) return NULL;
@@ -203,7 +219,8 @@ tkrt_status_t tkrt_device_open(const tkrt_device_options_t* caller_options,
   tkrt_status_t only_status = NULL;
   for (size_t i = 0; i < count; ++i) {
     tkrt_device_t* device = NULL;
-    tkrt_status_t status = listed[i]->device_create(&options, &device);
+    tkrt_status_t status = listed[i]->compiled ? listed[i]->device_create(&options, &device)
+                                               : tkrt_backend_not_compiled(listed[i]);
     if (!status) {
       device->allow_native_code_from_calls = options.allow_native_code_from_calls;
       *out_device = device;

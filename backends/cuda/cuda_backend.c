@@ -149,44 +149,18 @@ static tkrt_status_t tkrt_cuda_native_stream_ordinal(void* stream, int* out_ordi
                           "the CUDA driver cannot tell which device stream %p belongs to", stream);
 }
 
-#else /* no CUDA header at build time: the descriptor only */
-
-static tkrt_status_t tkrt_cuda_not_compiled(void) {
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "not compiled into this build (its CMake option TKRT_BACKEND_CUDA was "
-                          "OFF or cuda.h was not found)");
-}
-
-static tkrt_status_t tkrt_cuda_probe(const tkrt_device_options_t* options,
-                                     int* out_device_count) {
-  (void)options;
-  (void)out_device_count;
-  return tkrt_cuda_not_compiled();
-}
-
-static tkrt_status_t tkrt_cuda_backend_device_create(const tkrt_device_options_t* options,
-                                                     tkrt_device_t** out_device) {
-  (void)options;
-  (void)out_device;
-  return tkrt_cuda_not_compiled();
-}
-
-static tkrt_status_t tkrt_cuda_native_stream_ordinal(void* stream, int* out_ordinal) {
-  (void)stream;
-  (void)out_ordinal;
-  return tkrt_cuda_not_compiled();
-}
-
 #endif
 
 const tkrt_hal_backend_t tkrt_cuda_backend = {
     .name = "cuda",
     .compiled = TKRT_HAVE_BACKEND_CUDA,
+#if TKRT_HAVE_BACKEND_CUDA
     .probe = tkrt_cuda_probe,
     .device_create = tkrt_cuda_backend_device_create,
+    .native_stream_ordinal = tkrt_cuda_native_stream_ordinal,
+#endif
     .image_rank = tkrt_cuda_image_rank,
     .arch_for_capability = tkrt_cuda_arch_for_capability,
-    .native_stream_ordinal = tkrt_cuda_native_stream_ordinal,
     .tma_descriptor_size = 128, /* a CUtensorMap, passed by value as one kernel parameter */
     /* cuda.h 13 declares CUtensorMap _Alignas(128) (12: 64), and cuTensorMapEncodeTiled may
      * assume it. */

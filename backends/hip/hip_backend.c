@@ -56,40 +56,15 @@ static tkrt_status_t tkrt_hip_native_stream_ordinal(void* stream, int* out_ordin
   return NULL;
 }
 
-#else /* no HIP header at build time: the descriptor only */
-
-static tkrt_status_t tkrt_hip_not_compiled(void) {
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "not compiled into this build (its CMake option TKRT_BACKEND_HIP was "
-                          "OFF or hip/hip_runtime_api.h was not found)");
-}
-
-static tkrt_status_t tkrt_hip_probe(const tkrt_device_options_t* options, int* out_device_count) {
-  (void)options;
-  (void)out_device_count;
-  return tkrt_hip_not_compiled();
-}
-
-static tkrt_status_t tkrt_hip_backend_device_create(const tkrt_device_options_t* options,
-                                                    tkrt_device_t** out_device) {
-  (void)options;
-  (void)out_device;
-  return tkrt_hip_not_compiled();
-}
-
-static tkrt_status_t tkrt_hip_native_stream_ordinal(void* stream, int* out_ordinal) {
-  (void)stream;
-  (void)out_ordinal;
-  return tkrt_hip_not_compiled();
-}
-
 #endif
 
 const tkrt_hal_backend_t tkrt_hip_backend = {
     .name = "hip",
     .compiled = TKRT_HAVE_BACKEND_HIP,
+#if TKRT_HAVE_BACKEND_HIP
     .probe = tkrt_hip_probe,
     .device_create = tkrt_hip_backend_device_create,
-    .image_rank = tkrt_hip_image_rank,
     .native_stream_ordinal = tkrt_hip_native_stream_ordinal,
+#endif
+    .image_rank = tkrt_hip_image_rank,
 };

@@ -7,17 +7,9 @@
 
 extern const tkrt_hal_backend_t tkrt_host_backend;
 
-/* The build leaves the host backend out (TKRT_BACKEND_HOST=OFF): every device request says so. */
-static tkrt_status_t tkrt_host_not_compiled(void) {
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "not compiled into this build (its CMake option TKRT_BACKEND_HOST was "
-                          "OFF)");
-}
-
 static tkrt_status_t tkrt_host_probe(const tkrt_device_options_t* options,
                                      int* out_device_count) {
   (void)options;
-  if (!TKRT_HAVE_BACKEND_HOST) return tkrt_host_not_compiled();
   *out_device_count = 1;
   return NULL;
 }
@@ -40,15 +32,16 @@ static tkrt_status_t tkrt_host_native_stream_ordinal(void* stream, int* out_ordi
 
 static tkrt_status_t tkrt_host_backend_device_create(const tkrt_device_options_t* options,
                                                      tkrt_device_t** out_device) {
-  if (!TKRT_HAVE_BACKEND_HOST) return tkrt_host_not_compiled();
   return tkrt_host_device_create(&tkrt_host_backend, options, out_device);
 }
 
 const tkrt_hal_backend_t tkrt_host_backend = {
     .name = "host",
     .compiled = TKRT_HAVE_BACKEND_HOST,
+#if TKRT_HAVE_BACKEND_HOST
     .probe = tkrt_host_probe,
     .device_create = tkrt_host_backend_device_create,
-    .image_rank = tkrt_host_image_rank,
     .native_stream_ordinal = tkrt_host_native_stream_ordinal,
+#endif
+    .image_rank = tkrt_host_image_rank,
 };
