@@ -131,6 +131,7 @@ enum {
   OPT_IMAGE,
   OPT_TRITON_CACHE,
   OPT_KERNEL,
+  OPT_JSON,
 };
 
 /* ---------------------------------------------------------------- recognising Triton paths */
@@ -231,6 +232,7 @@ static int triton_info(int argc, char** argv) {
       {"image", required_argument, NULL, OPT_IMAGE},
       {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
       {"kernel", required_argument, NULL, OPT_KERNEL},
+      {"json", no_argument, NULL, OPT_JSON},
       {NULL, 0, NULL, 0},
   };
   const char* image = NULL;
@@ -246,6 +248,10 @@ static int triton_info(int argc, char** argv) {
       case OPT_IMAGE: image = args.value; break;
       case OPT_KERNEL: kernel = args.value; break;
       case OPT_TRITON_CACHE: list_cache = 1; break;
+      case OPT_JSON:
+        return tkrt_cli_usage_error("info", "--json describes backends and image files; a Triton "
+                                    "kernel (--image on its .json or folder) and --triton-cache "
+                                    "print as text");
       case TKRT_CLI_ARG_OPERAND:
         /* --triton-cache [DIR]: the folder is the operand right after it. */
         if (list_cache && !cache && strcmp(argv[optind - 1], args.value) == 0 &&

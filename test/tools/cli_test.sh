@@ -114,6 +114,7 @@ case_triton_options() {
     --grid 1 "${args[@]}" --in out_ptr
   expect 2 "unknown option '--frobnicate'" -- "$tkrt" run "$triton_add" --grid 1 --frobnicate
   expect 0 "Triton kernel add_kernel" -- "$tkrt" info "--image=$triton_add"
+  expect 2 "--json describes backends and image files" -- "$tkrt" info --image "$triton_add" --json
   expect 0 "tkrt run KERNEL" -- "$tkrt" help triton
 }
 
