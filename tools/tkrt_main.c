@@ -16,7 +16,7 @@ static const char kUsage[] =
     "TritonAnyKernelCall, zlib-compressed or raw) on CUDA, HIP or the host CPU.\n"
     "\n"
     "commands:\n"
-    "  info   list backends and devices, or describe a kernel image (--image FILE)\n"
+    "  info   list backends and devices, or describe a kernel image (--image FILE); --json\n"
     "  dump   print a decoded call (--json for every field)\n"
     "  run    launch a call on real buffers, compare outputs, time it\n"
     "  tune   benchmark every config of an autotuned call and store the decision\n"

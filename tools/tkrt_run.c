@@ -126,7 +126,7 @@ static void session_close(session_t* s) {
 static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
                           float ms) {
   (void)user;
-  fflush(stdout);
+  fflush(stdout); /* the lines printed before stay before the progress when piped */
   fprintf(stderr, "tkrt tune: pass %d, config %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
           config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
 }
@@ -336,6 +336,7 @@ static int run_or_tune(int argc, char** argv, int tune) {
     return tkrt_cli_fail(o.command, status);
   }
   if (tune && !tkrt_cli_is_directory(o.path) && !o.input_count) {
+    fflush(stdout);
     fprintf(stderr, "tkrt tune: note: no --in given; the call runs with no input buffers\n");
   }
   if (o.case_file) {

@@ -567,6 +567,7 @@ static void session_close(triton_session_t* s) {
 static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
                           float ms) {
   (void)user;
+  fflush(stdout); /* the variant lines printed before stay before the progress when piped */
   fprintf(stderr, "tkrt tune: pass %d, variant %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
           config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
 }
