@@ -57,7 +57,9 @@ static void print_image_json(const char* path, size_t size, const tkrt_image_inf
   if (info->kind == TKRT_IMAGE_PTX) {
     printf(",\n  \"ptx_version\": [%u, %u]", info->ptx_version_major, info->ptx_version_minor);
   }
-  if (info->kind == TKRT_IMAGE_PTX || info->kind == TKRT_IMAGE_CUBIN) printf(",\n  \"sm\": %u", info->sm);
+  if (info->kind == TKRT_IMAGE_PTX || info->kind == TKRT_IMAGE_CUBIN) {
+    printf(",\n  \"sm\": %u", info->sm);
+  }
   if (info->kind == TKRT_IMAGE_HSACO) {
     printf(",\n  \"code_object_version\": %u", info->code_object_version);
   }

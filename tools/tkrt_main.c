@@ -47,11 +47,12 @@ void tkrt_cli_print_text(FILE* out, const char* text) {
  * tkrt_status_annotate prefixes "context: ", and a context naming the same thing as the message
  * it wraps ("kernel 'k': kernel 'k' has no image ...") would say it twice. */
 static void print_message(FILE* out, const char* message) {
-  for (const char* start = message; start; start = strstr(start, ": "), start = start ? start + 2 : NULL) {
+  for (const char* start = message; start;) {
     for (const char* colon = strstr(start, ": "); colon; colon = strstr(colon + 2, ": ")) {
       size_t length = (size_t)(colon - start);
       const char* rest = colon + 2;
-      if (length && strncmp(rest, start, length) == 0 && (rest[length] == ' ' || rest[length] == ':')) {
+      if (length && strncmp(rest, start, length) == 0 &&
+          (rest[length] == ' ' || rest[length] == ':')) {
         char* copy = malloc(strlen(message) + 1);
         if (!copy) break;
         size_t head = (size_t)(start - message);
@@ -62,6 +63,8 @@ static void print_message(FILE* out, const char* message) {
         return;
       }
     }
+    start = strstr(start, ": ");
+    if (start) start += 2;
   }
   tkrt_cli_print_text(out, message);
 }
@@ -134,7 +137,10 @@ int tkrt_cli_args_next(tkrt_cli_args_t* a) {
   if (length >= sizeof(a->name)) length = sizeof(a->name) - 1;
   memcpy(a->name, word, length);
   a->name[length] = '\0';
-  if (c == ':') return tkrt_cli_usage_error(a->command, "%s needs a value", a->name), TKRT_CLI_ARG_BAD;
+  if (c == ':') {
+    tkrt_cli_usage_error(a->command, "%s needs a value", a->name);
+    return TKRT_CLI_ARG_BAD;
+  }
   if (c == '?') {
     if (optopt && strncmp(word, "--", 2) == 0 && word[length] == '=') {
       tkrt_cli_usage_error(a->command, "%s takes no value (got '%s')", a->name, word + length + 1);

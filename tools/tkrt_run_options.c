@@ -393,7 +393,8 @@ static tkrt_status_t case_buffer(tkrt_run_options_t* o, const char* file, const 
   const tkrt_json_value_t* dtype = tkrt_json_get(entry, "dtype");
   const case_dtype_t* type = NULL;
   if (dtype) {
-    for (size_t i = 0; dtype->type == TKRT_JSON_STRING && i < sizeof(kCaseDtypes) / sizeof(kCaseDtypes[0]); ++i) {
+    size_t known = dtype->type == TKRT_JSON_STRING ? sizeof(kCaseDtypes) / sizeof(kCaseDtypes[0]) : 0;
+    for (size_t i = 0; i < known; ++i) {
       if (strcmp(dtype->string, kCaseDtypes[i].name) == 0) type = &kCaseDtypes[i];
     }
     if (!type) {

@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const tkrt_cli_compare_t* compare = &options.compare[i];
         if (!(compare->rtol >= 0) || !(compare->atol >= 0) || !compare->what) abort();
       }
-      if (options.input_count > TKRT_CLI_MAX_BUFFERS || options.expect_count > TKRT_CLI_MAX_BUFFERS) {
+      if (options.input_count > TKRT_CLI_MAX_BUFFERS ||
+          options.expect_count > TKRT_CLI_MAX_BUFFERS) {
         abort();
       }
     }
