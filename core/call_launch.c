@@ -68,8 +68,8 @@ static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_d
     if (n > 0) used += (size_t)n;
   }
   return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                          "kernel '%s' has no image for this device (%s %s); it has: %s",
-                          kernel->desc.name, info->backend, info->arch, have);
+                          "no image for this device (%s %s); it has: %s",
+                          info->backend, info->arch, have);
 }
 
 /* One module serves every config whose image has the same bytes (autotuned calls repeat one

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/json.h"
+#include "base/json.h"
 #include "core/triton_internal.h"
 #include "base/fs.h"
 #include "base/versioned.h"

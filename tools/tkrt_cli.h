@@ -3,6 +3,7 @@
 #ifndef TKRT_TOOLS_TKRT_CLI_H_
 #define TKRT_TOOLS_TKRT_CLI_H_
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +19,9 @@ enum {
   TKRT_CLI_ERROR = 3,
 };
 
-/* Prints "tkrt <command>: CODE: message (file:line)" to stderr, frees the status, returns 3. */
+/* Prints "tkrt <command>: CODE: message (file:line)" to stderr (after flushing stdout, so that
+ * piped output keeps its order), frees the status, returns 3. An annotation that only repeats
+ * the start of the message it wraps ("kernel 'k': kernel 'k' has no image") is printed once. */
 int tkrt_cli_fail(const char* command, tkrt_status_t status);
 /* Prints "tkrt <command>: <message>" and a hint to use --help; returns 2. */
 int tkrt_cli_usage_error(const char* command, const char* format, ...)
@@ -31,21 +34,66 @@ tkrt_status_t tkrt_cli_read_file(const char* path, size_t max_size, void** out_d
 /* Writes dir/name atomically (a temporary file renamed over it; nothing left on failure). */
 tkrt_status_t tkrt_cli_write_file(const char* dir, const char* name, const void* data,
                                   size_t size);
+/* mkdir -p (base/fs.h: tkrt_fs_mkdirs): a part that cannot be made is named, with NOT_FOUND when
+ * a parent is missing or not a folder, PERMISSION_DENIED when it may not be made. */
+tkrt_status_t tkrt_cli_make_folder(const char* dir);
 /* Decodes a serialized call: a file (zlib or raw TritonAnyKernelCall) or a case directory
- * holding call.pb.z or call.pb. Files named in the call (ROCm HSACO paths) are read only when
- * read_hsaco_paths is set (--read-hsaco-paths). */
+ * holding call.pb.z or call.pb (NOT_FOUND naming both when it holds neither). Files named in the
+ * call (ROCm HSACO paths) are read only when read_hsaco_paths is set (--read-hsaco-paths). */
 tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths, tkrt_call_t** out_call);
 /* Prints text with control and non-ASCII bytes escaped (\xNN): for strings from a call. */
 void tkrt_cli_print_text(FILE* out, const char* text);
 /* True when `path` is a directory. */
 bool tkrt_cli_is_directory(const char* path);
-/* JSON string output with escapes. */
+/* dir + "/" + name without doubling a slash that dir ends with, cut to fit (snprintf). */
+void tkrt_cli_join_path(char* out, size_t capacity, const char* dir, const char* name);
+/* JSON strings: valid UTF-8 is written as UTF-8; '"', '\\' and control characters (below 0x20,
+ * and 0x7f) are escaped; each byte that is not part of a valid UTF-8 sequence (RFC 3629: no
+ * overlong forms, surrogates or code points above U+10FFFF) becomes U+FFFD, the replacement
+ * character, written as the escape \ufffd. A NULL text is written as null. */
 void tkrt_cli_json_string(FILE* out, const char* text);
 void tkrt_cli_json_bytes_as_string(FILE* out, const void* data, size_t size);
+
+/* ---------------------------------------------------------------- arguments (getopt_long) */
+
+/* Every command's arguments go through getopt_long, in order (operands come back where they
+ * stand, so that Triton's per-variant options follow their kernel): `--opt value` and
+ * `--opt=value` both work, `--` ends the options, and long names must be written in full (no
+ * abbreviations: `--in` is never taken for `--inout`). Option values (`val`) are 'h' for --help
+ * and TKRT_CLI_OPTION_BASE and up for the rest. */
+enum {
+  TKRT_CLI_ARG_END = -1,     /* no more arguments */
+  TKRT_CLI_ARG_BAD = -2,     /* a usage error was printed: exit TKRT_CLI_USAGE */
+  TKRT_CLI_ARG_OPERAND = 1,  /* an operand, in `value` */
+  TKRT_CLI_OPTION_BASE = 256,
+};
+typedef struct tkrt_cli_args {
+  int argc;
+  char** argv;
+  const char* command;
+  const struct option* options;
+  const char* value; /* the option's value (NULL for a flag), or the operand */
+  char name[64];     /* the option as written, without "=value": for messages */
+  int started, after_dashes;
+} tkrt_cli_args_t;
+/* argv[0] is the command's name; parsing starts at argv[1]. */
+void tkrt_cli_args_init(tkrt_cli_args_t* args, int argc, char** argv, const char* command,
+                        const struct option* options);
+/* The next option's val, TKRT_CLI_ARG_OPERAND, TKRT_CLI_ARG_END, or TKRT_CLI_ARG_BAD after
+ * printing "unknown option '--x'", "--x needs a value" or "--x takes no value". */
+int tkrt_cli_args_next(tkrt_cli_args_t* args);
 
 /* ---------------------------------------------------------------- run / tune options */
 
 #define TKRT_CLI_MAX_BUFFERS 64
+
+/* How one output is compared with its expected file. */
+typedef struct tkrt_cli_compare {
+  const char* dtype; /* f16 bf16 f32 f64 for a tolerant comparison; NULL: bit for bit */
+  const char* what;  /* the element type as the case names it ("int32"), for messages */
+  double rtol, atol;
+  int tolerant;      /* rtol or atol was given (flag or case.json) */
+} tkrt_cli_compare_t;
 
 typedef struct tkrt_run_options {
   const char* command;
@@ -58,9 +106,9 @@ typedef struct tkrt_run_options {
   size_t out_size_count;
   size_t alias_in[TKRT_CLI_MAX_BUFFERS], alias_out[TKRT_CLI_MAX_BUFFERS];
   size_t alias_count;
-  int aliases_given;
+  int aliases_given; /* --alias (or case.json's "aliases"): the call's alias records are not used */
   double rtol, atol;
-  int tolerant;
+  int rtol_given, atol_given;
   const char* dtype;
   const char* backend;
   int ordinal;
@@ -74,13 +122,28 @@ typedef struct tkrt_run_options {
   int allow_native_code; /* --allow-native-code */
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;
+
+  /* Filled by tkrt_cli_resolve_case. */
+  tkrt_cli_compare_t compare[TKRT_CLI_MAX_BUFFERS];
+  const char* case_file; /* the case.json read, or NULL */
+  const char* case_name, *case_note;
+  void* case_json;       /* the parsed case.json (base/json.h), owning the strings above */
+  char* owned_paths[2 * TKRT_CLI_MAX_BUFFERS + 1];
+  size_t owned_count;
 } tkrt_run_options_t;
 
 void tkrt_cli_run_options_init(tkrt_run_options_t* options, int tune);
 /* Parses `tkrt run|tune` arguments (argv[0] is the command). Returns 0 when parsed, -1 after
- * printing --help, or TKRT_CLI_USAGE after printing the problem. A case folder's in<i>.bin and
- * out<i>.bin fill the inputs and expected outputs not given explicitly. */
+ * printing --help, or TKRT_CLI_USAGE after printing the problem. Reads no file. */
 int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* options);
+/* Completes parsed options from a case folder, flags winning: DIR/case.json when present (its
+ * inputs and outputs in order, each a file in DIR whose size must match its dtype and shape;
+ * per-output dtypes; "rtol"/"atol" for the whole case or per output; "aliases"), else DIR's
+ * in<i>.bin and out<i>.bin. Fills options->compare for every output. A case.json that cannot be
+ * used is an error naming the file and the member (INVALID_ARGUMENT, NOT_FOUND, ...). */
+tkrt_status_t tkrt_cli_resolve_case(tkrt_run_options_t* options);
+/* Frees what tkrt_cli_resolve_case took; the options may be parsed again after _init. */
+void tkrt_cli_run_options_free(tkrt_run_options_t* options);
 
 int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);

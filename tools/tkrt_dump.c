@@ -12,8 +12,10 @@ static const char kDumpUsage[] =
     "holding call.pb.z) and prints it. --json prints every field: type, name, metadata size, and\n"
     "per config the description, kernel name, num_warps, num_ctas, shared_mem_bytes,\n"
     "compute_capability, images (kind, size, backend, arch), global scratch, grid, and each\n"
-    "parameter with its kind and value; then the alias records. Text output shows control and\n"
-    "non-ASCII bytes of the call's strings as \\xNN. --read-hsaco-paths reads the HSACO files a\n"
+    "parameter with its kind and value; then the alias records. JSON strings are UTF-8: text that\n"
+    "is valid UTF-8 is written as it is (control characters escaped), and each byte that is not\n"
+    "becomes U+FFFD (\\ufffd); metadata_hex has the metadata's exact bytes. Text output shows\n"
+    "control and non-ASCII bytes of the call's strings as \\xNN. --read-hsaco-paths reads the HSACO files a\n"
     "ROCm call names by path (off by default: a call from elsewhere could name any file).\n"
     "Nothing in the call is loaded or run.\n";
 
@@ -72,6 +74,11 @@ static void dump_json(const tkrt_call_t* call) {
   tkrt_cli_json_string(stdout, d->name);
   printf(",\n  \"metadata_size\": %zu,\n  \"metadata\": ", d->metadata_size);
   tkrt_cli_json_bytes_as_string(stdout, d->metadata, d->metadata_size);
+  printf(",\n  \"metadata_hex\": \"");
+  for (size_t i = 0; i < d->metadata_size; ++i) {
+    printf("%02x", ((const unsigned char*)d->metadata)[i]);
+  }
+  printf("\"");
   printf(",\n  \"digest\": \"%s\",\n  \"autotune_name\": ", digest);
   tkrt_cli_json_string(stdout, d->autotune_name);
   printf(",\n  \"configs\": [");
@@ -165,21 +172,31 @@ static void dump_text(const tkrt_call_t* call) {
 }
 
 int tkrt_cli_dump(int argc, char** argv) {
+  enum { OPT_JSON = TKRT_CLI_OPTION_BASE, OPT_READ_HSACO_PATHS };
+  static const struct option options[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"json", no_argument, NULL, OPT_JSON},
+      {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS},
+      {NULL, 0, NULL, 0},
+  };
   const char* path = NULL;
   int json = 0, read_hsaco_paths = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(kDumpUsage, stdout);
-      return TKRT_CLI_OK;
-    }
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strcmp(argv[i], "--read-hsaco-paths") == 0) {
-      read_hsaco_paths = 1;
-    } else if (argv[i][0] == '-' || path) {
-      return tkrt_cli_usage_error("dump", "unexpected argument '%s'", argv[i]);
-    } else {
-      path = argv[i];
+  tkrt_cli_args_t args;
+  tkrt_cli_args_init(&args, argc, argv, "dump", options);
+  for (int c; (c = tkrt_cli_args_next(&args)) != TKRT_CLI_ARG_END;) {
+    switch (c) {
+      case TKRT_CLI_ARG_BAD: return TKRT_CLI_USAGE;
+      case 'h': fputs(kDumpUsage, stdout); return TKRT_CLI_OK;
+      case OPT_JSON: json = 1; break;
+      case OPT_READ_HSACO_PATHS: read_hsaco_paths = 1; break;
+      case TKRT_CLI_ARG_OPERAND:
+        if (path) {
+          return tkrt_cli_usage_error("dump", "unexpected argument '%s' (the call is '%s')",
+                                      args.value, path);
+        }
+        path = args.value;
+        break;
+      default: return tkrt_cli_usage_error("dump", "unexpected argument '%s'", args.name);
     }
   }
   if (!path) return tkrt_cli_usage_error("dump", "no call file given");

@@ -16,7 +16,7 @@ static const char kUsage[] =
     "TritonAnyKernelCall, zlib-compressed or raw) on CUDA, HIP or the host CPU.\n"
     "\n"
     "commands:\n"
-    "  info   list backends and devices, or describe a kernel image (--image FILE)\n"
+    "  info   list backends and devices, or describe a kernel image (--image FILE); --json\n"
     "  dump   print a decoded call (--json for every field)\n"
     "  run    launch a call on real buffers, compare outputs, time it\n"
     "  tune   benchmark every config of an autotuned call and store the decision\n"
@@ -25,6 +25,8 @@ static const char kUsage[] =
     "take Triton's own compile output (<name>.json with its cubin / PTX / HSACO).\n"
     "exit status: 0 success, 1 outputs differ from the expected ones, 2 bad usage,\n"
     "3 an error (message on stderr, with its status code).\n"
+    "Options take their value as `--opt value` or `--opt=value`; `--` ends the options.\n"
+    "  tkrt --version   print the version; tkrt --help   this text\n"
     "environment: TKRT_BACKEND (backend order), TKRT_TUNE_DIR / TKRT_TUNE_PIN /\n"
     "TKRT_TUNE_POLICY (tuning decisions), TKRT_CACHE_DIR (CUDA PTX cache), TKRT_LOG=1.\n";
 
@@ -41,13 +43,42 @@ void tkrt_cli_print_text(FILE* out, const char* text) {
   }
 }
 
+/* Prints the message once more without an annotation that merely repeats what follows it:
+ * tkrt_status_annotate prefixes "context: ", and a context naming the same thing as the message
+ * it wraps ("kernel 'k': kernel 'k' has no image ...") would say it twice. */
+static void print_message(FILE* out, const char* message) {
+  for (const char* start = message; start;) {
+    for (const char* colon = strstr(start, ": "); colon; colon = strstr(colon + 2, ": ")) {
+      size_t length = (size_t)(colon - start);
+      const char* rest = colon + 2;
+      if (length && strncmp(rest, start, length) == 0 &&
+          (rest[length] == ' ' || rest[length] == ':')) {
+        char* copy = malloc(strlen(message) + 1);
+        if (!copy) break;
+        size_t head = (size_t)(start - message);
+        memcpy(copy, message, head);
+        strcpy(copy + head, rest);
+        tkrt_cli_print_text(out, copy);
+        free(copy);
+        return;
+      }
+    }
+    start = strstr(start, ": ");
+    if (start) start += 2;
+  }
+  tkrt_cli_print_text(out, message);
+}
+
 int tkrt_cli_fail(const char* command, tkrt_status_t status) {
-  char* text = tkrt_status_to_string(status);
   fflush(stdout); /* what was printed before the error stays before it when both are piped */
   fprintf(stderr, "tkrt %s: ", command);
-  tkrt_cli_print_text(stderr, text ? text : "out of memory");
-  fputc('\n', stderr);
-  free(text);
+  if (!status) {
+    fputs("error without a status\n", stderr);
+    return TKRT_CLI_ERROR;
+  }
+  fprintf(stderr, "%s: ", tkrt_status_code_name(tkrt_status_code(status)));
+  print_message(stderr, tkrt_status_message(status));
+  fprintf(stderr, " (%s:%d)\n", tkrt_status_file(status), tkrt_status_line(status));
   tkrt_status_free(status);
   return TKRT_CLI_ERROR;
 }
@@ -61,6 +92,72 @@ int tkrt_cli_usage_error(const char* command, const char* format, ...) {
   va_end(args);
   fprintf(stderr, "\n(see `tkrt %s --help`)\n", command);
   return TKRT_CLI_USAGE;
+}
+
+void tkrt_cli_args_init(tkrt_cli_args_t* args, int argc, char** argv, const char* command,
+                        const struct option* options) {
+  memset(args, 0, sizeof(*args));
+  args->argc = argc;
+  args->argv = argv;
+  args->command = command;
+  args->options = options;
+}
+
+int tkrt_cli_args_next(tkrt_cli_args_t* a) {
+  a->value = NULL;
+  a->name[0] = '\0';
+  if (!a->started) {
+    optind = 0; /* glibc: start over (a process may parse more than once: the fuzzer does) */
+    opterr = 0; /* tkrt words the errors itself */
+    a->started = 1;
+  }
+  if (a->after_dashes) {
+    if (optind >= a->argc) return TKRT_CLI_ARG_END;
+    a->value = a->argv[optind++];
+    return TKRT_CLI_ARG_OPERAND;
+  }
+  int before = optind ? optind : 1;
+  int index = -1;
+  /* "-": operands come back in place (as 1); ":": a missing value is ':', not '?'. */
+  int c = getopt_long(a->argc, a->argv, "-:h", a->options, &index);
+  if (c == -1) {
+    if (optind < a->argc) { /* after "--": the rest are operands */
+      a->after_dashes = 1;
+      a->value = a->argv[optind++];
+      return TKRT_CLI_ARG_OPERAND;
+    }
+    return TKRT_CLI_ARG_END;
+  }
+  if (c == 1) {
+    a->value = optarg;
+    return TKRT_CLI_ARG_OPERAND;
+  }
+  const char* word = before < a->argc ? a->argv[before] : "";
+  size_t length = strcspn(word, "=");
+  if (length >= sizeof(a->name)) length = sizeof(a->name) - 1;
+  memcpy(a->name, word, length);
+  a->name[length] = '\0';
+  if (c == ':') {
+    tkrt_cli_usage_error(a->command, "%s needs a value", a->name);
+    return TKRT_CLI_ARG_BAD;
+  }
+  if (c == '?') {
+    if (optopt && strncmp(word, "--", 2) == 0 && word[length] == '=') {
+      tkrt_cli_usage_error(a->command, "%s takes no value (got '%s')", a->name, word + length + 1);
+    } else if (optopt > 0 && optopt < TKRT_CLI_OPTION_BASE) {
+      tkrt_cli_usage_error(a->command, "unknown option '-%c'", optopt);
+    } else {
+      tkrt_cli_usage_error(a->command, "unknown option '%s'", a->name);
+    }
+    return TKRT_CLI_ARG_BAD;
+  }
+  if (index >= 0 && strcmp(a->name + 2, a->options[index].name) != 0) {
+    tkrt_cli_usage_error(a->command, "unknown option '%s' (did you mean --%s? options are not "
+                         "abbreviated)", a->name, a->options[index].name);
+    return TKRT_CLI_ARG_BAD;
+  }
+  a->value = optarg;
+  return c;
 }
 
 bool tkrt_cli_is_directory(const char* path) {
@@ -79,14 +176,31 @@ tkrt_status_t tkrt_cli_write_file(const char* dir, const char* name, const void*
   return tkrt_fs_write_file_atomic(dir, name, &piece, 1, 0644);
 }
 
+tkrt_status_t tkrt_cli_make_folder(const char* dir) { return tkrt_fs_mkdirs(dir); }
+
+void tkrt_cli_join_path(char* out, size_t capacity, const char* dir, const char* name) {
+  size_t length = strlen(dir);
+  while (length > 1 && dir[length - 1] == '/') --length;
+  snprintf(out, capacity, "%.*s%s%s", (int)length, dir, dir[length - 1] == '/' ? "" : "/", name);
+}
+
 tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
                                  tkrt_call_t** out_call) {
   char resolved[4096];
   const char* file = path;
   if (tkrt_cli_is_directory(path)) {
     struct stat st;
-    snprintf(resolved, sizeof(resolved), "%s/call.pb.z", path);
-    if (stat(resolved, &st) != 0) snprintf(resolved, sizeof(resolved), "%s/call.pb", path);
+    tkrt_cli_join_path(resolved, sizeof(resolved), path, "call.pb.z");
+    if (stat(resolved, &st) != 0) {
+      tkrt_cli_join_path(resolved, sizeof(resolved), path, "call.pb");
+      if (stat(resolved, &st) != 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                                "%s holds no serialized call: neither call.pb.z nor call.pb is "
+                                "there (a case folder holds one; Triton compile output is a "
+                                "<name>.json, see `tkrt help triton`)",
+                                path);
+      }
+    }
     file = resolved;
   }
   void* bytes = NULL;
@@ -106,22 +220,51 @@ tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
   return tkrt_status_annotate(status, "decoding %s", file);
 }
 
+/* The length of the valid UTF-8 sequence at p (RFC 3629), or 0 when the byte there starts none. */
+static size_t utf8_sequence(const unsigned char* p, size_t left) {
+  unsigned char c = p[0];
+  size_t length;
+  uint32_t min, code;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    length = 2, min = 0x80, code = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    length = 3, min = 0x800, code = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4, min = 0x10000, code = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (length > left) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if ((p[i] & 0xc0) != 0x80) return 0;
+    code = code << 6 | (p[i] & 0x3f);
+  }
+  if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+  return length;
+}
+
 void tkrt_cli_json_bytes_as_string(FILE* out, const void* data, size_t size) {
   const unsigned char* p = data;
   fputc('"', out);
-  for (size_t i = 0; i < size; ++i) {
+  for (size_t i = 0; i < size;) {
     unsigned char c = p[i];
+    size_t length = utf8_sequence(p + i, size - i);
     if (c == '"' || c == '\\') {
       fprintf(out, "\\%c", c);
     } else if (c == '\n') {
       fputs("\\n", out);
     } else if (c == '\t') {
       fputs("\\t", out);
-    } else if (c < 0x20 || c >= 0x7f) {
-      fprintf(out, "\\u%04x", c); /* bytes, not UTF-8: each byte as its own code point */
+    } else if (c < 0x20 || c == 0x7f) {
+      fprintf(out, "\\u%04x", c);
+    } else if (length == 0) {
+      fputs("\\ufffd", out); /* not UTF-8: the replacement character, one per byte */
+      length = 1;
     } else {
-      fputc(c, out);
+      fwrite(p + i, 1, length, out);
     }
+    i += length ? length : 1;
   }
   fputc('"', out);
 }

@@ -51,9 +51,12 @@ static size_t dtype_size(const char* dtype) {
 }
 
 /* Returns 1 when the output matches; prints a one-line verdict. */
-static int compare_output(const tkrt_run_options_t* o, size_t index, const unsigned char* got,
+static int compare_output(const tkrt_cli_compare_t* how, size_t index, const unsigned char* got,
                           const unsigned char* want, size_t size) {
-  if (!o->tolerant) {
+  if (how->tolerant && !how->dtype) {
+    printf("output %zu: %s elements have no tolerance; comparing bit for bit\n", index, how->what);
+  }
+  if (!how->tolerant || !how->dtype) {
     size_t differing = 0, first = size;
     for (size_t i = 0; i < size; ++i) {
       if (got[i] != want[i]) {
@@ -69,7 +72,7 @@ static int compare_output(const tkrt_run_options_t* o, size_t index, const unsig
     printf("output %zu: matches bit for bit (%zu bytes)\n", index, size);
     return 1;
   }
-  const char* dtype = o->dtype ? o->dtype : "f32";
+  const char* dtype = how->dtype;
   size_t count = size / dtype_size(dtype), bad = 0, worst = 0;
   double max_abs = 0, max_rel = 0, err2 = 0, ref2 = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -78,7 +81,7 @@ static int compare_output(const tkrt_run_options_t* o, size_t index, const unsig
     double diff = fabs(g - w);
     err2 += diff * diff;
     ref2 += w * w;
-    if (!(diff <= o->atol + o->rtol * fabs(w))) {
+    if (!(diff <= how->atol + how->rtol * fabs(w))) {
       if (!bad) worst = i;
       ++bad;
     }
@@ -88,7 +91,7 @@ static int compare_output(const tkrt_run_options_t* o, size_t index, const unsig
   double frobenius = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
   printf("output %zu: %s: %zu of %zu %s elements outside rtol %g atol %g; max abs err %.3g, "
          "max rel err %.3g, relative Frobenius err %.3g\n",
-         index, bad ? "MISMATCH" : "within tolerance", bad, count, dtype, o->rtol, o->atol,
+         index, bad ? "MISMATCH" : "within tolerance", bad, count, dtype, how->rtol, how->atol,
          max_abs, max_rel, frobenius);
   if (bad) {
     printf("  first outside: element %zu: got %.9g, expected %.9g\n", worst,
@@ -123,11 +126,16 @@ static void session_close(session_t* s) {
 static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
                           float ms) {
   (void)user;
+  fflush(stdout); /* the lines printed before stay before the progress when piped */
   fprintf(stderr, "tkrt tune: pass %d, config %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
           config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
 }
 
 static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
+  if (o->save_dir) {
+    /* Made before anything runs, so that a folder that cannot be made costs no launch. */
+    TKRT_RETURN_IF_ERROR(tkrt_status_annotate(tkrt_cli_make_folder(o->save_dir), "--save"));
+  }
   TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, o->read_hsaco_paths, &s->call));
   /* The environment (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...) first, flags over it. */
   tkrt_device_options_t device_options;
@@ -322,15 +330,31 @@ static int run_or_tune(int argc, char** argv, int tune) {
   tkrt_cli_run_options_init(&o, tune);
   int parsed = tkrt_cli_parse_run_options(argc, argv, &o);
   if (parsed) return parsed < 0 ? TKRT_CLI_OK : parsed;
+  tkrt_status_t status = tkrt_cli_resolve_case(&o);
+  if (status) {
+    tkrt_cli_run_options_free(&o);
+    return tkrt_cli_fail(o.command, status);
+  }
   if (tune && !tkrt_cli_is_directory(o.path) && !o.input_count) {
+    fflush(stdout);
     fprintf(stderr, "tkrt tune: note: no --in given; the call runs with no input buffers\n");
+  }
+  if (o.case_file) {
+    printf("case: ");
+    tkrt_cli_print_text(stdout, o.case_name ? o.case_name : o.path);
+    if (o.case_note) {
+      printf(": ");
+      tkrt_cli_print_text(stdout, o.case_note);
+    }
+    printf(" (%s)\n", o.case_file);
   }
 
   session_t s;
   memset(&s, 0, sizeof(s));
-  tkrt_status_t status = session_open(&o, &s);
+  status = session_open(&o, &s);
   if (status) {
     session_close(&s);
+    tkrt_cli_run_options_free(&o);
     return tkrt_cli_fail(o.command, status);
   }
   const tkrt_device_info_t* info = tkrt_device_info(s.device);
@@ -341,6 +365,7 @@ static int run_or_tune(int argc, char** argv, int tune) {
   double first_ms = now_ms() - start;
   if (status) {
     session_close(&s);
+    tkrt_cli_run_options_free(&o);
     return tkrt_cli_fail(o.command, status);
   }
   print_decision(&s, tune);
@@ -362,7 +387,7 @@ static int run_or_tune(int argc, char** argv, int tune) {
         printf("output %zu: MISMATCH: %llu bytes, expected file has %zu\n", j,
                (unsigned long long)b->size, s.expected_size[j]);
         result = TKRT_CLI_MISMATCH;
-      } else if (!compare_output(&o, j, got, s.expected[j], b->size)) {
+      } else if (!compare_output(&o.compare[j], j, got, s.expected[j], b->size)) {
         result = TKRT_CLI_MISMATCH;
       }
     }
@@ -370,7 +395,11 @@ static int run_or_tune(int argc, char** argv, int tune) {
       char name[32];
       snprintf(name, sizeof(name), "out%zu.bin", j);
       status = tkrt_cli_write_file(o.save_dir, name, got, b->size);
-      if (!status) printf("output %zu: written to %s/%s\n", j, o.save_dir, name);
+      if (!status) {
+        char path[4200];
+        tkrt_cli_join_path(path, sizeof(path), o.save_dir, name);
+        printf("output %zu: written to %s\n", j, path);
+      }
     }
     free(got);
   }
@@ -411,6 +440,7 @@ static int run_or_tune(int argc, char** argv, int tune) {
     }
   }
   session_close(&s);
+  tkrt_cli_run_options_free(&o);
   if (status) return tkrt_cli_fail(o.command, status);
   return result;
 }

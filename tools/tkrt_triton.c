@@ -1,8 +1,10 @@
 /* tkrt command-line tool: info, run and tune on Triton's own compile output (a kernel's
  * <name>.json with its cubin / PTX / HSACO and TTIR), and listing Triton's cache. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "tools/tkrt_cli.h"
@@ -106,6 +108,32 @@ typedef struct triton_opts {
   long max_iterations;
 } triton_opts_t;
 
+/* getopt_long values of the Triton commands' options. */
+enum {
+  OPT_GRID = TKRT_CLI_OPTION_BASE,
+  OPT_CONST,
+  OPT_ALSO,
+  OPT_ARG,
+  OPT_EXPECT,
+  OPT_SAVE,
+  OPT_INOUT,
+  OPT_RTOL,
+  OPT_ATOL,
+  OPT_TARGET_MS,
+  OPT_DEVICE,
+  OPT_ITERATIONS,
+  OPT_PIN,
+  OPT_MAX_ITERATIONS,
+  OPT_BACKEND,
+  OPT_STORE,
+  OPT_POLICY,
+  OPT_IMAGE_KIND,
+  OPT_IMAGE,
+  OPT_TRITON_CACHE,
+  OPT_KERNEL,
+  OPT_JSON,
+};
+
 /* ---------------------------------------------------------------- recognising Triton paths */
 
 static int ends_with(const char* text, const char* suffix) {
@@ -113,16 +141,43 @@ static int ends_with(const char* text, const char* suffix) {
   return a >= b && strcmp(text + a - b, suffix) == 0;
 }
 
-/* A Triton output: a .json file, or a folder that is not a serialized-call case folder. */
+/* True when `dir` holds a <name>.json (not a case folder's case.json), or one of its subfolders
+ * does (Triton's per-target folders). */
+static int holds_kernel_json(const char* dir, int depth) {
+  DIR* folder = opendir(dir);
+  if (!folder) return 0;
+  int found = 0;
+  for (struct dirent* entry; !found && (entry = readdir(folder));) {
+    if (entry->d_name[0] == '.') continue;
+    char path[4200];
+    tkrt_cli_join_path(path, sizeof(path), dir, entry->d_name);
+    if (ends_with(entry->d_name, ".json")) {
+      found = strcmp(entry->d_name, "case.json") != 0 && !tkrt_cli_is_directory(path);
+    } else if (depth == 0 && tkrt_cli_is_directory(path)) {
+      found = holds_kernel_json(path, 1);
+    }
+  }
+  closedir(folder);
+  return found;
+}
+
+/* A Triton output: a .json file, or a folder with a kernel's .json that is not a serialized-call
+ * case folder. Any other folder goes to the serialized-call path, which names what is missing. */
 static int is_triton_path(const char* path) {
   if (ends_with(path, ".json")) return 1;
   if (!tkrt_cli_is_directory(path)) return 0;
   char probe[4200];
   struct stat st;
-  snprintf(probe, sizeof(probe), "%s/call.pb.z", path);
+  tkrt_cli_join_path(probe, sizeof(probe), path, "call.pb.z");
   if (stat(probe, &st) == 0) return 0;
-  snprintf(probe, sizeof(probe), "%s/call.pb", path);
-  return stat(probe, &st) != 0;
+  tkrt_cli_join_path(probe, sizeof(probe), path, "call.pb");
+  return stat(probe, &st) != 0 && holds_kernel_json(path, 0);
+}
+
+/* The value of --image (as `--image FILE` or `--image=FILE`) at argv[i], or NULL. */
+static const char* image_value(int argc, char** argv, int i) {
+  if (strcmp(argv[i], "--image") == 0) return i + 1 < argc ? argv[i + 1] : NULL;
+  return strncmp(argv[i], "--image=", 8) == 0 ? argv[i] + 8 : NULL;
 }
 
 /* ---------------------------------------------------------------- info */
@@ -172,23 +227,40 @@ static bool print_cache_entry(const char* json_path, const char* name, void* use
 }
 
 static int triton_info(int argc, char** argv) {
+  static const struct option options[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"image", required_argument, NULL, OPT_IMAGE},
+      {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
+      {"kernel", required_argument, NULL, OPT_KERNEL},
+      {"json", no_argument, NULL, OPT_JSON},
+      {NULL, 0, NULL, 0},
+  };
   const char* image = NULL;
   const char* cache = NULL;
   const char* kernel = NULL;
   int list_cache = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--image") == 0 && i + 1 < argc) {
-      image = argv[++i];
-    } else if (strcmp(argv[i], "--triton-cache") == 0) {
-      list_cache = 1;
-      if (i + 1 < argc && argv[i + 1][0] != '-') cache = argv[++i];
-    } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
-      kernel = argv[++i];
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(kTritonUsage, stdout);
-      return TKRT_CLI_OK;
-    } else {
-      return tkrt_cli_usage_error("info", "unexpected argument '%s'", argv[i]);
+  tkrt_cli_args_t args;
+  tkrt_cli_args_init(&args, argc, argv, "info", options);
+  for (int c; (c = tkrt_cli_args_next(&args)) != TKRT_CLI_ARG_END;) {
+    switch (c) {
+      case TKRT_CLI_ARG_BAD: return TKRT_CLI_USAGE;
+      case 'h': fputs(kTritonUsage, stdout); return TKRT_CLI_OK;
+      case OPT_IMAGE: image = args.value; break;
+      case OPT_KERNEL: kernel = args.value; break;
+      case OPT_TRITON_CACHE: list_cache = 1; break;
+      case OPT_JSON:
+        return tkrt_cli_usage_error("info", "--json describes backends and image files; a Triton "
+                                    "kernel (--image on its .json or folder) and --triton-cache "
+                                    "print as text");
+      case TKRT_CLI_ARG_OPERAND:
+        /* --triton-cache [DIR]: the folder is the operand right after it. */
+        if (list_cache && !cache && strcmp(argv[optind - 1], args.value) == 0 &&
+            strcmp(argv[optind - 2], "--triton-cache") == 0) {
+          cache = args.value;
+          break;
+        }
+        return tkrt_cli_usage_error("info", "unexpected argument '%s'", args.value);
+      default: return tkrt_cli_usage_error("info", "unexpected argument '%s'", args.name);
     }
   }
   if (list_cache) {
@@ -244,94 +316,141 @@ static int parse_kind(const char* text, uint32_t* kinds) {
   return 0;
 }
 
+
+static const struct option kTritonRunOptions[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"const", required_argument, NULL, OPT_CONST},
+    {"also", required_argument, NULL, OPT_ALSO},
+    {"arg", required_argument, NULL, OPT_ARG},
+    {"expect", required_argument, NULL, OPT_EXPECT},
+    {"save", required_argument, NULL, OPT_SAVE},
+    {"inout", required_argument, NULL, OPT_INOUT},
+    {"rtol", required_argument, NULL, OPT_RTOL},
+    {"atol", required_argument, NULL, OPT_ATOL},
+    {"target-ms", required_argument, NULL, OPT_TARGET_MS},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"pin", required_argument, NULL, OPT_PIN},
+    {"max-iterations", required_argument, NULL, OPT_MAX_ITERATIONS},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"image-kind", required_argument, NULL, OPT_IMAGE_KIND},
+    {NULL, 0, NULL, 0},
+};
+
 static int parse_options(int argc, char** argv, triton_opts_t* o) {
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
+  tkrt_cli_args_t args;
+  tkrt_cli_args_init(&args, argc, argv, o->command, kTritonRunOptions);
+  for (int c; (c = tkrt_cli_args_next(&args)) != TKRT_CLI_ARG_END;) {
+    const char* a = args.name;
+    const char* next = args.value;
     triton_variant_opts_t* current = o->variant_count ? &o->variants[o->variant_count - 1] : NULL;
-#define NEED_VALUE()                                                                  \
-  if (!next) return tkrt_cli_usage_error(o->command, "%s needs a value", a); \
-  ++i
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(kTritonUsage, stdout);
-      return -1;
-    } else if (a[0] != '-') {
-      if (o->variant_count == TRITON_MAX_VARIANTS) {
-        return tkrt_cli_usage_error(o->command, "more than %d variants", TRITON_MAX_VARIANTS);
+    switch (c) {
+      case TKRT_CLI_ARG_BAD:
+        return TKRT_CLI_USAGE;
+      case 'h':
+        fputs(kTritonUsage, stdout);
+        return -1;
+      case TKRT_CLI_ARG_OPERAND: {
+        if (o->variant_count == TRITON_MAX_VARIANTS) {
+          return tkrt_cli_usage_error(o->command, "more than %d variants", TRITON_MAX_VARIANTS);
+        }
+        triton_variant_opts_t* v = &o->variants[o->variant_count++];
+        v->paths[v->path_count++] = next;
+        break;
       }
-      triton_variant_opts_t* v = &o->variants[o->variant_count++];
-      v->paths[v->path_count++] = a;
-    } else if (strcmp(a, "--grid") == 0 || strcmp(a, "--const") == 0 || strcmp(a, "--also") == 0) {
-      NEED_VALUE();
-      if (!current) {
-        return tkrt_cli_usage_error(o->command, "%s must follow the kernel it applies to", a);
+      case OPT_GRID:
+      case OPT_CONST:
+      case OPT_ALSO:
+        if (!current) {
+          return tkrt_cli_usage_error(o->command, "%s must follow the kernel it applies to", a);
+        }
+        if (c == OPT_GRID) {
+          current->grid = next;
+        } else if (c == OPT_CONST) {
+          current->constants = next;
+        } else if (current->path_count == TRITON_MAX_PATHS) {
+          return tkrt_cli_usage_error(o->command, "too many --also");
+        } else {
+          current->paths[current->path_count++] = next;
+        }
+        break;
+      case OPT_ARG:
+      case OPT_EXPECT:
+      case OPT_SAVE: {
+        size_t* count = c == OPT_ARG ? &o->arg_count : c == OPT_EXPECT ? &o->expect_count : &o->save_count;
+        triton_named_t* list = c == OPT_ARG ? o->args : c == OPT_EXPECT ? o->expects : o->saves;
+        if (*count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many %s", a);
+        int rc = parse_named(o->command, a, next, &list[*count]);
+        if (rc) return rc;
+        ++*count;
+        break;
       }
-      if (a[2] == 'g') current->grid = next;
-      else if (a[2] == 'c') current->constants = next;
-      else if (current->path_count == TRITON_MAX_PATHS) {
-        return tkrt_cli_usage_error(o->command, "too many --also");
-      } else {
-        current->paths[current->path_count++] = next;
+      case OPT_INOUT:
+        if (o->inout_count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many --inout");
+        o->inout[o->inout_count++] = next;
+        break;
+      case OPT_RTOL:
+      case OPT_ATOL:
+      case OPT_TARGET_MS: {
+        char* end = NULL;
+        double value = strtod(next, &end);
+        if (!*next || *end || !(value >= 0) || value > 1e300) {
+          return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+        }
+        if (c == OPT_RTOL) o->rtol = value, o->tolerant = 1;
+        else if (c == OPT_ATOL) o->atol = value, o->tolerant = 1;
+        else o->target_ms = value;
+        break;
       }
-    } else if (strcmp(a, "--arg") == 0 || strcmp(a, "--expect") == 0 || strcmp(a, "--save") == 0) {
-      NEED_VALUE();
-      size_t* count = a[2] == 'a' ? &o->arg_count : a[2] == 'e' ? &o->expect_count : &o->save_count;
-      triton_named_t* list = a[2] == 'a' ? o->args : a[2] == 'e' ? o->expects : o->saves;
-      if (*count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many %s", a);
-      int rc = parse_named(o->command, a, next, &list[*count]);
-      if (rc) return rc;
-      ++*count;
-    } else if (strcmp(a, "--inout") == 0) {
-      NEED_VALUE();
-      if (o->inout_count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many --inout");
-      o->inout[o->inout_count++] = next;
-    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0 ||
-               strcmp(a, "--target-ms") == 0) {
-      NEED_VALUE();
-      char* end = NULL;
-      double value = strtod(next, &end);
-      if (!*next || *end || !(value >= 0)) {
-        return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+      case OPT_DEVICE:
+      case OPT_ITERATIONS:
+      case OPT_PIN:
+      case OPT_MAX_ITERATIONS: {
+        char* end = NULL;
+        long value = strtol(next, &end, 10);
+        if (!*next || *end || value < 0 || value > INT_MAX) {
+          return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
+        }
+        if (c == OPT_DEVICE) o->ordinal = (int)value;
+        else if (c == OPT_ITERATIONS) o->iterations = value;
+        else if (c == OPT_PIN) o->pin = value;
+        else o->max_iterations = value;
+        break;
       }
-      if (a[2] == 'r') o->rtol = value, o->tolerant = 1;
-      else if (a[2] == 'a') o->atol = value, o->tolerant = 1;
-      else o->target_ms = value;
-    } else if (strcmp(a, "--device") == 0 || strcmp(a, "--iterations") == 0 ||
-               strcmp(a, "--pin") == 0 || strcmp(a, "--max-iterations") == 0) {
-      NEED_VALUE();
-      char* end = NULL;
-      long value = strtol(next, &end, 10);
-      if (!*next || *end || value < 0) return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
-      if (a[2] == 'd') o->ordinal = (int)value;
-      else if (a[2] == 'i') o->iterations = value;
-      else if (a[2] == 'p') o->pin = value;
-      else o->max_iterations = value;
-    } else if (strcmp(a, "--backend") == 0) {
-      NEED_VALUE();
-      o->backend = next;
-    } else if (strcmp(a, "--store") == 0) {
-      NEED_VALUE();
-      o->store = next;
-    } else if (strcmp(a, "--policy") == 0) {
-      NEED_VALUE();
-      if (strcmp(next, "auto") != 0 && strcmp(next, "never") != 0) {
-        return tkrt_cli_usage_error(o->command, "--policy is auto or never, not '%s'", next);
-      }
-      o->policy = next;
-    } else if (strcmp(a, "--image-kind") == 0) {
-      NEED_VALUE();
-      if (!parse_kind(next, &o->image_kinds)) {
-        return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
-                                    next);
-      }
-    } else {
-      return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
+      case OPT_BACKEND:
+        o->backend = next;
+        break;
+      case OPT_STORE:
+        o->store = next;
+        break;
+      case OPT_POLICY:
+        if (strcmp(next, "auto") != 0 && strcmp(next, "never") != 0) {
+          return tkrt_cli_usage_error(o->command, "--policy is auto or never, not '%s'", next);
+        }
+        o->policy = next;
+        break;
+      case OPT_IMAGE_KIND:
+        if (!parse_kind(next, &o->image_kinds)) {
+          return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
+                                      next);
+        }
+        break;
+      default:
+        return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
     }
-#undef NEED_VALUE
   }
   if (o->variant_count == 0) return tkrt_cli_usage_error(o->command, "no kernel given");
   if (!o->variants[0].grid) {
-    return tkrt_cli_usage_error(o->command, "the first kernel needs --grid (e.g. --grid 'cdiv(n, BLOCK)')");
+    return tkrt_cli_usage_error(o->command,
+                                "the first kernel needs --grid (e.g. --grid 'cdiv(n, BLOCK)'): %s "
+                                "is taken as Triton compile output%s",
+                                o->variants[0].paths[0],
+                                tkrt_cli_is_directory(o->variants[0].paths[0])
+                                    ? " (a folder with a .json and no call.pb.z or call.pb)"
+                                    : "");
   }
   for (size_t v = 1; v < o->variant_count; ++v) {
     if (!o->variants[v].grid) o->variants[v].grid = o->variants[v - 1].grid;
@@ -448,6 +567,7 @@ static void session_close(triton_session_t* s) {
 static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
                           float ms) {
   (void)user;
+  fflush(stdout); /* the variant lines printed before stay before the progress when piped */
   fprintf(stderr, "tkrt tune: pass %d, variant %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
           config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
 }
@@ -722,10 +842,10 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     return TKRT_CLI_OK;
   }
   if (strcmp(command, "info") == 0) {
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
+      const char* image = image_value(argc, argv, i);
       if (strcmp(argv[i], "--triton-cache") == 0) return triton_info(argc, argv);
-      if (strcmp(argv[i], "--image") == 0 && i + 1 < argc &&
-          (ends_with(argv[i + 1], ".json") || tkrt_cli_is_directory(argv[i + 1]))) {
+      if (image && (ends_with(image, ".json") || tkrt_cli_is_directory(image))) {
         return triton_info(argc, argv);
       }
     }

@@ -197,7 +197,7 @@ static void test_validate_shared_memory_and_images(void) {
                                  .data = on_host ? ptx : elf,
                                  .size = on_host ? sizeof(ptx) - 1 : sizeof(elf) - 1};
   call = call_with_image("k", &foreign, params);
-  snprintf(expected, sizeof(expected), "kernel 'k' has no image for this device (%s %s)",
+  snprintf(expected, sizeof(expected), "kernel 'k': no image for this device (%s %s)",
            g_info->backend, g_info->arch);
   EXPECT_STATUS(core_launch(call, g_device, NULL, &buffer, 1, 0, NULL),
                 TKRT_STATUS_INVALID_ARGUMENT, expected);

@@ -1,7 +1,9 @@
-/* libFuzzer target for the option parser of `tkrt run` and `tkrt tune` (tools/tkrt_run_options.c).
- * The input is an argument list: NUL-separated strings; the first byte picks run or tune. Checks:
- * no crash or leak, a return value the parser documents, and parsed options within their limits.
- * Seeds: test/fuzz/corpus_cli. */
+/* libFuzzer target for the option parser of `tkrt run` and `tkrt tune` (tools/tkrt_run_options.c,
+ * getopt_long through tkrt_cli_args_next) and the case resolution after it. The input is an
+ * argument list: NUL-separated strings; the first byte picks run or tune. Checks: no crash or
+ * leak, a return value the parser documents, and parsed options within their limits. A path that
+ * names a case folder (e.g. "." or a seed's) also runs tkrt_cli_resolve_case on it. Seeds:
+ * test/fuzz/corpus_cli. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rc == 0) {
     if (!options.path || options.input_count > TKRT_CLI_MAX_BUFFERS ||
         options.expect_count > TKRT_CLI_MAX_BUFFERS || options.alias_count > TKRT_CLI_MAX_BUFFERS ||
-        options.iterations < 0 || options.ordinal < 0 || !(options.rtol >= 0)) {
+        options.iterations < 0 || options.ordinal < 0 || !(options.rtol >= 0) ||
+        !(options.atol >= 0) || (options.rtol_given && options.rtol > 1e300)) {
       abort();
     }
     for (size_t i = 0; i < options.alias_count; ++i) {
@@ -43,6 +46,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (options.alias_out[i] == options.alias_out[j]) abort(); /* conflicts are refused */
       }
     }
+    tkrt_status_t status = tkrt_cli_resolve_case(&options);
+    if (!status) {
+      for (size_t i = 0; i < TKRT_CLI_MAX_BUFFERS; ++i) {
+        const tkrt_cli_compare_t* compare = &options.compare[i];
+        if (!(compare->rtol >= 0) || !(compare->atol >= 0) || !compare->what) abort();
+      }
+      if (options.input_count > TKRT_CLI_MAX_BUFFERS ||
+          options.expect_count > TKRT_CLI_MAX_BUFFERS) {
+        abort();
+      }
+    }
+    tkrt_status_free(status);
+    tkrt_cli_run_options_free(&options);
   }
   free(copy);
   return 0;

@@ -5,6 +5,8 @@
  *   missing_kernel  tkrt's field, for a kernel name the image does not have
  *   unselected      an autotuned call whose config 1 (never selected with --pin 0) has it
  *   escape_name     names and descriptions holding terminal escape sequences (for dump)
+ *   utf8_name       a name holding UTF-8 text ("café €"; the wire format refuses strings that are
+ *                   not UTF-8) and metadata bytes that are not UTF-8 (for dump --json)
  *   hsaco_path      a ROCm-style call naming an HSACO file by path, bytes not carried
  * Each folder holds call.pb.z, in0.bin (16 bytes) and out0.bin (the same bytes: a copy kernel).
  *   make_trust_calls <out dir> <marker image> */
@@ -73,6 +75,11 @@ static tkrt_status_t write_case_as(const char* root, const char* name, const cha
   tkrt_call_desc_t desc;
   tkrt_call_desc_init(&desc);
   desc.name = call_name;
+  if (strcmp(name, "utf8_name") == 0) {
+    static const char metadata[] = "ok \xc3\xa9 \xff\xc3( \xed\xa0\x80 \xf0\x9f\x98\x80";
+    desc.metadata = metadata;
+    desc.metadata_size = sizeof(metadata) - 1;
+  }
   desc.configs = configs;
   desc.config_count = k1 ? 2 : 1;
   desc.autotuned = k1 != NULL;
@@ -174,6 +181,9 @@ int main(int argc, char** argv) {
   if (!status) {
     status = write_case_as(argv[1], "escape_name", "evil\x1b]0;pwned\x07\x1b[31m", true, field,
                            NULL);
+  }
+  if (!status) {
+    status = write_case_as(argv[1], "utf8_name", "caf\xc3\xa9 \xe2\x82\xac \x01", true, field, NULL);
   }
   /* Only the path travels (no tkrt image field), as in jaxlib's ROCm blobs: a raw
    * TritonAnyKernelCall written here (the public API builds kernels from bytes, not paths). */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/json.h"
+#include "base/json.h"
 #include "core/triton_internal.h"
 #include "test/harness.h"
 #include "tkrt/tkrt.h"
@@ -739,7 +739,7 @@ static void host_image_only_on_gpu_dir(void) {
   desc.scalar_count = 1;
   ASSERT_OK(tkrt_triton_call_create(&desc, &call));
   EXPECT_STATUS(tkrt_call_prepare(call, device), TKRT_STATUS_INVALID_ARGUMENT,
-                "kernel 'add_kernel' has no image for this device (host");
+                "kernel 'add_kernel': no image for this device (host");
   tkrt_call_release(call);
   tkrt_triton_kernel_release(k);
   tkrt_device_release(device);

@@ -1,6 +1,6 @@
 /* tkrt core: the bounded JSON reader (see json.h). Recursive descent whose depth is capped, so a
  * document of nested brackets cannot exhaust the stack; every allocation is freed on error. */
-#include "core/json.h"
+#include "base/json.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* tkrt core: a small, bounded JSON reader for metadata files that users name (Triton's kernel
  * JSON): strict RFC 8259, depth- and count-limited, errors with the file, line and column. */
-#ifndef TKRT_CORE_JSON_H_
-#define TKRT_CORE_JSON_H_
+#ifndef TKRT_BASE_JSON_H_
+#define TKRT_BASE_JSON_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,4 +47,4 @@ void tkrt_json_free(tkrt_json_value_t* value);
 const tkrt_json_value_t* tkrt_json_get(const tkrt_json_value_t* object, const char* key);
 const char* tkrt_json_type_name(tkrt_json_type_t type);
 
-#endif /* TKRT_CORE_JSON_H_ */
+#endif /* TKRT_BASE_JSON_H_ */
