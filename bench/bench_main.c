@@ -15,6 +15,8 @@ static const char kUsage[] =
     "  --backend cuda|host   (default cuda; module-load and tune are CUDA only)\n"
     "  --json PATH           write the results as JSON\n"
     "  --vectors DIR         jaxlib vectors (default .gpu-vectors, then ../shared/vectors/...)\n"
+    "  --vector NAME         tune: the autotuned vector in DIR (call.pb.z, in0.bin, in1.bin,\n"
+    "                        out0.bin; default matmul_autotuned)\n"
     "  --xla-lib PATH        libtkrt_xla.so for path (c) of `launch` (default $TKRT_XLA_LIBRARY)\n"
     "  --launches N --reps N launches per repetition, repetitions\n"
     "  --quick               few launches (CI)\n"
@@ -62,6 +64,7 @@ int bench_main(int argc, char** argv, void* jaxlib_fn, const char* jaxlib_why) {
     if (strcmp(a, "--backend") == 0) slot = &o.backend;
     else if (strcmp(a, "--json") == 0) slot = &o.json_path;
     else if (strcmp(a, "--vectors") == 0) slot = &o.vectors;
+    else if (strcmp(a, "--vector") == 0) slot = &o.vector;
     else if (strcmp(a, "--xla-lib") == 0) slot = &o.xla_library;
     else if (strcmp(a, "--commit") == 0) slot = &o.commit;
     else if (strcmp(a, "--self") == 0) slot = &o.self_exe;
@@ -86,6 +89,7 @@ int bench_main(int argc, char** argv, void* jaxlib_fn, const char* jaxlib_why) {
     }
   }
   if (!o.vectors) o.vectors = bench_default_vectors();
+  if (!o.vector) o.vector = "matmul_autotuned";
   if (o.child && !o.child_out) {
     fprintf(stderr, "tkrt_bench: --child needs --child-out\n");
     return 2;

@@ -19,6 +19,7 @@ typedef struct bench_options {
   const char* backend;      /* "cuda" or "host" */
   const char* json_path;    /* where to write the JSON; NULL: nowhere */
   const char* vectors;      /* the jaxlib vectors folder (add_f32, matmul_autotuned, ...) */
+  const char* vector;       /* tune: the vector in it (default matmul_autotuned) */
   const char* xla_library;  /* libtkrt_xla.so for path (c); NULL: emulate only */
   const char* self_exe;     /* this program, for the subcommands that spawn processes */
   const char* commit;       /* recorded in the JSON */

@@ -8,7 +8,7 @@
 
 #include "bench/bench_main.h"
 
-#define TU_MAX_CONFIGS 16
+#define TU_MAX_CONFIGS 128
 #define TU_STEADY_LAUNCHES 20
 
 typedef void (*tu_legacy_fn)(void* stream, void** buffers, const char* opaque, size_t len,
@@ -38,7 +38,7 @@ static int tu_buffers_setup(const bench_options_t* o, tkrt_device_t* device, tu_
   void* host[2] = {NULL, NULL};
   size_t sizes[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
-    snprintf(path, sizeof(path), "%s/matmul_autotuned/in%d.bin", o->vectors, i);
+    snprintf(path, sizeof(path), "%s/%s/in%d.bin", o->vectors, o->vector, i);
     host[i] = bench_read_file(path, &sizes[i]);
     if (!host[i]) {
       fprintf(stderr, "bench: cannot read %s\n", path);
@@ -46,7 +46,7 @@ static int tu_buffers_setup(const bench_options_t* o, tkrt_device_t* device, tu_
       return -1;
     }
   }
-  snprintf(path, sizeof(path), "%s/matmul_autotuned/out0.bin", o->vectors);
+  snprintf(path, sizeof(path), "%s/%s/out0.bin", o->vectors, o->vector);
   t->expected = bench_read_file(path, &t->expected_size);
   t->a_size = sizes[0];
   t->b_size = sizes[1];
@@ -145,7 +145,7 @@ static int tu_child(const bench_options_t* o) {
   if (bench_device_open("cuda", &device) || tu_buffers_setup(o, device, &t)) goto done;
   /* Decoding is part of what a first call pays; it is timed separately. */
   uint64_t t0 = bench_now_ns();
-  if (bench_vector_call(o, "matmul_autotuned", &blob, &blob_size, &u.call)) goto done;
+  if (bench_vector_call(o, o->vector, &blob, &blob_size, &u.call)) goto done;
   uint64_t t1 = bench_now_ns();
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
@@ -168,9 +168,11 @@ static int tu_child(const bench_options_t* o) {
   uint64_t t3 = bench_now_ns();
   double error = tu_error(&t);
   float times[TU_MAX_CONFIGS];
+  uint8_t pruned[TU_MAX_CONFIGS];
   tkrt_tune_report_t report;
   tkrt_tune_report_init(&report);
   report.times_ms = times;
+  report.pruned = pruned;
   report.times_capacity = TU_MAX_CONFIGS;
   if (bench_fail(tkrt_autotuner_get_report(tuner, u.call, tkrt_device_info(device)->arch, &report),
                  "reading the tuning report")) {
@@ -182,9 +184,13 @@ static int tu_child(const bench_options_t* o) {
           (double)(t1 - t0) * 1e-6, (double)(t2 - t1) * 1e-6, (double)(t3 - t2) * 1e-6,
           tkrt_tune_source_name(report.source), report.chosen);
   fprintf(out, "iterations %u\nerror %.6g\nsteady_ms %.6f\n", report.iterations, error, steady);
+  fprintf(out, "round1_iterations %u\npruned_count %zu\ntimed_launches %llu\n",
+          report.round1_iterations, report.pruned_count,
+          (unsigned long long)report.timed_launches);
   for (size_t i = 0; i < report.config_count && i < TU_MAX_CONFIGS; ++i) {
     fprintf(out, "config %zu %.6f %s\n", i, (double)times[i],
             desc->configs[i].description ? desc->configs[i].description : "");
+    if (pruned[i]) fprintf(out, "pruned %zu\n", i);
   }
   rc = 0;
 done:
@@ -202,8 +208,12 @@ typedef struct tu_result {
   char source[32];
   long chosen;
   unsigned iterations;
+  unsigned round1_iterations;
+  size_t pruned_count;
+  unsigned long long timed_launches;
   size_t config_count;
   double config_ms[TU_MAX_CONFIGS];
+  unsigned char pruned[TU_MAX_CONFIGS];
   char config_label[TU_MAX_CONFIGS][160];
 } tu_result_t;
 
@@ -220,6 +230,13 @@ static int tu_read(const char* path, tu_result_t* r) {
     line[strcspn(line, "\n")] = '\0';
     if (sscanf(line, "decode_ms %lf", &r->decode_ms) == 1) continue;
     if (sscanf(line, "prepare_ms %lf", &r->prepare_ms) == 1) continue;
+    if (sscanf(line, "round1_iterations %u", &r->round1_iterations) == 1) continue;
+    if (sscanf(line, "pruned_count %zu", &r->pruned_count) == 1) continue;
+    if (sscanf(line, "pruned %zu", &index) == 1 && index < TU_MAX_CONFIGS) {
+      r->pruned[index] = 1;
+      continue;
+    }
+    if (sscanf(line, "timed_launches %llu", &r->timed_launches) == 1) continue;
     if (sscanf(line, "first_launch_ms %lf", &r->first_launch_ms) == 1) continue;
     if (sscanf(line, "source %31s", r->source) == 1) continue;
     if (sscanf(line, "chosen %ld", &r->chosen) == 1) continue;
@@ -285,7 +302,7 @@ static void tu_jaxlib_measure(const bench_options_t* o, tu_jaxlib_result_t* r) {
   tkrt_call_t* call = NULL;
   r->why_not = "setup failed (see stderr)";
   if (bench_device_open("cuda", &device) || tu_buffers_setup(o, device, &t) ||
-      bench_vector_call(o, "matmul_autotuned", &blob, &j.blob_size, &call)) {
+      bench_vector_call(o, o->vector, &blob, &j.blob_size, &call)) {
     goto done;
   }
   j.fn = (tu_legacy_fn)o->jaxlib_fn;
@@ -366,6 +383,9 @@ static void tu_json_tkrt(bench_json_t* json, const char* key, const tu_result_t*
   bench_json_int(json, "iterations", r->iterations);
   bench_json_number(json, "relative_error", r->error);
   bench_json_number(json, "steady_ms_per_launch", r->steady_ms);
+  bench_json_int(json, "round1_iterations", r->round1_iterations);
+  bench_json_int(json, "pruned_count", (long)r->pruned_count);
+  bench_json_int(json, "timed_launches", (long)r->timed_launches);
   bench_json_begin_array(json, "config_ms");
   for (size_t i = 0; i < r->config_count; ++i) bench_json_number(json, NULL, r->config_ms[i]);
   bench_json_end_array(json);
@@ -375,7 +395,7 @@ static void tu_json_tkrt(bench_json_t* json, const char* key, const tu_result_t*
 int bench_tuning(const bench_options_t* o) {
   if (o->child) return tu_child(o);
   if (strcmp(o->backend, "cuda") != 0) {
-    fprintf(stderr, "bench: tuning uses the matmul_autotuned vector; use --backend cuda\n");
+    fprintf(stderr, "bench: tuning uses the %s vector; use --backend cuda\n", o->vector);
     return 77;
   }
   char dir[] = "/tmp/tkrt_bench_tune.XXXXXX";
@@ -389,10 +409,10 @@ int bench_tuning(const bench_options_t* o) {
    * the driver's JIT cache off (jaxlib also compiles its PTX in every process). */
   char* env[] = {store_env, cache_env, "CUDA_CACHE_DISABLE=1", "TKRT_TUNE_PIN=",
                  "TKRT_TUNE_POLICY=auto", NULL};
-  char* first_args[] = {"tune", "--vectors", (char*)o->vectors, "--child", "first",
-                        "--child-out", first_out, NULL};
-  char* second_args[] = {"tune", "--vectors", (char*)o->vectors, "--child", "second",
-                         "--child-out", second_out, NULL};
+  char* first_args[] = {"tune", "--vectors", (char*)o->vectors, "--vector", (char*)o->vector,
+                        "--child", "first", "--child-out", first_out, NULL};
+  char* second_args[] = {"tune", "--vectors", (char*)o->vectors, "--vector", (char*)o->vector,
+                         "--child", "second", "--child-out", second_out, NULL};
   tu_result_t first, second;
   tu_jaxlib_result_t jax;
   int rc = 1;
@@ -408,9 +428,9 @@ int bench_tuning(const bench_options_t* o) {
   }
   tu_jaxlib_measure(o, &jax);
 
-  printf("\ntuning: matmul_autotuned (fp16 1024x1024x1024, %zu configs); wall ms of the first call\n"
+  printf("\ntuning: %s (%zu configs); wall ms of the first call\n"
          "in a process (decode + module load + tuning + one launch, synchronised)\n",
-         first.config_count);
+         o->vector, first.config_count);
   printf("%-34s %9s %9s %9s %10s %-9s %6s %10s %9s\n", "who", "decode", "load", "tune+run",
          "total", "decided", "chosen", "steady ms", "rel.err");
   const tu_result_t* rows[2] = {&first, &second};
@@ -430,10 +450,12 @@ int bench_tuning(const bench_options_t* o) {
   } else {
     printf("%-34s not measured: %s\n", "jaxlib triton_kernel_call", jax.why_not);
   }
-  printf("tkrt per-config mean ms (process 1, %u iterations each):\n", first.iterations);
+  printf("tkrt per-config mean ms (process 1, %u iterations each; %zu pruned after %u, marked p; "
+         "%llu timed launches):\n", first.iterations, first.pruned_count, first.round1_iterations,
+         first.timed_launches);
   for (size_t i = 0; i < first.config_count; ++i) {
-    printf("  %zu%s %8.4f  %s\n", i, (long)i == first.chosen ? "*" : " ", first.config_ms[i],
-           first.config_label[i]);
+    printf("  %zu%s %8.4f  %s\n", i, (long)i == first.chosen ? "*" : first.pruned[i] ? "p" : " ",
+           first.config_ms[i], first.config_label[i]);
   }
   double total1 = first.decode_ms + first.prepare_ms + first.first_launch_ms;
   double total2 = second.decode_ms + second.prepare_ms + second.first_launch_ms;
@@ -448,7 +470,7 @@ int bench_tuning(const bench_options_t* o) {
 
   bench_json_begin_object(&json, NULL);
   bench_json_header(&json, "tuning", o, NULL);
-  bench_json_string(&json, "vector", "matmul_autotuned");
+  bench_json_string(&json, "vector", o->vector);
   tu_json_tkrt(&json, "tkrt_process_1", &first);
   tu_json_tkrt(&json, "tkrt_process_2", &second);
   bench_json_bool(&json, "process_2_retuned", strcmp(second.source, "store") != 0);
@@ -462,6 +484,9 @@ int bench_tuning(const bench_options_t* o) {
     bench_json_number(&json, "steady_ms_per_launch", jax.steady_ms);
     bench_json_number(&json, "first_call_over_tkrt_process_1", jax.first_call_ms / total1);
     bench_json_number(&json, "first_call_over_tkrt_process_2", jax.first_call_ms / total2);
+    /* The check: tkrt's choice within 3% of jaxlib's in steady time. */
+    bench_json_number(&json, "tkrt_steady_over_jaxlib_steady", first.steady_ms / jax.steady_ms);
+    bench_json_number(&json, "tkrt_process_1_first_call_over_jaxlib", total1 / jax.first_call_ms);
   } else {
     bench_json_string(&json, "why_not", jax.why_not);
   }

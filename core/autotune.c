@@ -2,6 +2,7 @@
  * first, then memory, then the on-disk store, then a benchmark on the caller's stream with
  * aliased inputs saved and restored around every config. Never while the stream captures. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,11 @@ typedef struct tkrt_tune_entry {
   size_t config_count;
   uint32_t iterations;
   float* times_ms; /* config_count entries, or NULL */
+  uint8_t* pruned; /* config_count entries: dropped after pass 2's first round */
+  uint32_t round1_iterations;
+  float round1_best_ms;
+  size_t pruned_count;
+  uint64_t timed_launches;
   char skip_reason[256];
   char store_file[1024]; /* the store entry read or written, "" if none */
   char fallback_reason[256]; /* FALLBACK: why tuning was impossible */
@@ -46,6 +52,7 @@ struct tkrt_autotuner_s {
   tkrt_capture_policy_t capture_policy;
   double target_ms;
   uint32_t max_iterations;
+  double prune_margin;
   char* store_dir; /* NULL: no persistence */
   bool trust_shared_store;
   bool refresh_store;
@@ -77,6 +84,7 @@ void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options) {
   options->policy = TKRT_TUNE_POLICY_AUTO;
   options->target_ms = 10.0;
   options->max_iterations = 100;
+  options->prune_margin = 0.25;
 }
 
 void tkrt_tune_report_init(tkrt_tune_report_t* report) {
@@ -151,6 +159,7 @@ void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner) {
   for (tkrt_tune_entry_t* e = tuner->entries; e;) {
     tkrt_tune_entry_t* next = e->next;
     free(e->times_ms);
+    free(e->pruned);
     free(e);
     e = next;
   }
@@ -182,6 +191,10 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "autotuner options: unknown capture policy %d",
                             (int)options->capture_policy);
   }
+  if (options->prune_margin != options->prune_margin) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "autotuner options: prune_margin is NaN (negative turns pruning off)");
+  }
   if (!(options->target_ms >= 0.0) || options->max_iterations == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "autotuner options: target_ms must be >= 0 and max_iterations >= 1");
@@ -200,6 +213,7 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   tuner->progress_user = options->progress_user;
   tuner->target_ms = options->target_ms;
   tuner->max_iterations = options->max_iterations;
+  tuner->prune_margin = options->prune_margin;
   tkrt_status_t status = NULL;
   if (options->pins && *options->pins && (status = tkrt_parse_pins(tuner, options->pins))) {
     goto fail;
@@ -278,7 +292,8 @@ typedef struct tkrt_bench {
   tkrt_event_t start, end;
 } tkrt_bench_t;
 
-/* Restores aliased inputs, runs one warm-up launch, then `iterations` launches between events. */
+/* Restores aliased inputs, runs one warm-up launch, then `iterations` launches between events;
+ * *out_ms is their mean. */
 static tkrt_status_t tkrt_bench_config(tkrt_bench_t* b, size_t index, uint32_t iterations,
                                        float* out_ms) {
   tkrt_device_t* device = b->args->device;
@@ -327,6 +342,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
     }
     float ms = 0;
     if ((status = tkrt_bench_config(&bench, c, 1, &ms))) goto done;
+    entry->timed_launches++;
     if (tuner->progress) tuner->progress(tuner->progress_user, c, count, 1, 1, ms);
     if (best < 0 || ms < best) best = ms;
   }
@@ -336,14 +352,55 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
     iterations = wanted < 1 ? 1 : wanted > tuner->max_iterations ? tuner->max_iterations
                                                                   : (uint32_t)wanted;
   }
-  /* Pass 2: the measurement that decides; strictly faster wins, so ties keep the earlier one. */
-  size_t chosen = count;
+  /* Pass 2: the measurement that decides; strictly faster wins, so ties keep the earlier one.
+   * With enough iterations it runs in two rounds: every config over a quarter of them, then the
+   * rest only for configs within the margin of the best first-round mean. A config's time is the
+   * mean over all its launches, so every config that can still win, the winner included, is
+   * measured with the full count; a pruned one keeps its first-round mean. */
+  size_t runnable = 0;
+  for (size_t c = 0; c < count; ++c) runnable += state->configs[c].unrunnable == NULL;
+  bool rounds = tuner->prune_margin >= 0 && iterations >= TKRT_TUNE_PRUNE_MIN_ITERATIONS &&
+                runnable > 1;
+  uint32_t first = rounds ? iterations / 4 : iterations;
+  float best_first = -1;
   for (size_t c = 0; c < count; ++c) {
     if (state->configs[c].unrunnable) continue;
-    if ((status = tkrt_bench_config(&bench, c, iterations, &entry->times_ms[c]))) goto done;
-    if (tuner->progress) {
+    if ((status = tkrt_bench_config(&bench, c, first, &entry->times_ms[c]))) goto done;
+    entry->timed_launches += first;
+    if (!rounds && tuner->progress) {
       tuner->progress(tuner->progress_user, c, count, 2, iterations, entry->times_ms[c]);
     }
+    if (best_first < 0 || entry->times_ms[c] < best_first) best_first = entry->times_ms[c];
+  }
+  if (rounds) {
+    entry->round1_iterations = first;
+    entry->round1_best_ms = best_first;
+    /* A best mean of 0 is below the timer's resolution: nothing is known to be far behind it. */
+    double limit = best_first > 0 ? (double)best_first * (1.0 + tuner->prune_margin) : INFINITY;
+    for (size_t c = 0; c < count; ++c) {
+      if (state->configs[c].unrunnable) continue;
+      if ((double)entry->times_ms[c] > limit) {
+        entry->pruned[c] = 1;
+        entry->pruned_count++;
+        if (tuner->progress) {
+          tuner->progress(tuner->progress_user, c, count, 2, first, entry->times_ms[c]);
+        }
+        continue;
+      }
+      float rest = 0;
+      uint32_t more = iterations - first;
+      if ((status = tkrt_bench_config(&bench, c, more, &rest))) goto done;
+      entry->timed_launches += more;
+      entry->times_ms[c] =
+          (float)(((double)entry->times_ms[c] * first + (double)rest * more) / iterations);
+      if (tuner->progress) {
+        tuner->progress(tuner->progress_user, c, count, 2, iterations, entry->times_ms[c]);
+      }
+    }
+  }
+  size_t chosen = count;
+  for (size_t c = 0; c < count; ++c) {
+    if (state->configs[c].unrunnable || entry->pruned[c]) continue;
     if (chosen == count || entry->times_ms[c] < entry->times_ms[chosen]) chosen = c;
   }
   entry->chosen = chosen;
@@ -539,8 +596,10 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
   }
   tkrt_tune_entry_t* entry = calloc(1, sizeof(*entry));
   float* times = entry ? malloc(call->desc.config_count * sizeof(float)) : NULL;
-  if (!entry || !times) {
+  uint8_t* pruned = times ? calloc(call->desc.config_count, 1) : NULL;
+  if (!entry || !times || !pruned) {
     pthread_mutex_unlock(&tuner->lock);
+    free(times);
     free(entry);
     return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   }
@@ -548,11 +607,13 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
   snprintf(entry->arch, sizeof(entry->arch), "%s", arch);
   entry->config_count = call->desc.config_count;
   entry->times_ms = times;
+  entry->pruned = pruned;
   for (size_t i = 0; i < entry->config_count; ++i) times[i] = TKRT_TUNE_SKIPPED_MS;
   const tkrt_tune_pin_t* pin = tkrt_pin_find(tuner, call->digest, arch);
   if (pin) {
     if (pin->index >= entry->config_count) {
       pthread_mutex_unlock(&tuner->lock);
+      free(pruned);
       free(times);
       free(entry);
       return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
@@ -561,6 +622,7 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
     }
     if (state->configs[pin->index].unrunnable) {
       pthread_mutex_unlock(&tuner->lock);
+      free(pruned);
       free(times);
       free(entry);
       return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
@@ -599,6 +661,7 @@ tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
   pthread_mutex_unlock(&tuner->lock);
   if (status || provisional) {
     free(entry->times_ms);
+    free(entry->pruned);
     free(entry);
   }
   return status;
@@ -622,9 +685,15 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
   report->skip_reason[0] = '\0';
   report->store_file[0] = '\0';
   report->fallback_reason[0] = '\0';
+  report->round1_iterations = 0;
+  report->prune_margin = tuner->prune_margin;
+  report->round1_best_ms = 0;
+  report->pruned_count = 0;
+  report->timed_launches = 0;
   for (size_t i = 0; i < report->times_capacity && report->times_ms; ++i) {
     report->times_ms[i] = TKRT_TUNE_SKIPPED_MS;
   }
+  for (size_t i = 0; i < report->times_capacity && report->pruned; ++i) report->pruned[i] = 0;
   if (call->desc.config_count == 1) {
     report->source = TKRT_TUNE_SOURCE_SINGLE;
     goto done;
@@ -642,6 +711,14 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
     for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->times_ms;
          ++i) {
       report->times_ms[i] = entry->times_ms[i];
+    }
+    report->round1_iterations = entry->round1_iterations;
+    report->round1_best_ms = entry->round1_best_ms;
+    report->pruned_count = entry->pruned_count;
+    report->timed_launches = entry->timed_launches;
+    for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->pruned;
+         ++i) {
+      report->pruned[i] = entry->pruned[i];
     }
   }
   pthread_mutex_unlock(&tuner->lock);

@@ -1,5 +1,7 @@
 /* tkrt core: launching kernel calls. Per (call, device) state — image choice, loaded modules,
  * launch dims, global scratch — is built once and then read without locks on every launch. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +255,65 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   return tkrt_hal_validate_launch(info, d);
 }
 
+/* ---------------------------------------------------------------- loading images in parallel */
+
+/* Loads run on at most this many threads (the calling one included): a PTX JIT is single-threaded
+ * in the driver and takes tens to hundreds of milliseconds, so an autotuned call's configs load
+ * about this many times faster; more threads would mostly contend for the host's cores. */
+#define TKRT_LOAD_THREADS 8
+
+/* One distinct image of a state, loaded once for every config that uses it. */
+typedef struct tkrt_image_load {
+  const tkrt_kernel_image_t* image;
+  tkrt_module_t* module; /* on success */
+  tkrt_status_t status;  /* on failure (owned until taken) */
+} tkrt_image_load_t;
+
+typedef struct tkrt_load_batch {
+  tkrt_device_t* device;
+  tkrt_image_load_t* loads;
+  size_t count;
+  atomic_size_t next; /* the next load nobody took yet */
+} tkrt_load_batch_t;
+
+static void tkrt_image_load_run(tkrt_device_t* device, tkrt_image_load_t* load) {
+  const tkrt_kernel_image_t* image = load->image;
+  tkrt_image_t raw = {.kind = image->kind, .data = image->data, .size = image->size};
+  /* Images decoded from a blob are loaded with the device's consent rules (native code). */
+  load->status = image->origin == TKRT_IMAGE_ORIGIN_API
+                     ? tkrt_module_load(device, &raw, &load->module)
+                     : tkrt_hal_module_load_from_call(device, &raw, &load->module);
+}
+
+/* Each thread takes the next untaken load until none is left; every slot is written by the one
+ * thread that took it and read after the joins. */
+static void* tkrt_load_worker(void* arg) {
+  tkrt_load_batch_t* batch = arg;
+  for (;;) {
+    size_t i = atomic_fetch_add_explicit(&batch->next, 1, memory_order_relaxed);
+    if (i >= batch->count) return NULL;
+    tkrt_image_load_run(batch->device, &batch->loads[i]);
+  }
+}
+
+/* Runs every load, concurrently when there are several. The backends allow concurrent loads on
+ * one device (CUDA: module loads on one context from several threads; the cubin cache's writes
+ * are atomic renames); no lock is held meanwhile. A helper thread that cannot be started only
+ * means fewer loads at once: the calling thread works through whatever is left. */
+static void tkrt_load_images(tkrt_device_t* device, tkrt_image_load_t* loads, size_t count) {
+  tkrt_load_batch_t batch = {.device = device, .loads = loads, .count = count};
+  atomic_init(&batch.next, 0);
+  pthread_t helpers[TKRT_LOAD_THREADS - 1];
+  size_t wanted = count < TKRT_LOAD_THREADS ? count : TKRT_LOAD_THREADS;
+  size_t started = 0;
+  while (started + 1 < wanted &&
+         pthread_create(&helpers[started], NULL, tkrt_load_worker, &batch) == 0) {
+    ++started;
+  }
+  tkrt_load_worker(&batch);
+  for (size_t i = 0; i < started; ++i) pthread_join(helpers[i], NULL);
+}
+
 static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_device_t* device,
                                                    tkrt_call_device_state_t** out_state) {
   const tkrt_device_info_t* info = tkrt_device_info(device);
@@ -264,13 +325,17 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   state->config_count = count;
   atomic_init(&state->decision, 0);
   state->modules = calloc(count, sizeof(*state->modules));
-  const tkrt_kernel_image_t** loaded_images = calloc(count, sizeof(*loaded_images));
+  tkrt_image_load_t* loads = calloc(count, sizeof(*loads));
+  size_t* config_load = calloc(count, sizeof(*config_load)); /* config -> its entry in loads */
+  const tkrt_kernel_image_t** images = calloc(count, sizeof(*images));
+  size_t load_count = 0;
   tkrt_status_t status = NULL;
-  if (!state->modules || !loaded_images) {
+  if (!state->modules || !loads || !config_load || !images) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
     goto fail;
   }
 
+  /* 1. Choose each config's image and check its launch dims (no device work). */
   size_t runnable = 0, first_unrunnable = count;
   uint64_t scratch_bytes = 0;
   uint32_t scratch_align = TKRT_DEFAULT_SCRATCH_ALIGN;
@@ -281,29 +346,8 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     const tkrt_kernel_image_t* image = NULL;
     tkrt_status_t why = tkrt_select_image(kernel, device, &image);
     if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
-    tkrt_module_t* module = NULL;
-    for (size_t m = 0; !why && !module && m < state->module_count; ++m) {
-      if (tkrt_same_image(loaded_images[m], image)) module = state->modules[m];
-    }
-    /* A config that does not fit this device is skipped (tuning picks among the others); one
-     * that fits but fails to load is an error: a JIT failure or a missing kernel is a bug, and
-     * a transient failure must not quietly change which config runs. */
-    if (!why && !module) {
-      tkrt_image_t raw = {.kind = image->kind, .data = image->data, .size = image->size};
-      /* Images decoded from a blob are loaded with the device's consent rules (native code). */
-      status = image->origin == TKRT_IMAGE_ORIGIN_API
-                   ? tkrt_module_load(device, &raw, &module)
-                   : tkrt_hal_module_load_from_call(device, &raw, &module);
-      if (status) goto config_failed;
-      loaded_images[state->module_count] = image;
-      state->modules[state->module_count++] = module;
-    }
-    if (!why) {
-      const char* entry = image->entry_name ? image->entry_name : kernel->desc.name;
-      status = tkrt_module_get_function(module, entry, &cs->function);
-      if (status) goto config_failed;
-    }
     if (why) {
+      /* A config that does not fit this device is skipped (tuning picks among the others). */
       char label[160];
       cs->unrunnable = tkrt_status_annotate(why, "%s", tkrt_config_label(call, c, label,
                                                                           sizeof(label)));
@@ -311,6 +355,35 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
       if (first_unrunnable == count) first_unrunnable = c;
       continue;
     }
+    images[c] = image;
+    size_t m = 0;
+    while (m < load_count && !tkrt_same_image(loads[m].image, image)) ++m;
+    if (m == load_count) loads[load_count++].image = image;
+    config_load[c] = m;
+  }
+
+  /* 2. Load each distinct image once, all at once. */
+  if (load_count) tkrt_load_images(device, loads, load_count);
+  for (size_t m = 0; m < load_count; ++m) {
+    if (loads[m].module) state->modules[state->module_count++] = loads[m].module;
+  }
+
+  /* 3. In config order, so that the error is the one a load one after another would give: one
+   * that fits but fails to load is an error (a JIT failure or a missing kernel is a bug, and a
+   * transient failure must not quietly change which config runs). */
+  for (c = 0; c < count; ++c) {
+    tkrt_config_state_t* cs = &state->configs[c];
+    if (cs->unrunnable) continue;
+    tkrt_image_load_t* load = &loads[config_load[c]];
+    if (load->status) {
+      status = load->status;
+      load->status = NULL;
+      goto config_failed;
+    }
+    const tkrt_kernel_t* kernel = call->configs[c].kernel;
+    const char* entry = images[c]->entry_name ? images[c]->entry_name : kernel->desc.name;
+    status = tkrt_module_get_function(load->module, entry, &cs->function);
+    if (status) goto config_failed;
     ++runnable;
     if (cs->scratch_bytes > scratch_bytes) scratch_bytes = cs->scratch_bytes;
     uint32_t align = kernel->desc.global_scratch_align;
@@ -343,7 +416,9 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     }
     state->scratch = (state->scratch_allocation + scratch_align - 1) & ~(uint64_t)(scratch_align - 1);
   }
-  free(loaded_images);
+  free(loads);
+  free(config_load);
+  free(images);
   *out_state = state;
   return NULL;
 
@@ -352,7 +427,11 @@ config_failed: {
   status = tkrt_status_annotate(status, "%s", tkrt_config_label(call, c, label, sizeof(label)));
 }
 fail:
-  free(loaded_images);
+  /* Loaded modules are the state's (freed with it); failures nobody reported are dropped. */
+  for (size_t m = 0; loads && m < load_count; ++m) tkrt_status_free(loads[m].status);
+  free(loads);
+  free(config_load);
+  free(images);
   tkrt_call_device_state_free(state);
   return status;
 }

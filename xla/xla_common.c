@@ -209,6 +209,7 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                      ? desc->autotune_name
                      : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
   atomic_init(&entry->seen_at, NULL);
+  atomic_init(&entry->decided_on, 0);
   tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
   if (!winner) {
     tkrt_xla_entry_free(entry);
@@ -310,7 +311,16 @@ tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, tkrt_device_t* device,
   }
   TKRT_RETURN_IF_ERROR(tkrt_call_launch(entry->call, &args));
   /* The core says what it decided (once per call and device, plus every capture without a
-   * decision); the counters follow it. */
+   * decision); the counters follow it. A decision that is not provisional stays cached in the
+   * call's state for this device (the process has one tuner and one device per ordinal). */
+  if (entry->autotuned && !decision.provisional) {
+    int ordinal = tkrt_device_info(device)->ordinal;
+    uint_fast64_t bit = (uint_fast64_t)1 << (unsigned)ordinal;
+    if (ordinal >= 0 && ordinal < TKRT_XLA_MAX_DEVICES &&
+        !(atomic_load_explicit(&entry->decided_on, memory_order_relaxed) & bit)) {
+      atomic_fetch_or_explicit(&entry->decided_on, bit, memory_order_relaxed);
+    }
+  }
   if (entry->autotuned && decision.decided) {
     if (decision.source == TKRT_TUNE_SOURCE_FALLBACK) {
       TKRT_XLA_COUNT(unknown_size_fallbacks);

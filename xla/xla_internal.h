@@ -30,6 +30,10 @@ typedef struct tkrt_xla_entry {
   const char* label;        /* call name for messages (owned by the call) */
   /* The address the legacy target last received this blob at (see the pointer table). */
   _Atomic(const void*) seen_at;
+  /* Autotuned calls: bit `ordinal` is set once the process tuner's decision for the call is
+   * cached on that device (the core then never tunes it again there), so the legacy target
+   * stops building the aliased-input list the tuner alone reads. */
+  atomic_uint_fast64_t decided_on;
   unsigned char bytes[];    /* the opaque blob, compared on lookup */
 } tkrt_xla_entry_t;
 

@@ -71,7 +71,12 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
    * jaxlib's autotuner reads them (TransformerEngine writes num_inputs + output index), so the
    * view also covers every buffer a record names. */
   size_t count = entry->legacy_buffers;
-  size_t records = entry->autotuned ? desc->alias_count : 0;
+  /* Once the call is decided on this device the tuner never runs for it again there, so the
+   * aliased-input list (which only tuning reads) is not built: a decided autotuned call then
+   * costs what a plain one does. */
+  bool decided = entry->autotuned &&
+                 (atomic_load_explicit(&entry->decided_on, memory_order_relaxed) >> ordinal) & 1;
+  size_t records = entry->autotuned && !decided ? desc->alias_count : 0;
   tkrt_buffer_t stack[TKRT_XLA_STACK_BUFFERS];
   tkrt_buffer_t* view = count + records <= TKRT_XLA_STACK_BUFFERS
                             ? stack
@@ -110,7 +115,7 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
   /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
    * targets), which spares a driver query per launch. */
   status = tkrt_xla_launch(entry, device, (tkrt_stream_t)stream, view, count, 0,
-                           entry->autotuned ? aliased : NULL, aliased_count);
+                           entry->autotuned && !decided ? aliased : NULL, aliased_count);
   if (view != stack) free(view);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);

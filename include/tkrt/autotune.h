@@ -55,7 +55,16 @@ typedef struct tkrt_autotuner_options {
   void (*progress)(void* user, size_t config, size_t config_count, int pass, uint32_t iterations,
                    float ms);
   void* progress_user;
+  /* Pruning (docs/autotuning.md): pass 2 runs in two rounds, the first over a quarter of the
+   * iterations; a config whose first-round mean is more than (1 + prune_margin) x the best
+   * first-round mean is not timed further. Configs within the margin are always measured with the
+   * full iteration count, so the winner is. Default 0.25; a negative value turns pruning off. */
+  double prune_margin;
 } tkrt_autotuner_options_t;
+
+/* Pass 2 is split into rounds only when it has at least this many iterations per config (the
+ * first round then averages at least two launches). */
+#define TKRT_TUNE_PRUNE_MIN_ITERATIONS 8
 
 TKRT_API void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options);
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
@@ -87,6 +96,18 @@ typedef struct tkrt_tune_report {
    * the store was not used (off, unusable, or a failed write, which is warned about). */
   char store_file[1024];
   char fallback_reason[256]; /* FALLBACK: why the call could not be tuned; "" otherwise */
+  /* Pruning in pass 2 (TUNED in this process; zero otherwise, except prune_margin). */
+  uint32_t round1_iterations; /* launches per config in the first round; 0: pass 2 was one round
+                                 (pruning off, fewer than TKRT_TUNE_PRUNE_MIN_ITERATIONS, or a
+                                 single runnable config) */
+  double prune_margin;        /* the tuner's margin (negative: pruning off) */
+  float round1_best_ms;       /* the best first-round mean, which pruning compared against */
+  size_t pruned_count;        /* configs dropped after the first round */
+  /* Per config, filled up to times_capacity entries like times_ms (NULL: not filled): 1 when the
+   * config was dropped after the first round because its mean (then its times_ms entry) was more
+   * than (1 + prune_margin) x round1_best_ms, else 0. */
+  uint8_t* pruned;
+  uint64_t timed_launches;    /* timed launches of passes 1 and 2 together (no warm-ups) */
 } tkrt_tune_report_t;
 
 TKRT_API void tkrt_tune_report_init(tkrt_tune_report_t* report);

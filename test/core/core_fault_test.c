@@ -76,6 +76,7 @@ static int sweep(tkrt_status_code_t code) {
     tkrt_call_release(call); /* frees the per-device state: scratch and modules */
     EXPECT_EQ_U64(stats->live_device_allocs, 0);
     EXPECT_EQ_U64(stats->live_host_allocs, 0);
+    EXPECT_EQ_U64(stats->live_modules, 0);
     tkrt_device_release(device);
   }
   EXPECT_OK(tkrt_memory_free(g_inner, dx));

@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct tkrt_fault_device {
   tkrt_device_t base;
   tkrt_device_t* inner;
   int fail_at;
   tkrt_status_code_t code;
+  unsigned load_delay_micros;
+  int loads_in_flight;
   pthread_mutex_t lock;
   tkrt_fault_stats_t stats;
 } tkrt_fault_device_t;
@@ -55,9 +58,29 @@ static void fault_destroy(tkrt_device_t* device) {
 }
 static tkrt_status_t fault_module_load(tkrt_device_t* device, const tkrt_image_t* image, void** out) {
   CHECK("module_load");
-  return INNER_VT(device)->module_load(INNER(device), image, out);
+  tkrt_fault_device_t* f = tkrt_fault_cast(device);
+  pthread_mutex_lock(&f->lock);
+  if (++f->loads_in_flight > f->stats.most_loads_at_once) {
+    f->stats.most_loads_at_once = f->loads_in_flight;
+  }
+  unsigned delay = f->load_delay_micros;
+  pthread_mutex_unlock(&f->lock);
+  if (delay) {
+    struct timespec pause = {.tv_sec = delay / 1000000u, .tv_nsec = (long)(delay % 1000000u) * 1000};
+    nanosleep(&pause, NULL);
+  }
+  tkrt_status_t status = INNER_VT(device)->module_load(INNER(device), image, out);
+  pthread_mutex_lock(&f->lock);
+  --f->loads_in_flight;
+  if (!status) {
+    ++f->stats.module_loads;
+    ++f->stats.live_modules;
+  }
+  pthread_mutex_unlock(&f->lock);
+  return status;
 }
 static void fault_module_unload(tkrt_device_t* device, void* module) {
+  tkrt_fault_count(device, &tkrt_fault_cast(device)->stats.live_modules, -1);
   INNER_VT(device)->module_unload(INNER(device), module);
 }
 static tkrt_status_t fault_function_create(tkrt_device_t* device, void* module, const char* name,
@@ -215,4 +238,11 @@ tkrt_status_t tkrt_fault_device_create(tkrt_device_t* inner, int fail_at, tkrt_s
 
 const tkrt_fault_stats_t* tkrt_fault_device_stats(tkrt_device_t* device) {
   return &tkrt_fault_cast(device)->stats;
+}
+
+void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros) {
+  tkrt_fault_device_t* f = tkrt_fault_cast(device);
+  pthread_mutex_lock(&f->lock);
+  f->load_delay_micros = micros;
+  pthread_mutex_unlock(&f->lock);
 }

@@ -12,11 +12,17 @@ typedef struct tkrt_fault_stats {
   int live_device_allocs;
   int live_host_allocs;
   int launches;
+  int module_loads;      /* successful module loads */
+  int live_modules;      /* loaded and not unloaded */
+  int most_loads_at_once; /* the most module loads seen in flight together */
 } tkrt_fault_stats_t;
 
 /* Wraps `inner` (retained). Operation number `fail_at` (1-based; 0 = never) fails with `code`. */
 tkrt_status_t tkrt_fault_device_create(tkrt_device_t* inner, int fail_at, tkrt_status_code_t code,
                                        tkrt_device_t** out_device);
 const tkrt_fault_stats_t* tkrt_fault_device_stats(tkrt_device_t* device);
+/* Makes every module load take at least `micros` longer (as a PTX JIT would), so that tests can
+ * see whether loads overlap. */
+void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros);
 
 #endif /* TKRT_TEST_CORE_FAULT_DEVICE_H_ */

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs issue 17's benchmarks on a machine with an NVIDIA GPU (CUDA driver, JAX with CUDA, jaxlib,
+# Triton 3.6 with torch): builds tkrt's benchmarks, the floor library and libtkrt_xla (Release),
+# then, each step under its own timeout (build 150 s, steps 40 + 140 + 140 s: at most 470 s in all,
+# typically about half) so that the whole run stays within 8 minutes on an H200:
+#   1. the 4-config matmul's first call, tkrt (two processes) vs jaxlib   (tkrt_bench tune)
+#   2. the 24-config Triton matmul, cold and warm, tkrt vs jaxlib          (bench/tune_matmul.py)
+#   3. the multi-call pipeline and chains vs jaxlib and the floor handlers,
+#      command buffers default / off / forced                              (bench/jax_pipeline.py)
+# JSON, the log and the tables go to $OUT (default build/perf-out); the tables are printed last.
+# Vectors: .gpu-vectors/ (test/gpu/stage_vectors.sh; carry it to the GPU machine) or $1.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/build/perf-out}"
+vectors="${1:-$root/.gpu-vectors}"
+jobs="${TKRT_BENCH_JOBS:-$(nproc 2>/dev/null || echo 8)}"
+python="${PYTHON:-python3}"
+mkdir -p "$out"
+tables="$out/tables.txt"
+: > "$tables"
+exec > >(tee "$out/perf.log") 2>&1
+tee_pid="${!:-}"
+trap 'exec 1>&- 2>&-; [[ -z "$tee_pid" ]] || wait "$tee_pid" 2>/dev/null || true' EXIT
+
+export TKRT_BENCH_COMMIT="${TKRT_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+failures=0
+started=$SECONDS
+
+echo "tkrt perf benchmarks (issue 17): $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $TKRT_BENCH_COMMIT"
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 ||
+  echo "nvidia-smi: not available"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
+"$python" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' 2>&1 | tail -n 1
+"$python" -c 'import triton; print("triton", triton.__version__)' 2>&1 | tail -n 1
+if [[ ! -f "$vectors/add_f32/call.pb.z" ]]; then
+  echo "no vectors in $vectors: run test/gpu/stage_vectors.sh here and carry .gpu-vectors"
+  exit 1
+fi
+
+# ---------------------------------------------------------------- build
+build="$root/build/perf-gpu"
+mkdir -p "$root/build"
+echo "==> build ($build)"
+if ! timeout 100 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF \
+      -DTKRT_BUILD_BENCHMARKS=ON -DTKRT_BUILD_XLA=ON -DBUILD_TESTING=OFF \
+      -DTKRT_BUILD_EXAMPLES=OFF > "$out/build.log" 2>&1 ||
+   ! timeout 150 cmake --build "$build" -j "$jobs" \
+      --target tkrt_bench tkrt_bench_py tkrt_bench_floor tkrt_xla >> "$out/build.log" 2>&1; then
+  tail -n 40 "$out/build.log"
+  exit 1
+fi
+bench="$build/bench/tkrt_bench"
+benchlib="$build/bench/libtkrt_bench.so"
+floorlib="$build/bench/libtkrt_bench_floor.so"
+xla_lib="$(find "$build" -name libtkrt_xla.so | head -n 1)"
+export TKRT_XLA_LIBRARY="$xla_lib"
+echo "libtkrt_xla: ${xla_lib:-none}; floor: $floorlib; build took $((SECONDS - started)) s"
+
+# step NAME SECONDS COMMAND...: runs a benchmark under a timeout, keeps its table.
+step() {
+  local name="$1" limit="$2" rc=0
+  shift 2
+  echo
+  echo "==> $name (at most $limit s): $*"
+  timeout --kill-after=10 "$limit" "$@" > "$out/step.txt" 2>&1 || rc=$?
+  cat "$out/step.txt"
+  { echo "## $name$([[ $rc == 0 ]] || echo " (exit $rc$([[ $rc == 124 ]] && echo ": timed out"))")"
+    grep -v '^bench_driver:\|^==> ' "$out/step.txt" | grep -v '^I0000\|^W0000' | tail -n 60
+    echo; } >> "$tables"
+  rm -f "$out/step.txt"
+  [[ $rc == 0 ]] || failures=$((failures + 1))
+}
+
+step "tuning, 4-config matmul (tkrt_bench tune)" 40 \
+  "$python" "$root/bench/bench_driver.py" "$benchlib" tune --vectors "$vectors" --self "$bench" \
+  --json "$out/tuning4.json"
+step "tuning, 24-config Triton matmul, cold and warm" 140 \
+  env PYTHONUNBUFFERED=1 "$python" "$root/bench/tune_matmul.py" --bench "$bench" \
+  --benchlib "$benchlib" --json "$out/tune_matmul.json" --step-timeout 35
+step "pipeline and floor (command buffers default/off/forced)" 140 \
+  env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_pipeline.py" --vectors "$vectors" \
+  --floor-lib "$floorlib" --json "$out/jax_pipeline.json" --mode-timeout 45
+
+echo
+echo "==================== tables (whole run: $((SECONDS - started)) s)"
+cat "$tables"
+echo "PERF: $([[ $failures == 0 ]] && echo "all ran" || echo "$failures step(s) failed")"
+[[ $failures == 0 ]]
