@@ -2,6 +2,7 @@
  * variables (for tools: the CLI, libtkrt_xla, the Python package). */
 #include "tkrt/environment.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,6 +65,18 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "TKRT_TUNE_POLICY is '%s'; expected auto or never", policy);
   }
+  const char* margin_text = tkrt_environment_get("TKRT_TUNE_PRUNE_MARGIN");
+  double margin = 0;
+  if (margin_text) {
+    char* end = NULL;
+    margin = strtod(margin_text, &end);
+    if (end == margin_text || *end || !isfinite(margin)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_TUNE_PRUNE_MARGIN is '%s'; expected a number (negative turns "
+                              "pruning off)",
+                              margin_text);
+    }
+  }
   pthread_mutex_lock(&tkrt_environment_lock);
   if (device) {
     const char* backend = tkrt_environment_get("TKRT_BACKEND");
@@ -93,6 +106,7 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     }
     const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
     if (shared) tuner->trust_shared_store = tkrt_environment_is_on(shared);
+    if (margin_text) tuner->prune_margin = margin;
     const char* pins = tkrt_environment_get("TKRT_TUNE_PIN");
     if (pins) tuner->pins = pins;
     const char* dir = tkrt_environment_get("TKRT_TUNE_DIR");

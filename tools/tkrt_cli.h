@@ -119,6 +119,8 @@ typedef struct tkrt_run_options {
   const char* save_dir;
   double target_ms;
   long max_iterations;
+  double prune_margin;   /* tune --prune-margin, when prune_margin_set */
+  int prune_margin_set;
   int allow_native_code; /* --allow-native-code */
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;

@@ -158,6 +158,7 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
     tune_options.progress = tune_progress;
     if (o->target_ms >= 0) tune_options.target_ms = o->target_ms;
     if (o->max_iterations > 0) tune_options.max_iterations = (uint32_t)o->max_iterations;
+    if (o->prune_margin_set) tune_options.prune_margin = o->prune_margin;
   }
   TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune_options, &s->tuner));
   if (o->pin >= 0) TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->pin));
@@ -282,9 +283,11 @@ static void printable(const char* text, char* out, size_t capacity) {
 static void print_decision(session_t* s, int table) {
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(s->call);
   float times[256];
+  uint8_t pruned[256];
   tkrt_tune_report_t report;
   tkrt_tune_report_init(&report);
   report.times_ms = times;
+  report.pruned = pruned;
   report.times_capacity = 256;
   tkrt_status_t status =
       tkrt_autotuner_get_report(s->tuner, s->call, tkrt_device_info(s->device)->arch, &report);
@@ -310,7 +313,10 @@ static void print_decision(session_t* s, int table) {
     const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(config->kernel);
     char grid[32], time[32];
     snprintf(grid, sizeof(grid), "%ux%ux%u", config->grid[0], config->grid[1], config->grid[2]);
-    if (c < 256 && times[c] >= 0) {
+    if (c < 256 && times[c] >= 0 && pruned[c] && report.round1_best_ms > 0) {
+      /* Timed in round 1 only: its mean there, as a factor of the best. */
+      snprintf(time, sizeof(time), "pruned %.2fx", (double)(times[c] / report.round1_best_ms));
+    } else if (c < 256 && times[c] >= 0) {
       snprintf(time, sizeof(time), "%.4f", (double)times[c]);
     } else {
       snprintf(time, sizeof(time), "skipped");
@@ -322,7 +328,16 @@ static void print_decision(session_t* s, int table) {
            description, name, k->num_warps, grid, k->shared_mem_bytes, time);
   }
   if (report.skip_reason[0]) printf("  skipped: %s\n", report.skip_reason);
-  printf("  (%u timed launches per config)\n", report.iterations);
+  if (report.round1_iterations) {
+    printf("  (pass 2: %u launches per config in two rounds, %u in the first; %zu of %zu configs "
+           "pruned there, slower than %.2fx the best first-round %.4f ms; %llu timed launches in "
+           "all)\n",
+           report.iterations, report.round1_iterations, report.pruned_count, desc->config_count,
+           1.0 + report.prune_margin, (double)report.round1_best_ms,
+           (unsigned long long)report.timed_launches);
+  } else {
+    printf("  (%u timed launches per config)\n", report.iterations);
+  }
 }
 
 static int run_or_tune(int argc, char** argv, int tune) {

@@ -2,6 +2,7 @@
  * so that the parser can be fuzzed (test/fuzz/cli_options_fuzz.c) without opening a device. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +64,9 @@ static const char kTuneUsage[] =
     "--device --store --allow-native-code --read-hsaco-paths), plus:\n"
     "  --target-ms MS     time to fill per config and pass (default 10, as jaxlib)\n"
     "  --max-iterations N most launches per config (default 100)\n"
+    "  --prune-margin F   after a first round of timing, stop timing configs slower than (1 + F) x\n"
+    "                     the best (default: TKRT_TUNE_PRUNE_MARGIN, else 0.25; negative: time\n"
+    "                     every config fully)\n"
     "exit status: 0 tuned (and outputs as expected when given), 1 an output differs, 2 bad usage,\n"
     "3 error.\n";
 
@@ -125,6 +129,7 @@ enum {
   OPT_READ_HSACO_PATHS,
   OPT_TARGET_MS,
   OPT_MAX_ITERATIONS,
+  OPT_PRUNE_MARGIN,
 };
 
 #define COMMON_OPTIONS                                                  \
@@ -154,6 +159,7 @@ static const struct option kTuneOptions[] = {
     COMMON_OPTIONS,
     {"target-ms", required_argument, NULL, OPT_TARGET_MS},
     {"max-iterations", required_argument, NULL, OPT_MAX_ITERATIONS},
+    {"prune-margin", required_argument, NULL, OPT_PRUNE_MARGIN},
     {NULL, 0, NULL, 0},
 };
 
@@ -310,6 +316,18 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         }
         o->max_iterations = (long)number;
         break;
+      case OPT_PRUNE_MARGIN: {
+        char* end = NULL;
+        double margin = strtod(next, &end);
+        if (end == next || *end || !isfinite(margin) || margin > 1e6) {
+          return tkrt_cli_usage_error(o->command,
+                                      "bad --prune-margin '%s' (a number; negative turns pruning off)",
+                                      next);
+        }
+        o->prune_margin = margin;
+        o->prune_margin_set = 1;
+        break;
+      }
       default:
         return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
     }

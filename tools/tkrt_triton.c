@@ -751,8 +751,10 @@ static int triton_run(int argc, char** argv, int tune) {
   }
   tkrt_tune_report_t report;
   float times[TRITON_MAX_VARIANTS];
+  uint8_t pruned[TRITON_MAX_VARIANTS];
   tkrt_tune_report_init(&report);
   report.times_ms = times;
+  report.pruned = pruned;
   report.times_capacity = TRITON_MAX_VARIANTS;
   if ((status = tkrt_autotuner_get_report(s.tuner, s.call, info->arch, &report))) goto done;
   printf("variant: %zu of %zu, decided by: %s\n", report.chosen, cd->config_count,
@@ -760,7 +762,10 @@ static int triton_run(int argc, char** argv, int tune) {
   if (report.source == TKRT_TUNE_SOURCE_TUNED || report.source == TKRT_TUNE_SOURCE_STORE) {
     for (size_t v = 0; v < cd->config_count && v < TRITON_MAX_VARIANTS; ++v) {
       if (times[v] == TKRT_TUNE_SKIPPED_MS) printf("  variant %zu: skipped\n", v);
-      else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report.chosen ? "  <- chosen" : "");
+      else if (report.source == TKRT_TUNE_SOURCE_TUNED && pruned[v]) {
+        printf("  variant %zu: pruned after %u launches (%.4f ms/launch)\n", v,
+               report.round1_iterations, (double)times[v]);
+      } else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report.chosen ? "  <- chosen" : "");
     }
   }
   if (tune) {

@@ -1,7 +1,9 @@
 /* tkrt xla: the adapter's settings (backends, caches, tuning), taken from the environment through
  * tkrt_options_from_environment when the first call needs them, or set before that through
  * tkrt_xla_configure (what the Python package does). Frozen once used. */
+#include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,19 @@ const char* tkrt_xla_settings_error(void) {
   return tkrt_xla_config.error[0] ? tkrt_xla_config.error : NULL;
 }
 
+/* A margin: a finite number; unset (NULL) is the default, 0.25. */
+static bool tkrt_xla_parse_margin(const char* text, double* out) {
+  if (!text) {
+    *out = 0.25;
+    return true;
+  }
+  char* end = NULL;
+  double value = strtod(text, &end);
+  if (end == text || *end || !isfinite(value)) return false;
+  *out = value;
+  return true;
+}
+
 int tkrt_xla_configure(const char* name, const char* value, char* error, size_t capacity) {
   if (capacity) error[0] = '\0';
   if (!name) {
@@ -80,6 +95,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   }
   pthread_mutex_lock(&tkrt_xla_config.lock);
   int code = 0;
+  double margin = 0;
   if (atomic_load_explicit(&tkrt_xla_config.frozen, memory_order_relaxed)) {
     snprintf(error, capacity,
              "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
@@ -106,6 +122,8 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   } else if (strcmp(name, "tune_policy") == 0 &&
              (!v || strcmp(v, "auto") == 0 || strcmp(v, "never") == 0)) {
     s->tuner.policy = v && strcmp(v, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
+  } else if (strcmp(name, "tune_prune_margin") == 0 && tkrt_xla_parse_margin(v, &margin)) {
+    s->tuner.prune_margin = margin;
   } else if (strcmp(name, "capture_policy") == 0 &&
              (!v || strcmp(v, "first_config") == 0 || strcmp(v, "error") == 0)) {
     s->tuner.capture_policy = v && strcmp(v, "error") == 0 ? TKRT_CAPTURE_POLICY_ERROR
@@ -113,8 +131,8 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   } else {
     snprintf(error, capacity,
              "tkrt_xla_configure: unknown setting or value %s=%s (settings: backend, cache_dir, "
-             "hip_library, log, tune_dir, tune_pin, tune_policy auto|never, capture_policy "
-             "first_config|error)",
+             "hip_library, log, tune_dir, tune_pin, tune_policy auto|never, tune_prune_margin "
+             "<number>, capture_policy first_config|error)",
              name, value ? value : "");
     code = 3; /* INVALID_ARGUMENT */
     goto done;

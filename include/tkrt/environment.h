@@ -25,6 +25,7 @@ extern "C" {
  *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
  *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
+ *   TKRT_TUNE_PRUNE_MARGIN  tuner->prune_margin  a number; negative turns pruning off
  *   TKRT_TRUST_SHARED_STORES  device->trust_shared_cache and tuner->trust_shared_store:
  *                       1|on|yes|true trusts caches and stores other users own or can write
  * String fields point into the environment or into static storage (the defaults): they stay valid

@@ -118,10 +118,10 @@ def configure(**settings: Optional[str]) -> None:
   """Sets libtkrt_xla's settings through its C API (tkrt_xla_configure), before the first call.
 
   Names: backend ("cuda,hip" by default), cache_dir, hip_library, log, tune_dir, tune_pin,
-  tune_policy ("auto" | "never"), capture_policy ("first_config" | "error"). None or "" restores
-  the default. Settings not given here come from the environment (TKRT_* variables) when the
-  first call needs them; once a device is opened or a call tuned they are fixed, and setting one
-  then raises ConfigurationError.
+  tune_policy ("auto" | "never"), tune_prune_margin (a number), capture_policy ("first_config" |
+  "error"). None or "" restores the default. Settings not given here come from the environment
+  (TKRT_* variables) when the first call needs them; once a device is opened or a call tuned they
+  are fixed, and setting one then raises ConfigurationError.
   """
   lib = load_library()
   for name, value in settings.items():
@@ -133,7 +133,8 @@ def configure(**settings: Optional[str]) -> None:
 
 
 def configure_tuning(tune_dir: Optional[str] = None, pin: Optional[str] = None,
-                     policy: Optional[str] = None, capture_policy: Optional[str] = None) -> None:
+                     policy: Optional[str] = None, capture_policy: Optional[str] = None,
+                     prune_margin: Optional[float] = None) -> None:
   """Sets the autotuner's controls (see configure); call it before the first Triton call.
 
   tune_dir: decision store directory ("off": memory only); default TKRT_TUNE_DIR, else
@@ -142,10 +143,14 @@ def configure_tuning(tune_dir: Optional[str] = None, pin: Optional[str] = None,
   policy: "auto" (benchmark when no decision) or "never" (like TKRT_TUNE_POLICY).
   capture_policy: "first_config" (default: the first runnable config for a capture without a
     decision) or "error" (like TKRT_XLA_CAPTURE_POLICY).
+  prune_margin: tuning stops timing a config whose first-round mean is more than
+    (1 + prune_margin) x the best (default 0.25; negative: every config timed fully; like
+    TKRT_TUNE_PRUNE_MARGIN).
   Arguments left as None keep their current setting.
   """
   given = {"tune_dir": tune_dir, "tune_pin": pin, "tune_policy": policy,
-           "capture_policy": capture_policy}
+           "capture_policy": capture_policy,
+           "tune_prune_margin": None if prune_margin is None else repr(float(prune_margin))}
   configure(**{name: value for name, value in given.items() if value is not None})
 
 

@@ -621,6 +621,20 @@ static void test_autotune_policy_never_and_pins(void) {
                 "TKRT_TUNE_POLICY");
   unsetenv("TKRT_TUNE_POLICY");
   EXPECT_TRUE(tuner == NULL);
+  /* TKRT_TUNE_PRUNE_MARGIN: a number reaches the options; anything else is refused, naming the
+   * variable, and leaves them alone. */
+  setenv("TKRT_TUNE_PRUNE_MARGIN", "-1", 1);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
+  EXPECT_TRUE(options.prune_margin == -1.0);
+  setenv("TKRT_TUNE_PRUNE_MARGIN", "0.1x", 1);
+  options.prune_margin = 0.5;
+  EXPECT_STATUS(tkrt_options_from_environment(NULL, &options), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_TUNE_PRUNE_MARGIN is '0.1x'");
+  EXPECT_TRUE(options.prune_margin == 0.5);
+  setenv("TKRT_TUNE_PRUNE_MARGIN", "nan", 1);
+  EXPECT_STATUS(tkrt_options_from_environment(NULL, &options), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_TUNE_PRUNE_MARGIN");
+  unsetenv("TKRT_TUNE_PRUNE_MARGIN");
 
   /* Several configs and no tuner: refused, nothing runs. */
   EXPECT_STATUS(core_launch(call, g_device, NULL, buffers, 3, 1, NULL),

@@ -78,6 +78,20 @@ case_options() {
     --iterations=0 --allow-native-code
   expect 0 "decision NOT stored" -- "$tkrt" tune "$examples/autotuned_inplace" --store=off \
     --target-ms=0.5 --max-iterations=5 --allow-native-code
+  # Pruning: the table says which configs were dropped after the first round, and a negative
+  # margin (flag or TKRT_TUNE_PRUNE_MARGIN) times every config fully.
+  expect 0 "in two rounds" "timed launches in all" -- "$tkrt" tune "$examples/autotuned_inplace" \
+    --store=off --max-iterations=40 --prune-margin=0.25 --allow-native-code
+  expect 0 "(40 timed launches per config)" "!pruned" -- "$tkrt" tune \
+    "$examples/autotuned_inplace" --store=off --max-iterations=40 --prune-margin=-1 \
+    --allow-native-code
+  expect 0 "(40 timed launches per config)" "!in two rounds" -- env TKRT_TUNE_PRUNE_MARGIN=-1 \
+    "$tkrt" tune "$examples/autotuned_inplace" --store=off --max-iterations=40 --allow-native-code
+  expect 3 "TKRT_TUNE_PRUNE_MARGIN is 'lots'" -- env TKRT_TUNE_PRUNE_MARGIN=lots "$tkrt" tune \
+    "$examples/autotuned_inplace" --store=off --allow-native-code
+  expect 2 "bad --prune-margin 'x'" -- "$tkrt" tune "$examples/autotuned_inplace" --prune-margin=x
+  expect 2 "unknown option '--prune-margin'" -- "$tkrt" run "$examples/autotuned_inplace" \
+    --prune-margin=1
   # Unknown options, abbreviations, missing and unwanted values: exit 2 naming the option.
   expect 2 "unknown option '--frobnicate'" -- "$tkrt" run "$v" --frobnicate
   expect 2 "unknown option '--frobnicate'" -- "$tkrt" run "$v" --frobnicate=1
