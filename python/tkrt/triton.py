@@ -803,6 +803,10 @@ class PreparedLaunch:
       if checks is None:
         checks = self._torch_checks = tuple(
             reader.dtypes_for(e.element) if e.element else None for e in self._expects)
+        raw, ordinal = reader._raw_stream, self.device.ordinal
+        self._torch_stream = ((lambda: 0) if self._host else
+                              (lambda: raw(ordinal)) if raw is not None else
+                              (lambda: reader.current_stream(None, self.device)))
       cls, index, i = type(first), self.device.torch_index, 1
       for a, dtypes in zip(args, checks):
         if (a.__class__ is not cls or (dtypes is not None and a.dtype not in dtypes)
@@ -811,6 +815,13 @@ class PreparedLaunch:
           break
         words[i] = a.data_ptr()
         i += 1
+      else:
+        words[0] = self._torch_stream() if stream is None else (
+            stream if isinstance(stream, int) else _stream_handle(stream))
+        status = self._enqueue(self._launch or _closed(self), words)
+        if status:
+          _raise(status, f"launching {self.kernel.name}")
+        return
     else:
       captured = self._read_arrays(args, words)
     if stream is None:
