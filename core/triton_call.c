@@ -672,3 +672,130 @@ tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
   if (list != stack) free(list);
   return status;
 }
+
+/* ---------------------------------------------------------------- prepared launches */
+
+struct tkrt_triton_launch_s {
+  tkrt_call_t* call;       /* retained */
+  tkrt_device_t* device;   /* retained */
+  tkrt_autotuner_t* tuner; /* the caller's; NULL for a single variant */
+  size_t pointer_count;
+  size_t alias_count;
+  uint64_t* alias_inputs; /* the pointer ordinal of each in-place buffer, in the call's order */
+};
+
+tkrt_status_t tkrt_triton_launch_create(tkrt_call_t* call, tkrt_device_t* device,
+                                        tkrt_autotuner_t* tuner,
+                                        tkrt_triton_launch_t** out_launch) {
+  if (!call || !device || !out_launch) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_launch_create: NULL argument");
+  }
+  const tkrt_call_desc_t* desc = tkrt_call_get_desc(call);
+  const tkrt_config_desc_t* config = &desc->configs[0];
+  const char* name = desc->name ? desc->name : tkrt_kernel_get_desc(config->kernel)->name;
+  if (desc->config_count > 1 && !tuner) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "call '%s' has %zu variants: preparing its launch needs a tuner", name,
+                            desc->config_count);
+  }
+  size_t pointers = 0;
+  for (size_t i = 0; i < config->param_count; ++i) {
+    if (config->params[i].kind == TKRT_PARAM_TMA) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "call '%s' was not made by tkrt_triton_call_create (parameter %zu is "
+                              "a TMA descriptor)",
+                              name, i);
+    }
+    pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
+  }
+  for (size_t a = 0; a < desc->alias_count; ++a) {
+    if (desc->aliases[a].input_index >= pointers) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "alias record %zu of call '%s' names buffer %llu of %zu: the call was "
+                              "not made by tkrt_triton_call_create",
+                              a, name, (unsigned long long)desc->aliases[a].input_index, pointers);
+    }
+  }
+  if (pointers + desc->alias_count > TKRT_STACK_BUFFERS) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "call '%s' takes %zu buffers (with its in-place ones); a prepared "
+                            "launch takes at most %d: use tkrt_triton_call_launch",
+                            name, pointers + desc->alias_count, TKRT_STACK_BUFFERS);
+  }
+  /* Loading now is what makes later launches capture-safe. */
+  TKRT_RETURN_IF_ERROR(tkrt_call_prepare(call, device));
+  tkrt_triton_launch_t* launch = calloc(1, sizeof(*launch));
+  uint64_t* alias_inputs = calloc(desc->alias_count ? desc->alias_count : 1, sizeof(uint64_t));
+  if (!launch || !alias_inputs) {
+    free(launch);
+    free(alias_inputs);
+    return TKRT_OOM();
+  }
+  for (size_t a = 0; a < desc->alias_count; ++a) alias_inputs[a] = desc->aliases[a].input_index;
+  tkrt_call_retain(call);
+  tkrt_device_retain(device);
+  launch->call = call;
+  launch->device = device;
+  launch->tuner = desc->config_count > 1 ? tuner : NULL;
+  launch->pointer_count = pointers;
+  launch->alias_count = desc->alias_count;
+  launch->alias_inputs = alias_inputs;
+  *out_launch = launch;
+  return NULL;
+}
+
+void tkrt_triton_launch_destroy(tkrt_triton_launch_t* launch) {
+  if (!launch) return;
+  tkrt_call_release(launch->call);
+  tkrt_device_release(launch->device);
+  free(launch->alias_inputs);
+  free(launch);
+}
+
+size_t tkrt_triton_launch_pointer_count(const tkrt_triton_launch_t* launch) {
+  return launch ? launch->pointer_count : 0;
+}
+
+tkrt_status_t tkrt_triton_launch_enqueue(const tkrt_triton_launch_t* launch,
+                                         tkrt_stream_t stream, const tkrt_deviceptr_t* pointers,
+                                         const uint64_t* sizes, size_t pointer_count) {
+  if (!launch || (pointer_count && !pointers)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_launch_enqueue: NULL argument");
+  }
+  size_t n = launch->pointer_count;
+  if (pointer_count != n) {
+    const tkrt_call_desc_t* desc = tkrt_call_get_desc(launch->call);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "kernel '%s' has %zu pointer parameters but %zu pointers were given",
+                            tkrt_kernel_get_desc(desc->configs[0].kernel)->name, n, pointer_count);
+  }
+  /* The pointers, then the in-place ones again as outputs (see tkrt_triton_call_launch). */
+  tkrt_buffer_t list[TKRT_STACK_BUFFERS];
+  for (size_t i = 0; i < n; ++i) {
+    list[i].ptr = pointers[i];
+    list[i].size = sizes ? sizes[i] : TKRT_BUFFER_SIZE_UNKNOWN;
+  }
+  for (size_t a = 0; a < launch->alias_count; ++a) list[n + a] = list[launch->alias_inputs[a]];
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  args.device = launch->device;
+  args.stream = stream;
+  args.buffers = list;
+  args.input_count = n;
+  args.output_count = launch->alias_count;
+  args.tuner = launch->tuner;
+  return tkrt_call_launch(launch->call, &args);
+}
+
+tkrt_status_t tkrt_triton_launch_enqueue_words(const tkrt_triton_launch_t* launch,
+                                               const uint64_t* words) {
+  if (!launch || !words) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_launch_enqueue_words: NULL argument");
+  }
+  size_t n = launch->pointer_count;
+  return tkrt_triton_launch_enqueue(launch, (tkrt_stream_t)(uintptr_t)words[0], &words[1],
+                                    &words[1 + n], n);
+}

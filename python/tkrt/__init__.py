@@ -239,3 +239,11 @@ def use_for_jax_triton() -> tuple:
     triton_lib.CUSTOM_CALL_TARGET_NAME = LEGACY_TARGET if current == "triton_kernel_call" else FFI_TARGET
   route_jaxlib_targets(True)
   return names
+
+
+def __getattr__(name: str):
+  """`tkrt.triton` on first use, so that `import tkrt` loads nothing more than it needs."""
+  if name == "triton":
+    import importlib
+    return importlib.import_module(".triton", __name__)
+  raise AttributeError(f"module 'tkrt' has no attribute {name!r}")

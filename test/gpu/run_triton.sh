@@ -4,7 +4,10 @@
 # then test/gpu/triton_gpu_check.py: add and three matmul variants compiled there with
 # triton.compile into a private Triton cache, launched by Triton's own launcher and by tkrt (the C
 # example and the CLI; cubin and PTX alone), outputs bit-identical to Triton's, an autotuned call
-# over the three matmul variants. Prints "run_triton: all checks passed" and exits 0 on success.
+# over the three matmul variants; then the Python path (tkrt.triton over libtkrt_xla.so) on PyTorch,
+# CuPy and JAX arrays, under torch.cuda.graph capture and autotuned; then bench/triton_launch.py,
+# the launch-overhead comparison (its last line: "triton_launch: tkrt/triton = ...x, tkrt/raw =
+# ...x"). Prints "run_triton: all checks passed" and exits 0 on success.
 # Writes a copy of everything to $OUT/triton.log when OUT is set.
 set -euo pipefail
 
@@ -18,9 +21,10 @@ if [[ -n "${OUT:-}" ]]; then
   exec > >(tee "$OUT/triton.log") 2>&1
 fi
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_XLA=ON \
   -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j "$jobs" --target tkrt_cli triton_add triton_test >/dev/null
+cmake --build "$build" -j "$jobs" --target tkrt_cli triton_add triton_test tkrt_xla \
+  triton_add_host_256 triton_add_host_512 triton_add_host_1024 >/dev/null
 # The loader and CLI tests (host backend), as in CI; they read ../shared/vectors/triton-3.6.
 if [[ -d "$root/../shared/vectors/triton-3.6" ]]; then
   ctest --test-dir "$build" -R '^(triton\.|example\.triton_add)' --output-on-failure
@@ -28,5 +32,9 @@ else
   echo "run_triton: note: $root/../shared/vectors/triton-3.6 is missing; host-side tests not run"
 fi
 "$build/tools/tkrt" info | sed -n '1,12p'
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_XLA_LIBRARY="$build/xla/libtkrt_xla.so"
 python3 "$here/triton_gpu_check.py" "$build/tools/tkrt" "$build/examples/triton_add/triton_add" \
   "$build/triton-gpu-work"
+# The launch-overhead comparison (Triton's launcher, tkrt.triton's prepared launch, raw
+# cuLaunchKernel) on the same compiled add kernel; informational (add --require to enforce 0.5x).
+python3 "$root/bench/triton_launch.py" ${TKRT_BENCH_ARGS:-}

@@ -4,7 +4,10 @@ Launches add_kernel and three matmul_kernel variants with Triton's own launcher 
 `kernel[grid](...)`, which compiles them into a private Triton cache) on fixed inputs, and writes the
 inputs, Triton's outputs and a numpy reference as .bin files. Then runs tkrt (the C example and the
 CLI, both on tkrt's public C API) on the cache entries, with the cubin and with the PTX alone, and
-requires tkrt's outputs to be bit-identical to Triton's, and Triton's to match numpy.
+requires tkrt's outputs to be bit-identical to Triton's, and Triton's to match numpy. Then the
+Python path (tkrt.triton, needs PYTHONPATH=python and TKRT_XLA_LIBRARY): add on a PyTorch tensor,
+a CuPy array and a JAX array, one launch captured by torch.cuda.graph and replayed, and an
+autotuned call over the three matmul variants, each bit-identical to Triton's own launch.
 
 usage: python3 triton_gpu_check.py TKRT_BINARY TRITON_ADD_EXAMPLE WORKDIR
 """
@@ -20,11 +23,14 @@ os.makedirs(work, exist_ok=True)
 cache = os.path.join(work, "triton-cache")
 shutil.rmtree(cache, ignore_errors=True)
 os.environ["TRITON_CACHE_DIR"] = cache
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX shares the GPU with torch
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+
+import tkrt.triton as tt  # noqa: E402
 
 failures = []
 
@@ -174,6 +180,127 @@ if chosen is not None:
         failures.append("the autotuned result differs from Triton's variant %d" % chosen)
 else:
     failures.append("tkrt tune printed no chosen variant")
+
+
+# ---------------------------------------------------------------- the Python path (tkrt.triton)
+def python_check(label, fn):
+    try:
+        ok, detail = fn()
+    except Exception as e:  # noqa: BLE001 - report and go on
+        ok, detail = False, "%s: %s" % (type(e).__name__, e)
+    print("%s: %s%s" % ("ok" if ok else "FAIL", label, " (%s)" % detail if detail else ""), flush=True)
+    if not ok:
+        failures.append(label)
+
+
+triton_bits = out.cpu().numpy().view(np.uint32)
+dev = tt.device("cuda")
+py_add = tt.load(add).prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device=dev, n=n)
+print("tkrt.triton: %r on %r" % (py_add.kernel, dev), flush=True)
+
+
+def torch_add():
+    o = torch.full_like(x, float("nan"))
+    py_add(x, y, o)
+    torch.cuda.synchronize()
+    fast, slow = tt.array_info(x), tt.array_info(x, dlpack_only=True)
+    same_info = fast[:3] == slow[:3]
+    return (np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits) and same_info,
+            "fast path %s, DLPack %s" % (fast, slow))
+
+
+def torch_add_full_args_on_stream():
+    o = torch.zeros_like(x)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        py_add(x, y, o, n)  # Triton's argument list; the current stream is `side`
+    torch.cuda.synchronize()
+    return np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits), None
+
+
+def from_asm():
+    written = tt.load(add, cache_dir=os.path.join(work, "no-cache"))  # not found: written from asm
+    o = torch.zeros_like(x)
+    written.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device=dev, n=n)(x, y, o)
+    torch.cuda.synchronize()
+    return np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits), written.source
+
+
+def cupy_add():
+    import cupy
+    cx, cy = cupy.from_dlpack(x), cupy.from_dlpack(y)
+    torch.cuda.synchronize()
+    co = cupy.zeros(n, dtype=cupy.float32)
+    with cupy.cuda.Stream(non_blocking=True) as stream:
+        py_add(cx, cy, co)  # on cupy's current stream
+        stream.synchronize()
+    return np.array_equal(cupy.asnumpy(co).view(np.uint32), triton_bits), "stream %#x" % stream.ptr
+
+
+def jax_add():
+    import jax
+    import jax.numpy as jnp
+    jx, jy = jnp.asarray(x.cpu().numpy()), jnp.asarray(y.cpu().numpy())
+    jo = jnp.zeros(n, dtype=jnp.float32) + 0  # a buffer of its own
+    jo.block_until_ready()
+    py_add(jx, jy, jo)  # DLPack; JAX has no current stream: the legacy default stream
+    dev.synchronize()
+    return (np.array_equal(np.asarray(jo).view(np.uint32), triton_bits),
+            "jax %s on %s" % (jax.__version__, jo.devices()))
+
+
+def graph_capture():
+    o = torch.zeros_like(x)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        py_add(x, y, o)  # only enqueues: recorded into the graph
+    torch.cuda.synchronize()
+    recorded_only = not o.any().item()
+    graph.replay()
+    torch.cuda.synchronize()
+    return (recorded_only and np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits),
+            "nothing ran at capture: %s" % recorded_only)
+
+
+def wrong_device_and_dtype():
+    messages = []
+    for args in ((x.cpu(), y, out), (x.double(), y, out)):
+        try:
+            py_add(*args)
+            messages.append("no error")
+        except (ValueError, TypeError) as e:
+            messages.append(str(e))
+    ok = "is on cpu:0" in messages[0] and "the kernel takes fp32" in messages[1]
+    return ok, " | ".join(messages)
+
+
+def autotuned_matmul():
+    tuned = tt.prepare([tt.load(entry).variant("cdiv(M, BM), cdiv(N, BN)", const)
+                        for entry, const in variants],
+                       device=dev, tuner=tt.Tuner(store_dir="off"), M=M, N=N, K=K)
+    c = torch.zeros((M, N), device="cuda", dtype=torch.float16)
+    tuned(a, b, c)
+    torch.cuda.synchronize()
+    report = tuned.tune_report()
+    want = np.fromfile(os.path.join(work, "mm_triton_out%d.bin" % report["chosen"]), dtype=np.uint16)
+    first = np.array_equal(c.cpu().numpy().view(np.uint16).ravel(), want)
+    c.zero_()
+    tuned(a, b, c)  # the decision, no tuning
+    torch.cuda.synchronize()
+    again = np.array_equal(c.cpu().numpy().view(np.uint16).ravel(), want)
+    return first and again and report["source"] == "tuned", str(report)
+
+
+python_check("tkrt.triton: add on PyTorch tensors, bit-identical to Triton's launcher", torch_add)
+python_check("tkrt.triton: Triton's argument list on a side stream", torch_add_full_args_on_stream)
+python_check("tkrt.triton: a CompiledKernel outside any cache (written from its asm)", from_asm)
+python_check("tkrt.triton: add on CuPy arrays (CuPy's current stream)", cupy_add)
+python_check("tkrt.triton: add on JAX arrays (DLPack)", jax_add)
+python_check("tkrt.triton: one launch captured by torch.cuda.graph, then replayed", graph_capture)
+python_check("tkrt.triton: wrong device and dtype are refused", wrong_device_and_dtype)
+python_check("tkrt.triton: matmul autotuned over 3 variants, bit-identical to Triton's chosen one",
+             autotuned_matmul)
 
 print()
 if failures:

@@ -1,0 +1,1106 @@
+"""tkrt.triton: launch Triton's compiled kernels on framework arrays, without Triton's runtime.
+
+    import tkrt.triton as tt
+    kernel = tt.load("~/.triton/cache/<hash>")          # or a <name>.json, or triton.compile's result
+    add = kernel.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, n=x.numel())
+    add(x, y, out)                                        # PyTorch, CuPy, JAX, NumPy (host) arrays
+
+`load` reads Triton's compile output with tkrt's C loader (tkrt_triton_kernel_load): a cache entry,
+a `<name>.json`, a folder of target folders, or a CompiledKernel from `triton.compile` / a JIT
+function's `kernel[grid](...)` (found through its cache files; Triton is never imported here).
+`prepare` builds the call (scalars, grid, compiled variants), loads the kernels on the device and
+returns a PreparedLaunch: calling it reads one device address per pointer parameter from the
+arrays and enqueues with one C call (tkrt_triton_launch_enqueue_words), on the framework's
+current stream unless `stream=` says otherwise. Nothing is loaded or allocated at launch, so a
+launch may be captured (torch.cuda.graph). docs/triton.md describes arrays, streams and errors.
+
+Arrays come through DLPack (`__dlpack__` / `__dlpack_device__`): the capsule is read, never
+consumed, and dropped after the launch is enqueued, so the producer keeps its memory. PyTorch and
+CuPy arrays take an equivalent fast path (data_ptr(), dtype and device read directly), since
+building a capsule costs microseconds per array; `array_info` shows what either path reads.
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import glob
+import json
+import numbers
+import os
+import sys
+import tempfile
+import threading
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import load_library, library_path
+
+__all__ = [
+    "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
+    "load", "device", "prepare", "array_info", "clear_cache",
+]
+
+# ---------------------------------------------------------------- the C library
+
+_c_p = ctypes.c_void_p
+_lock = threading.Lock()
+_api = None  # the bound functions, see _bind()
+
+
+class Error(RuntimeError):
+  """An error from tkrt's C library: `code` is its status name ("INVALID_ARGUMENT", ...)."""
+
+  def __init__(self, code: str, message: str):
+    super().__init__(f"{code}: {message}")
+    self.code = code
+    self.message = message
+
+
+class _DeviceOptions(ctypes.Structure):  # tkrt_device_options_t (tkrt/device.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char_p),
+              ("ordinal", ctypes.c_int), ("host_threads", ctypes.c_uint32),
+              ("cache_dir", ctypes.c_char_p), ("trust_shared_cache", ctypes.c_bool),
+              ("hip_library", ctypes.c_char_p), ("log", ctypes.c_bool),
+              ("allow_native_code_from_calls", ctypes.c_bool)]
+
+
+class _DeviceInfo(ctypes.Structure):  # the start of tkrt_device_info_t
+  _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char * 16),
+              ("name", ctypes.c_char * 256), ("arch", ctypes.c_char * 64),
+              ("ordinal", ctypes.c_int)]
+
+
+class _TunerOptions(ctypes.Structure):  # tkrt_autotuner_options_t (tkrt/autotune.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("policy", ctypes.c_int),
+              ("capture_policy", ctypes.c_int), ("target_ms", ctypes.c_double),
+              ("max_iterations", ctypes.c_uint32), ("store_dir", ctypes.c_char_p),
+              ("trust_shared_store", ctypes.c_bool), ("pins", ctypes.c_char_p),
+              ("refresh_store", ctypes.c_bool), ("progress", ctypes.c_void_p),
+              ("progress_user", ctypes.c_void_p)]
+
+
+class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
+  _fields_ = [("struct_size", ctypes.c_size_t), ("source", ctypes.c_int),
+              ("chosen", ctypes.c_size_t), ("config_count", ctypes.c_size_t),
+              ("iterations", ctypes.c_uint32), ("times_ms", ctypes.POINTER(ctypes.c_float)),
+              ("times_capacity", ctypes.c_size_t), ("skip_reason", ctypes.c_char * 256),
+              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256)]
+
+
+class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("image_kinds", ctypes.c_uint32)]
+
+
+class _Param(ctypes.Structure):  # tkrt_triton_param_t
+  _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("is_pointer", ctypes.c_bool),
+              ("kind", ctypes.c_int), ("element_bytes", ctypes.c_uint32),
+              ("divisibility", ctypes.c_uint32)]
+
+
+class _Target(ctypes.Structure):  # tkrt_triton_target_t
+  _fields_ = [("json_path", ctypes.c_char_p), ("backend", ctypes.c_char_p),
+              ("arch", ctypes.c_char_p), ("warp_size", ctypes.c_uint32),
+              ("num_stages", ctypes.c_uint32), ("shared_mem_bytes", ctypes.c_uint32),
+              ("global_scratch_size", ctypes.c_uint32), ("global_scratch_align", ctypes.c_uint32),
+              ("tmem_size", ctypes.c_uint32), ("triton_version", ctypes.c_char_p),
+              ("hash", ctypes.c_char_p), ("image_kinds", ctypes.c_uint32)]
+
+
+class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
+              ("num_warps", ctypes.c_uint32)]
+
+
+class _Scalar(ctypes.Structure):  # tkrt_triton_scalar_t
+  _fields_ = [("name", ctypes.c_char_p), ("is_float", ctypes.c_bool), ("i", ctypes.c_int64),
+              ("f", ctypes.c_double)]
+
+
+class _Variant(ctypes.Structure):  # tkrt_triton_variant_t
+  _fields_ = [("kernel", ctypes.c_void_p), ("grid", ctypes.c_char_p),
+              ("grid_dims", ctypes.c_uint32 * 3), ("constants", ctypes.c_char_p),
+              ("description", ctypes.c_char_p)]
+
+
+class _CallDesc(ctypes.Structure):  # tkrt_triton_call_desc_t
+  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
+              ("variants", ctypes.POINTER(_Variant)), ("variant_count", ctypes.c_size_t),
+              ("scalars", ctypes.POINTER(_Scalar)), ("scalar_count", ctypes.c_size_t),
+              ("inout", ctypes.POINTER(ctypes.c_char_p)), ("inout_count", ctypes.c_size_t)]
+
+
+_SIGNATURES = {
+    # name: (restype, argtypes)
+    "tkrt_status_code": (ctypes.c_int, [_c_p]),
+    "tkrt_status_message": (ctypes.c_char_p, [_c_p]),
+    "tkrt_status_code_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "tkrt_status_free": (None, [_c_p]),
+    "tkrt_device_options_init": (None, [_c_p]),
+    "tkrt_options_from_environment": (_c_p, [_c_p, _c_p]),
+    "tkrt_device_open": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_device_release": (None, [_c_p]),
+    "tkrt_device_info": (ctypes.POINTER(_DeviceInfo), [_c_p]),
+    "tkrt_stream_synchronize": (_c_p, [_c_p, _c_p]),
+    "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
+    "tkrt_autotuner_options_init": (None, [_c_p]),
+    "tkrt_autotuner_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_autotuner_destroy": (None, [_c_p]),
+    "tkrt_tune_report_init": (None, [_c_p]),
+    "tkrt_autotuner_get_report": (_c_p, [_c_p, _c_p, ctypes.c_char_p, _c_p]),
+    "tkrt_tune_source_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "tkrt_triton_load_options_init": (None, [_c_p]),
+    "tkrt_triton_kernel_load": (_c_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _c_p,
+                                       ctypes.POINTER(_c_p)]),
+    "tkrt_triton_kernel_release": (None, [_c_p]),
+    "tkrt_triton_kernel_get": (_c_p, [_c_p]),
+    "tkrt_kernel_get_desc": (ctypes.POINTER(_KernelDesc), [_c_p]),
+    "tkrt_triton_kernel_name": (ctypes.c_char_p, [_c_p]),
+    "tkrt_triton_kernel_param_count": (ctypes.c_size_t, [_c_p]),
+    "tkrt_triton_kernel_param": (ctypes.POINTER(_Param), [_c_p, ctypes.c_size_t]),
+    "tkrt_triton_kernel_target_count": (ctypes.c_size_t, [_c_p]),
+    "tkrt_triton_kernel_target": (ctypes.POINTER(_Target), [_c_p, ctypes.c_size_t]),
+    "tkrt_triton_call_desc_init": (None, [_c_p]),
+    "tkrt_triton_call_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_call_release": (None, [_c_p]),
+    "tkrt_triton_launch_create": (_c_p, [_c_p, _c_p, _c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_triton_launch_destroy": (None, [_c_p]),
+    "tkrt_triton_launch_pointer_count": (ctypes.c_size_t, [_c_p]),
+}
+
+
+class _Api:
+  """The C functions, with their types set; `enqueue` is bound through ctypes.PyDLL."""
+
+  def __init__(self):
+    lib = load_library()
+    for name, (restype, argtypes) in _SIGNATURES.items():
+      fn = getattr(lib, name)
+      fn.restype = restype
+      fn.argtypes = argtypes
+      setattr(self, name[5:], fn)  # tkrt_device_open -> self.device_open
+    # The launch path: PyDLL keeps the GIL during the call, which (a) saves releasing and taking
+    # it around an enqueue that takes a microsecond, and (b) lets every PreparedLaunch reuse one
+    # argument array without a lock, since no other Python thread runs while C reads it. Its
+    # arguments are passed as ready ctypes objects, without argtypes to convert.
+    pylib = ctypes.PyDLL(library_path())
+    self.enqueue = pylib.tkrt_triton_launch_enqueue_words
+    self.enqueue.restype = ctypes.c_void_p
+
+
+def _c() -> _Api:
+  global _api
+  if _api is None:
+    with _lock:
+      if _api is None:
+        _api = _Api()
+  return _api
+
+
+def _raise(status, context: str = ""):
+  """Raises the status (a non-NULL tkrt_status_t) as Error, freeing it."""
+  api = _c()
+  code = api.status_code_name(api.status_code(status)).decode()
+  message = api.status_message(status).decode(errors="replace")
+  api.status_free(status)
+  raise Error(code, f"{context}: {message}" if context else message)
+
+
+def _check(status, context: str = ""):
+  if status:
+    _raise(status, context)
+
+
+def _versioned(struct_type, init):
+  """A tkrt options struct filled by its _init function. The C struct may have grown past what
+  this file knows, so init writes into a larger buffer, and struct_size then tells the library
+  how much of it Python filled (tkrt's versioned structs accept older, shorter ones)."""
+  buffer = ctypes.create_string_buffer(max(4096, ctypes.sizeof(struct_type)))
+  init(buffer)
+  struct = struct_type.from_buffer(buffer)
+  struct.struct_size = ctypes.sizeof(struct_type)
+  struct._buffer = buffer  # noqa: SLF001 - keeps the memory alive with the struct
+  return struct
+
+
+# ---------------------------------------------------------------- devices
+
+_DLPACK_CPU, _DLPACK_CUDA, _DLPACK_CUDA_HOST, _DLPACK_ROCM, _DLPACK_ROCM_HOST = 1, 2, 3, 10, 11
+_DLPACK_CUDA_MANAGED = 13
+_DLPACK_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan",
+                        8: "metal", 9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed",
+                        14: "oneapi"}
+# Which DLPack device types a tkrt backend's kernels can address.
+_BACKEND_DLPACK = {"cuda": (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED), "hip": (_DLPACK_ROCM,),
+                   "host": (_DLPACK_CPU, _DLPACK_CUDA_HOST, _DLPACK_ROCM_HOST)}
+
+_devices: Dict[Tuple[str, int], "Device"] = {}
+
+
+class Device:
+  """A tkrt device (tkrt_device_t), opened once per (backend, ordinal) and kept for the process.
+  Get one with tkrt.triton.device()."""
+
+  def __init__(self, handle: int):
+    info = _c().device_info(handle).contents
+    self._handle = ctypes.c_void_p(handle)
+    self.backend = info.backend.decode()
+    self.ordinal = int(info.ordinal)
+    self.name = info.name.decode(errors="replace")
+    self.arch = info.arch.decode()
+    self.dlpack_types = _BACKEND_DLPACK.get(self.backend, ())
+    # The device index arrays report: frameworks number GPUs as the driver does; host is -1 in
+    # PyTorch (get_device()) and 0 in DLPack.
+    self.torch_index = -1 if self.backend == "host" else self.ordinal
+
+  def __repr__(self):
+    return f"<tkrt.triton.Device {self.backend}:{self.ordinal} {self.name!r} {self.arch}>"
+
+  def synchronize(self, stream: Any = None) -> None:
+    """Waits for the work queued on `stream` (a native handle or a framework stream object;
+    None: the default stream, which on CUDA waits for the legacy stream's work)."""
+    _check(_c().stream_synchronize(self._handle, _stream_handle(stream) or None),
+           f"synchronizing {self.backend}:{self.ordinal}")
+
+  def create_stream(self) -> int:
+    """A new stream of the device (its native handle); free it with destroy_stream."""
+    out = ctypes.c_void_p()
+    _check(_c().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
+    return out.value or 0
+
+  def destroy_stream(self, stream: int) -> None:
+    _check(_c().stream_destroy(self._handle, stream), "destroying a stream")
+
+
+def _parse_device_spec(spec: Any) -> Tuple[Optional[str], int]:
+  """(backend or None, ordinal) from "cuda", "cuda:1", "host", "cpu", a torch.device, an array."""
+  if isinstance(spec, str):
+    name, _, index = spec.partition(":")
+    ordinal = int(index) if index else 0
+  elif hasattr(spec, "type") and hasattr(spec, "index") and not hasattr(spec, "__dlpack__"):
+    name, ordinal = spec.type, spec.index or 0  # torch.device
+  elif hasattr(spec, "__dlpack_device__"):
+    kind, ordinal = spec.__dlpack_device__()
+    kind = int(kind)
+    name = ("cuda" if kind in _BACKEND_DLPACK["cuda"] else "hip" if kind == _DLPACK_ROCM
+            else "host" if kind == _DLPACK_CPU else None)
+    if name is None:
+      raise ValueError(f"tkrt.triton: an array on DLPack device type {kind} "
+                       f"({_DLPACK_DEVICE_NAMES.get(kind, 'unknown')}) has no tkrt backend")
+  else:
+    raise TypeError(f"tkrt.triton: device must be a tkrt.triton.Device, a string such as "
+                    f"'cuda:0' or 'host', a torch.device or an array; got {type(spec).__name__}")
+  name = {"cpu": "host", "rocm": "hip", "gpu": None, "": None}.get(name, name)
+  return name, int(ordinal)
+
+
+def device(spec: Any = None) -> Device:
+  """The tkrt device for `spec`: None (TKRT_BACKEND, else the first of cuda, hip, host that has a
+  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" ("cpu"), a torch.device, an array (its
+  DLPack device) or a Device. Options come from the TKRT_* environment variables
+  (tkrt_options_from_environment: TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR, ...)."""
+  if isinstance(spec, Device):
+    return spec
+  backend, ordinal = (None, 0) if spec is None else _parse_device_spec(spec)
+  key = (backend or "", ordinal)
+  with _lock:
+    found = _devices.get(key)
+  if found:
+    return found
+  api = _c()
+  options = _versioned(_DeviceOptions, api.device_options_init)
+  _check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
+  if backend:
+    options.backend = backend.encode()
+  options.ordinal = ordinal
+  handle = ctypes.c_void_p()
+  _check(api.device_open(ctypes.addressof(options), ctypes.byref(handle)),
+         f"opening device {spec if spec is not None else '(default)'}")
+  dev = Device(handle.value)
+  with _lock:
+    # Another thread may have opened the same one meanwhile: keep the first.
+    found = _devices.get(key) or _devices.get((dev.backend, dev.ordinal))
+    if found:
+      api.device_release(handle)
+      return found
+    _devices[key] = _devices[(dev.backend, dev.ordinal)] = dev
+  return dev
+
+
+_device_of = device  # for functions whose `device` parameter hides it
+
+
+# ---------------------------------------------------------------- DLPack
+
+class _DLDevice(ctypes.Structure):
+  _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+  _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+  _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+              ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+              ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):  # capsule "dltensor" (DLPack < 1.0)
+  _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+              ("deleter", ctypes.c_void_p)]
+
+
+class _DLPackVersion(ctypes.Structure):
+  _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):  # capsule "dltensor_versioned" (DLPack 1.x)
+  _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+              ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
+_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get_pointer.restype = ctypes.c_void_p
+_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+# DLPack type codes -> Triton's element names (signless integers, as TTIR has them).
+_DL_INT, _DL_UINT, _DL_FLOAT, _DL_BFLOAT, _DL_BOOL = 0, 1, 2, 4, 6
+_DL_FP8 = {9: "fp8e4b15", 10: "fp8e4nv", 11: "fp8e4b8", 12: "fp8e5", 13: "fp8e5b16"}
+
+
+def _dl_element(code: int, bits: int, lanes: int) -> str:
+  """Triton's name for a DLPack dtype ("fp32", "i32", "i1"...), or a description."""
+  if lanes == 1:
+    if code in (_DL_INT, _DL_UINT) and bits in (8, 16, 32, 64):
+      return f"i{bits}"
+    if code == _DL_FLOAT and bits in (16, 32, 64):
+      return f"fp{bits}"
+    if code == _DL_BFLOAT and bits == 16:
+      return "bf16"
+    if code == _DL_BOOL and bits == 8:
+      return "i1"
+    if code in _DL_FP8 and bits == 8:
+      return _DL_FP8[code]
+  return f"dlpack(code={code}, bits={bits}, lanes={lanes})"
+
+
+def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
+  """(address, device type, device id, element, extent bytes, capsule name, capsule) of any
+  object with __dlpack__. The capsule is returned to be kept alive until the launch is queued."""
+  dlpack = getattr(obj, "__dlpack__", None)
+  if dlpack is None:
+    raise TypeError(f"a {type(obj).__module__}.{type(obj).__name__} is not an array: it has no "
+                    f"__dlpack__ (DLPack) method")
+  try:
+    capsule = dlpack(max_version=(1, 0))
+  except TypeError:  # a producer older than DLPack 1.0 (NumPy < 2.1, ...)
+    capsule = dlpack()
+  if _capsule_is_valid(capsule, b"dltensor_versioned"):
+    managed = _DLManagedTensorVersioned.from_address(
+        _capsule_get_pointer(capsule, b"dltensor_versioned"))
+    if managed.version.major != 1:
+      raise TypeError(f"{type(obj).__name__}.__dlpack__ gave DLPack version "
+                      f"{managed.version.major}.{managed.version.minor}; tkrt reads 1.x")
+    tensor, name = managed.dl_tensor, "dlpack_versioned"
+  elif _capsule_is_valid(capsule, b"dltensor"):
+    tensor, name = _DLManagedTensor.from_address(_capsule_get_pointer(capsule, b"dltensor")).dl_tensor, "dlpack"
+  else:
+    raise TypeError(f"{type(obj).__name__}.__dlpack__ returned {capsule!r}, not an unused DLPack "
+                    f"capsule (named 'dltensor' or 'dltensor_versioned')")
+  dtype = tensor.dtype
+  element = _dl_element(dtype.code, dtype.bits, dtype.lanes)
+  item = (dtype.bits * dtype.lanes + 7) // 8
+  # The bytes from the address to the end of the last element (strides may be negative).
+  extent, low = item, 0
+  for d in range(tensor.ndim):
+    size = tensor.shape[d]
+    if size == 0:
+      extent, low = 0, 0
+      break
+    stride = tensor.strides[d] if tensor.strides else None
+    if stride is None:
+      stride = 1
+      for later in range(d + 1, tensor.ndim):
+        stride *= tensor.shape[later]
+    if stride >= 0:
+      extent += (size - 1) * stride * item
+    else:
+      low += (size - 1) * stride * item
+  address = (tensor.data or 0) + tensor.byte_offset + low
+  return (address, int(tensor.device.device_type), int(tensor.device.device_id), element,
+          extent - low, name, capsule)
+
+
+def array_info(obj: Any, dlpack_only: bool = False) -> Tuple[int, Tuple[int, int], str, int, str]:
+  """(address, (DLPack device type, id), element, extent bytes, how) as a launch reads them:
+  PyTorch and CuPy arrays through their fast path unless `dlpack_only`, others through DLPack."""
+  if not dlpack_only:
+    fast = _fast_reader(type(obj))
+    if fast is not None:
+      return fast.info(obj)
+  address, kind, ident, element, extent, name, _ = _dlpack_info(obj)
+  return address, (kind, ident), element, extent, name
+
+
+# Fast paths: what a DLPack capsule would say, read from the framework's own attributes.
+
+_TORCH_ELEMENTS = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
+                   "int8": "i8", "uint8": "i8", "int16": "i16", "uint16": "i16", "int32": "i32",
+                   "uint32": "i32", "int64": "i64", "uint64": "i64", "bool": "i1",
+                   "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+                   "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16"}
+
+
+class _TorchReader:
+  name = "torch"
+
+  def __init__(self):
+    torch = sys.modules["torch"]
+    self.torch = torch
+    self.elements = {}
+    for dtype_name, element in _TORCH_ELEMENTS.items():
+      dtype = getattr(torch, dtype_name, None)
+      if dtype is not None:
+        self.elements[dtype] = element
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    self._raw_stream = raw
+
+  def dtypes_for(self, element: str) -> frozenset:
+    return frozenset(d for d, e in self.elements.items() if e == element)
+
+  def info(self, t):
+    index = t.get_device()
+    kind = _DLPACK_CPU if index < 0 else (_DLPACK_ROCM if getattr(self.torch.version, "hip", None)
+                                          else _DLPACK_CUDA)
+    element = self.elements.get(t.dtype, str(t.dtype))
+    extent = 0
+    if t.numel():
+      extent = t.element_size() * (1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride())))
+    return t.data_ptr(), (kind, max(index, 0)), element, extent, "torch"
+
+  def current_stream(self, t, dev: Device) -> int:
+    if dev.backend == "host":
+      return 0
+    if self._raw_stream is not None:
+      return self._raw_stream(dev.ordinal)
+    return self.torch.cuda.current_stream(dev.ordinal).cuda_stream
+
+
+class _CupyReader:
+  name = "cupy"
+
+  def __init__(self):
+    self.cupy = sys.modules["cupy"]
+
+  def info(self, a):
+    memory = a.data
+    item = a.itemsize
+    extent = 0
+    if a.size:
+      extent = item + sum((s - 1) * st for s, st in zip(a.shape, a.strides))
+    dtype = a.dtype
+    element = _dl_element({"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT, "b": _DL_BOOL}.get(dtype.kind, 99),
+                          dtype.itemsize * 8, 1)
+    kind = _DLPACK_ROCM if getattr(self.cupy.cuda.runtime, "is_hip", False) else _DLPACK_CUDA
+    return memory.ptr, (kind, memory.device_id), element, extent, "cupy"
+
+  def current_stream(self, a, dev: Device) -> int:
+    return self.cupy.cuda.get_current_stream(dev.ordinal).ptr
+
+
+_fast_readers: Dict[type, Any] = {}
+
+
+def _fast_reader(cls: type):
+  """The fast reader for arrays of class `cls`, or None (DLPack). Looked up once per class."""
+  try:
+    return _fast_readers[cls]
+  except KeyError:
+    pass
+  reader = None
+  module = cls.__module__ or ""
+  if module.startswith("torch") and "torch" in sys.modules and \
+      issubclass(cls, sys.modules["torch"].Tensor):
+    reader = _TorchReader()
+  elif module.startswith("cupy") and "cupy" in sys.modules and \
+      issubclass(cls, sys.modules["cupy"].ndarray):
+    reader = _CupyReader()
+  _fast_readers[cls] = reader
+  return reader
+
+
+def _is_jax_array(obj) -> bool:
+  return type(obj).__module__.startswith(("jax", "jaxlib")) and hasattr(obj, "block_until_ready")
+
+
+def _stream_handle(stream: Any) -> int:
+  """A native stream handle from an int or a framework's stream object."""
+  if stream is None:
+    return 0
+  if isinstance(stream, int):
+    return stream
+  protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
+  if protocol is not None:
+    return int(protocol()[1])
+  for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
+    value = getattr(stream, attribute, None)
+    if isinstance(value, int):
+      return value
+  raise TypeError(f"tkrt.triton: stream must be an int (a CUstream / hipStream_t handle) or a "
+                  f"framework stream (torch.cuda.Stream, cupy.cuda.Stream, an object with "
+                  f"__cuda_stream__); got {type(stream).__name__}")
+
+
+# ---------------------------------------------------------------- kernels
+
+Param = collections.namedtuple("Param", "name type is_pointer element divisibility")
+Param.__doc__ = ("A kernel parameter as the TTIR declares it: name, Triton type ('*fp32', 'i32'), "
+                 "whether it is a pointer, the pointee ('fp32') or '' for scalars, tt.divisibility")
+
+
+class Kernel:
+  """A Triton kernel loaded by tkrt (tkrt_triton_kernel_t): one or more targets' images."""
+
+  def __init__(self, handle: int, source: str):
+    api = _c()
+    self._handle = ctypes.c_void_p(handle)
+    self.source = source
+    self.name = api.triton_kernel_name(self._handle).decode()
+    params = []
+    for i in range(api.triton_kernel_param_count(self._handle)):
+      p = api.triton_kernel_param(self._handle, i).contents
+      type_name = p.type.decode()
+      params.append(Param(p.name.decode(), type_name, bool(p.is_pointer),
+                          type_name[1:] if p.is_pointer else "", int(p.divisibility)))
+    self.params: Tuple[Param, ...] = tuple(params)
+    self.targets = []
+    for i in range(api.triton_kernel_target_count(self._handle)):
+      t = api.triton_kernel_target(self._handle, i).contents
+      self.targets.append({"json": t.json_path.decode(), "backend": t.backend.decode(),
+                           "arch": t.arch.decode(), "num_stages": int(t.num_stages),
+                           "shared": int(t.shared_mem_bytes), "hash": t.hash.decode(),
+                           "triton_version": t.triton_version.decode()})
+    self.num_warps = int(api.kernel_get_desc(api.triton_kernel_get(self._handle)).contents.num_warps)
+    self.num_stages = self.targets[0]["num_stages"] if self.targets else 1
+
+  def __del__(self):
+    handle = getattr(self, "_handle", None)
+    if handle and _api is not None:
+      _api.triton_kernel_release(handle)
+
+  def __repr__(self):
+    signature = ", ".join(f"{p.name}: {p.type}" for p in self.params)
+    targets = ", ".join(f"{t['backend']} {t['arch']}" for t in self.targets)
+    return f"<tkrt.triton.Kernel {self.name}({signature}) [{targets}]>"
+
+  def variant(self, grid: Any, constants: Any = None, description: Optional[str] = None) -> "Variant":
+    return Variant(self, grid, constants, description)
+
+  def prepare(self, grid: Any, *, constants: Any = None, device: Any = None,
+              inout: Iterable[str] = (), **scalars: Union[int, float, bool]) -> "PreparedLaunch":
+    """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
+    (`constants`, for the grid), a value for every scalar parameter (by name), the device (see
+    device(); default: the default device), the pointer parameters it updates in place."""
+    return prepare([Variant(self, grid, constants)], device=device, inout=inout, **scalars)
+
+
+class Variant:
+  """One compiled variant of a kernel and its grid, for prepare(): `grid` is a tkrt grid
+  expression ("cdiv(n, BLOCK)", "cdiv(M, BM), cdiv(N, BN)"), a tuple of ints, a tuple of
+  expressions, or a callable taking a dict of the scalars, constants, num_warps and num_stages
+  (like Triton's grid lambdas) and returning a tuple of ints. `constants`: the constexprs the
+  variant was compiled with, a dict or "BM=64,BN=128"."""
+
+  def __init__(self, kernel: Kernel, grid: Any, constants: Any = None,
+               description: Optional[str] = None):
+    if not isinstance(kernel, Kernel):
+      raise TypeError(f"tkrt.triton.Variant: kernel must be a tkrt.triton.Kernel (from "
+                      f"tkrt.triton.load), not {type(kernel).__name__}")
+    self.kernel = kernel
+    self.grid = grid
+    if constants is None or isinstance(constants, str):
+      self.constants = constants or ""
+    else:
+      self.constants = ",".join(f"{k}={int(v)}" for k, v in dict(constants).items())
+    self.description = description
+
+
+def _constants_dict(text: str) -> Dict[str, int]:
+  out = {}
+  for item in filter(None, (part.strip() for part in text.split(","))):
+    name, _, value = item.partition("=")
+    value = value.strip()
+    out[name.strip()] = 1 if value in ("True", "true") else 0 if value in ("False", "false") else int(value, 0)
+  return out
+
+
+def _grid_fields(variant: Variant, scalars: Dict[str, Any]) -> Tuple[Optional[bytes], Tuple[int, int, int]]:
+  grid = variant.grid
+  if callable(grid):
+    meta = dict(scalars)
+    meta.update(_constants_dict(variant.constants))
+    meta.update(num_warps=variant.kernel.num_warps, num_stages=variant.kernel.num_stages)
+    grid = grid(meta)
+  if isinstance(grid, str):
+    return grid.encode(), (0, 0, 0)
+  if isinstance(grid, numbers.Integral):
+    grid = (grid,)
+  grid = tuple(grid)
+  if not 1 <= len(grid) <= 3:
+    raise ValueError(f"tkrt.triton: a grid has 1 to 3 dimensions; got {grid!r}")
+  if all(isinstance(g, numbers.Integral) for g in grid):
+    dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    for g in dims:
+      if not 0 <= g < 2**32:
+        raise ValueError(f"tkrt.triton: grid {grid!r}: each dimension must be in 0..2^32-1")
+    return None, dims
+  return ", ".join(str(g) for g in grid).encode(), (0, 0, 0)
+
+
+class Tuner:
+  """An autotuner (tkrt_autotuner_t) for prepared launches with several variants. Settings not
+  given come from the environment (TKRT_TUNE_DIR, TKRT_TUNE_POLICY, TKRT_TUNE_PIN). store_dir:
+  the decision store folder, or "off"; policy: "auto" or "never"; capture_policy:
+  "first_config" (default) or "error"; target_ms: benchmarking time per variant."""
+
+  def __init__(self, store_dir: Optional[str] = None, policy: Optional[str] = None,
+               pins: Optional[str] = None, capture_policy: Optional[str] = None,
+               target_ms: Optional[float] = None):
+    api = _c()
+    options = _versioned(_TunerOptions, api.autotuner_options_init)
+    _check(api.options_from_environment(None, ctypes.addressof(options)), "reading TKRT_TUNE_*")
+    keep = []
+    if store_dir is not None:
+      keep.append(str(store_dir).encode())
+      options.store_dir = keep[-1]
+    if pins is not None:
+      keep.append(pins.encode())
+      options.pins = keep[-1]
+    if policy is not None:
+      options.policy = {"auto": 0, "never": 1}[policy]
+    options.capture_policy = {None: 1, "first_config": 1, "error": 0}[capture_policy]
+    if target_ms is not None:
+      options.target_ms = float(target_ms)
+    handle = ctypes.c_void_p()
+    _check(api.autotuner_create(ctypes.addressof(options), ctypes.byref(handle)), "creating a tuner")
+    self._handle = handle
+
+  def __del__(self):
+    handle = getattr(self, "_handle", None)
+    if handle and _api is not None:
+      _api.autotuner_destroy(handle)
+
+
+_default_tuner: Optional[Tuner] = None
+
+
+def _tuner(tuner: Optional[Tuner]) -> Tuner:
+  global _default_tuner
+  if tuner is not None:
+    return tuner
+  with _lock:
+    if _default_tuner is None:
+      _default_tuner = Tuner()
+    return _default_tuner
+
+
+# ---------------------------------------------------------------- prepared launches
+
+_UNKNOWN_SIZE = (1 << 64) - 1
+
+
+class _Expect:
+  """What a pointer parameter accepts, for checks and messages."""
+
+  __slots__ = ("index", "param", "dev", "element", "where", "torch_dtypes")
+
+  def __init__(self, index: int, param: Param, dev: Device, where: str):
+    self.index, self.param, self.dev, self.element, self.where = index, param, dev, param.element, where
+    self.torch_dtypes = None
+
+
+def _array_error(expect: _Expect, info, obj) -> Exception:
+  address, (kind, ident), element, _, how = info
+  p = expect.param
+  what = f"{expect.where}: argument {expect.index} ({p.name}: {p.type})"
+  if kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and expect.dev.backend != "host"):
+    place = f"{_DLPACK_DEVICE_NAMES.get(kind, f'device type {kind}')}:{ident}"
+    return ValueError(f"{what} is on {place}, but the launch is prepared for "
+                      f"{expect.dev.backend}:{expect.dev.ordinal}")
+  if element != expect.element and expect.element:
+    return TypeError(f"{what}: the array's elements are {element} ({type(obj).__name__}"
+                     f"{'' if how.startswith('dlpack') else ' ' + str(getattr(obj, 'dtype', ''))}); "
+                     f"the kernel takes {expect.element}")
+  return ValueError(f"{what}: {address:#x}")
+
+
+class PreparedLaunch:
+  """A call bound to a device with its kernels loaded: call it with the arrays. See prepare()."""
+
+  def __init__(self, call: int, launch: int, kernel: Kernel, dev: Device, scalars: Dict[str, Any],
+               tuner: Optional[Tuner], sized: bool, variant_count: int):
+    self._call = ctypes.c_void_p(call)
+    self._launch = ctypes.c_void_p(launch)
+    self._tuner = tuner  # must outlive the launch
+    self.kernel = kernel
+    self.device = dev
+    self.scalars = dict(scalars)
+    self.variant_count = variant_count
+    self._sized = sized
+    self._where = f"{kernel.name}"
+    self.pointer_params = tuple(p for p in kernel.params if p.is_pointer)
+    n = len(self.pointer_params)
+    self._n = n
+    self._words = (ctypes.c_uint64 * (1 + 2 * n))()
+    for i in range(n):
+      self._words[1 + n + i] = _UNKNOWN_SIZE
+    self._expects = tuple(_Expect(i, p, dev, self._where) for i, p in enumerate(self.pointer_params))
+    self._pointer_slots = tuple(i for i, p in enumerate(kernel.params) if p.is_pointer)
+    self._host = dev.backend == "host"
+    self._enqueue = _c().enqueue
+    self._torch_checks: Optional[tuple] = None  # per pointer: the torch dtypes it accepts
+
+  # No __del__: freeing the call unloads its kernels, which must not happen while a launch may
+  # still be queued or running, and Python cannot know that. Prepared launches live in prepare()'s
+  # cache for the process (as Triton keeps its compiled kernels); close() frees one on request.
+  def close(self) -> None:
+    """Frees the call and unloads its kernels. Only once every launch made with it has finished
+    (synchronize first) and no graph that captured one will be replayed."""
+    with _lock:
+      for key, value in list(_prepared.items()):
+        if value is self:
+          del _prepared[key]
+    launch, call = self._launch, self._call
+    self._launch = self._call = None
+    if launch:
+      _c().triton_launch_destroy(launch)
+    if call:
+      _c().call_release(call)
+
+  def __repr__(self):
+    return (f"<tkrt.triton.PreparedLaunch {self.kernel.name} on {self.device.backend}:"
+            f"{self.device.ordinal}, {self.variant_count} variant(s), scalars {self.scalars}>")
+
+  # The launch path. Everything else is done in prepare(); what is left is reading one address
+  # per array (with its dtype and device checked), the stream, and one C call.
+  def __call__(self, *args: Any, stream: Any = None) -> None:
+    if len(args) != self._n:
+      args = self._arrays_of(args)
+    words = self._words
+    first = args[0] if args else None
+    reader = _fast_readers.get(type(first), False)
+    if reader is False:
+      reader = _fast_reader(type(first))
+    captured = None
+    if reader is not None and reader.name == "torch" and not self._sized:
+      # PyTorch: data_ptr(), with the dtype and device index compared to what prepare() expects;
+      # anything else (another array type, a mismatch) takes the general path, which explains.
+      checks = self._torch_checks
+      if checks is None:
+        checks = self._torch_checks = tuple(
+            reader.dtypes_for(e.element) if e.element else None for e in self._expects)
+        raw, ordinal = reader._raw_stream, self.device.ordinal
+        self._torch_stream = ((lambda: 0) if self._host else
+                              (lambda: raw(ordinal)) if raw is not None else
+                              (lambda: reader.current_stream(None, self.device)))
+      cls, index, i = type(first), self.device.torch_index, 1
+      for a, dtypes in zip(args, checks):
+        if (a.__class__ is not cls or (dtypes is not None and a.dtype not in dtypes)
+            or a.get_device() != index):
+          captured = self._read_arrays(args, words)
+          break
+        words[i] = a.data_ptr()
+        i += 1
+      else:
+        words[0] = self._torch_stream() if stream is None else (
+            stream if isinstance(stream, int) else _stream_handle(stream))
+        status = self._enqueue(self._launch or _closed(self), words)
+        if status:
+          _raise(status, f"launching {self.kernel.name}")
+        return
+    else:
+      captured = self._read_arrays(args, words)
+    if stream is None:
+      if self._host:
+        words[0] = 0
+      elif reader is not None:
+        words[0] = reader.current_stream(first, self.device)
+      else:
+        words[0] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
+    else:
+      words[0] = stream if isinstance(stream, int) else _stream_handle(stream)
+    status = self._enqueue(self._launch or _closed(self), words)
+    del captured  # the capsules lived until the launch was queued
+    if status:
+      _raise(status, f"launching {self.kernel.name}")
+
+  def _arrays_of(self, args: Sequence[Any]) -> Sequence[Any]:
+    """The arrays out of a full Triton-style argument list (scalars must equal the prepared
+    values), or a TypeError naming what is missing."""
+    params = self.kernel.params
+    if len(args) == len(params):
+      for p, value in zip(params, args):
+        if not p.is_pointer and value != self.scalars.get(p.name):
+          raise ValueError(f"{self._where}: scalar {p.name} is {value!r} at launch but the launch "
+                           f"was prepared with {p.name}={self.scalars.get(p.name)!r}; scalars are "
+                           f"part of a prepared launch (they set its grid): prepare another")
+      return [args[i] for i in self._pointer_slots]
+    arrays = ", ".join(p.name for p in self.pointer_params)
+    every = ", ".join(p.name for p in params)
+    given = len(args)
+    missing = [p.name for p in self.pointer_params[given:]] if given < self._n else []
+    raise TypeError(f"{self._where} takes its {self._n} arrays ({arrays}) or all {len(params)} "
+                    f"arguments ({every}); got {given} argument{'s' if given != 1 else ''}"
+                    + (f" (missing {', '.join(missing)})" if missing else ""))
+
+  def _read_arrays(self, args, words) -> list:
+    """Reads every array through its fast reader or DLPack, checking device and dtype; returns
+    the capsules to keep alive until the launch is queued."""
+    n = self._n
+    keep = []
+    for i, (a, expect) in enumerate(zip(args, self._expects)):
+      reader = _fast_readers.get(type(a), False)
+      if reader is False:
+        reader = _fast_reader(type(a))
+      if reader is not None:
+        info = reader.info(a)
+      else:
+        if not hasattr(a, "__dlpack__"):
+          raise TypeError(f"{self._where}: argument {i} ({expect.param.name}: {expect.param.type}) "
+                          f"is a {type(a).__name__}, not an array (no __dlpack__)")
+        if _is_jax_array(a):
+          # JAX gives no current stream: wait for the array, then launch on the legacy stream.
+          a.block_until_ready()
+        address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
+        keep.append(capsule)
+        info = (address, (kind, ident), element, extent, how)
+      kind, ident = info[1]
+      if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._host)
+          or (expect.element and info[2] != expect.element)):
+        raise _array_error(expect, info, a)
+      words[1 + i] = info[0]
+      if self._sized:
+        words[1 + n + i] = info[3]
+    return keep
+
+  def synchronize(self, stream: Any = None) -> None:
+    """Waits for `stream` on the launch's device (see Device.synchronize)."""
+    self.device.synchronize(stream)
+
+  def tune_report(self) -> Dict[str, Any]:
+    """What the tuner decided for this call on this device: source ("tuned", "store", "pinned",
+    "single", ...), chosen variant index, per-variant times (ms) when benchmarked."""
+    api = _c()
+    if self._tuner is None:
+      return {"source": "single", "chosen": 0, "times_ms": []}
+    times = (ctypes.c_float * self.variant_count)()
+    report = _versioned(_TuneReport, api.tune_report_init)
+    report.times_ms = times
+    report.times_capacity = self.variant_count
+    _check(api.autotuner_get_report(self._tuner._handle, self._call, self.device.arch.encode(),
+                                    ctypes.addressof(report)), "reading the tuning report")
+    return {"source": api.tune_source_name(report.source).decode().lower(),
+            "chosen": int(report.chosen), "times_ms": [float(t) for t in times],
+            "store_file": report.store_file.decode(errors="replace"),
+            "fallback_reason": report.fallback_reason.decode(errors="replace")}
+
+
+_prepared: Dict[tuple, PreparedLaunch] = {}
+
+
+def _closed(launch: PreparedLaunch):
+  raise ValueError(f"{launch.kernel.name}: this prepared launch was closed")
+
+
+def clear_cache() -> None:
+  """Closes every prepared launch (see PreparedLaunch.close: only when no launch is in flight)."""
+  with _lock:
+    launches = list(_prepared.values())
+  for launch in launches:
+    launch.close()
+
+
+def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
+            inout: Iterable[str] = (), tuner: Optional[Tuner] = None, name: Optional[str] = None,
+            **scalars: Union[int, float, bool]) -> PreparedLaunch:
+  """A launch over one or more compiled variants of a kernel (several: an autotuned call; the
+  tuner benchmarks them on the first launch, or takes a stored or pinned decision). `scalars`
+  gives every scalar parameter by name; `inout` names the pointer parameters the kernel reads
+  and writes in place (restored while tuning). The kernels are loaded on the device now, so
+  launches only enqueue (and may be captured into a CUDA graph; an autotuned call should be
+  launched once before capture, else the capture runs its first variant: see docs/triton.md)."""
+  if isinstance(variants, Variant):
+    variants = [variants]
+  variants = list(variants)
+  if not variants:
+    raise ValueError("tkrt.triton.prepare: no variant")
+  dev = _device_of(device)
+  api = _c()
+  int_scalars = {k: int(v) for k, v in scalars.items()
+                 if isinstance(v, (bool, numbers.Integral))}
+  grids = [_grid_fields(v, int_scalars) for v in variants]
+  inout = list(inout)
+  key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
+         dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
+         tuple(inout), id(tuner) if len(variants) > 1 else None, name)
+  with _lock:
+    cached = _prepared.get(key)
+  if cached is not None:
+    return cached
+  keep: List[Any] = []  # byte strings the C structs point at
+
+  def text(value: Optional[str]):
+    if value is None:
+      return None
+    keep.append(value.encode())
+    return keep[-1]
+
+  c_scalars = (_Scalar * max(1, len(scalars)))()
+  for i, (scalar_name, value) in enumerate(scalars.items()):
+    c_scalars[i].name = text(scalar_name)
+    if isinstance(value, (bool, numbers.Integral)):
+      c_scalars[i].i = int(value)
+    elif isinstance(value, numbers.Real):
+      c_scalars[i].is_float, c_scalars[i].f = True, float(value)
+    else:
+      raise TypeError(f"tkrt.triton.prepare: scalar {scalar_name}={value!r} is neither an integer nor a float")
+  c_variants = (_Variant * len(variants))()
+  for i, v in enumerate(variants):
+    grid, dims = grids[i]
+    c_variants[i].kernel = v.kernel._handle.value
+    c_variants[i].grid = text(grid.decode()) if grid else None
+    c_variants[i].grid_dims[:] = dims
+    c_variants[i].constants = text(v.constants) if v.constants else None
+    c_variants[i].description = text(v.description)
+  c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n) for n in inout])
+  desc = _versioned(_CallDesc, api.triton_call_desc_init)
+  desc.name = text(name)
+  desc.variants = c_variants
+  desc.variant_count = len(variants)
+  desc.scalars = c_scalars
+  desc.scalar_count = len(scalars)
+  desc.inout = c_inout
+  desc.inout_count = len(inout)
+  kernel = variants[0].kernel
+  call = ctypes.c_void_p()
+  _check(api.triton_call_create(ctypes.addressof(desc), ctypes.byref(call)),
+         f"preparing {kernel.name}")
+  chosen_tuner = _tuner(tuner) if len(variants) > 1 else None
+  launch = ctypes.c_void_p()
+  status = api.triton_launch_create(call, dev._handle,
+                                    chosen_tuner._handle if chosen_tuner else None,
+                                    ctypes.byref(launch))
+  if status:
+    api.call_release(call)
+    _raise(status, f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
+  # Sizes matter only to an autotuned call with in-place buffers (saved while it tunes).
+  prepared = PreparedLaunch(call.value, launch.value, kernel, dev, scalars, chosen_tuner,
+                            sized=len(variants) > 1 and bool(inout), variant_count=len(variants))
+  prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
+  with _lock:
+    kept = _prepared.setdefault(key, prepared)
+  if kept is not prepared:  # another thread prepared the same meanwhile; ours never launched
+    prepared.close()
+  return kept
+
+
+# ---------------------------------------------------------------- loading
+
+_IMAGE_KINDS = {"ptx": 1, "cubin": 2, "fatbin": 3, "hsaco": 4, "host": 5}
+
+
+def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
+  """The metadata JSON of a CompiledKernel: from its metadata_group (the cache files Triton wrote
+  for it), else the cache entry with its hash, else None."""
+  group = getattr(compiled, "metadata_group", None)
+  if isinstance(group, dict) and cache_dir is None:
+    for filename, path in group.items():
+      if filename.endswith(".json") and not filename.startswith("__grp__") and os.path.isfile(path):
+        return path
+  wanted = getattr(compiled, "hash", None)
+  root = cache_dir or os.environ.get("TRITON_CACHE_DIR") or os.path.join(
+      os.path.expanduser("~"), ".triton", "cache")
+  if wanted:
+    name = getattr(compiled, "name", None) or "*"
+    for path in sorted(glob.glob(os.path.join(root, "*", f"{name}.json"))):
+      try:
+        with open(path, encoding="utf-8") as f:
+          if json.load(f).get("hash") == wanted:
+            return path
+      except (OSError, ValueError):
+        continue
+  return None
+
+
+def _jsonable(value):
+  if hasattr(value, "_asdict"):
+    return {k: _jsonable(v) for k, v in value._asdict().items()}
+  if hasattr(value, "__dataclass_fields__"):
+    return {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
+  if isinstance(value, dict):
+    return {str(k): _jsonable(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple)):
+    return [_jsonable(v) for v in value]
+  if isinstance(value, (str, int, float, bool)) or value is None:
+    return value
+  return str(value)
+
+
+def _write_compiled(compiled: Any) -> str:
+  """Writes a CompiledKernel's metadata and images (compiled.asm) into a new folder, as Triton's
+  cache lays them out, for one that is not in a cache."""
+  metadata = _jsonable(compiled.metadata)
+  name = metadata.get("name") or getattr(compiled, "name", None)
+  asm = getattr(compiled, "asm", None)
+  if not name or not asm:
+    raise ValueError("tkrt.triton.load: the compiled kernel has no name or no asm to write")
+  folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
+  for ext in ("cubin", "ptx", "hsaco", "ttir", "source"):
+    if ext in asm:
+      data = asm[ext]
+      with open(os.path.join(folder, f"{name}.{ext}"), "wb") as f:
+        f.write(data if isinstance(data, (bytes, bytearray)) else str(data).encode())
+  with open(os.path.join(folder, f"{name}.json"), "w", encoding="utf-8") as f:
+    json.dump(metadata, f)
+  return folder
+
+
+def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
+         cache_dir: Optional[str] = None) -> Kernel:
+  """Loads a kernel from Triton's output: each argument a `<name>.json`, a folder holding one
+  (a Triton cache entry), a folder of target folders, or a CompiledKernel (from triton.compile,
+  or returned by a JIT function's `kernel[grid](...)`), which is read from its cache files (or
+  from the cache entry with its hash under `cache_dir` / $TRITON_CACHE_DIR / ~/.triton/cache),
+  else written out from its asm. Several arguments: one kernel with an image per target.
+  `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host")."""
+  if len(paths) == 1 and type(paths[0]) in (list, tuple):
+    paths = tuple(paths[0])
+  if not paths:
+    raise TypeError("tkrt.triton.load: give at least one path or compiled kernel")
+  resolved = []
+  for p in paths:
+    if isinstance(p, (str, os.PathLike)):
+      resolved.append(os.path.expanduser(os.fspath(p)))
+    elif hasattr(p, "asm") and hasattr(p, "metadata"):
+      resolved.append(_compiled_json(p, cache_dir) or _write_compiled(p))
+    else:
+      raise TypeError(f"tkrt.triton.load: {p!r} is neither a path nor a compiled Triton kernel")
+  api = _c()
+  options = _versioned(_LoadOptions, api.triton_load_options_init)
+  if image_kinds:
+    bits = 0
+    for kind in image_kinds:
+      if kind not in _IMAGE_KINDS:
+        raise ValueError(f"tkrt.triton.load: unknown image kind {kind!r} (known: "
+                         f"{', '.join(_IMAGE_KINDS)})")
+      bits |= 1 << _IMAGE_KINDS[kind]
+    options.image_kinds = bits
+  c_paths = (ctypes.c_char_p * len(resolved))(*[r.encode() for r in resolved])
+  handle = ctypes.c_void_p()
+  _check(api.triton_kernel_load(c_paths, len(resolved), ctypes.addressof(options),
+                                ctypes.byref(handle)), "loading " + ", ".join(resolved))
+  return Kernel(handle.value, ", ".join(resolved))

@@ -1,0 +1,335 @@
+"""tkrt.triton (the Python launch path) on the host backend, with NumPy arrays through DLPack.
+
+Builds Triton-style kernel folders around host builds of Triton's add_kernel (BLOCK 256, 512,
+1024), loads them from Python, launches on NumPy arrays and compares with NumPy bit for bit; an
+autotuned in-place call over the three; hand-made DLPack capsules of both kinds; the error cases
+(wrong device, dtype, argument count, scalar, alignment); Triton's real cache entry for add_kernel
+(../shared/vectors/triton-3.6) with the host image beside it; loading from CompiledKernel-like
+objects; and that `import tkrt` stays light.
+
+usage: test_python.py HOST_256.so HOST_512.so HOST_1024.so [TRITON_VECTORS_DIR]
+Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+"""
+import collections
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+
+try:
+  import numpy as np
+except ImportError:
+  print("skipped: NumPy is not installed for", sys.executable)
+  sys.exit(77)
+if not hasattr(np.ndarray, "__dlpack__"):
+  print("skipped: NumPy", np.__version__, "has no __dlpack__ (needs >= 1.22)")
+  sys.exit(77)
+
+import tkrt  # noqa: E402
+import tkrt.triton as tt  # noqa: E402
+
+HOST = sys.argv[1:4]
+VECTORS = sys.argv[4] if len(sys.argv) > 4 else None
+N = 5000
+failures = []
+checks = 0
+
+
+def check(condition, label):
+  global checks
+  checks += 1
+  if condition:
+    print("ok:", label)
+  else:
+    print("FAIL:", label)
+    failures.append(label)
+
+
+def expect_raises(kind, fragment, fn, label):
+  try:
+    fn()
+  except kind as e:
+    check(fragment in str(e), f"{label}: {kind.__name__} says {fragment!r} (got: {e})")
+    return e
+  except Exception as e:  # noqa: BLE001
+    check(False, f"{label}: expected {kind.__name__} with {fragment!r}, got {type(e).__name__}: {e}")
+    return e
+  check(False, f"{label}: expected {kind.__name__} with {fragment!r}, nothing raised")
+  return None
+
+
+TTIR = ("module {\n  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, "
+        "%y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %out_ptr: !tt.ptr<f32> "
+        "{tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {\n    tt.return\n  }\n}\n")
+
+
+def host_json(num_warps):
+  return json.dumps({"name": "add_kernel", "target": {"backend": "host", "arch": "any", "warp_size": 1},
+                     "num_warps": num_warps, "num_ctas": 1, "num_stages": 1, "shared": 0})
+
+
+def make_kernel_dir(root, name, host_image, num_warps):
+  folder = os.path.join(root, name)
+  os.makedirs(folder)
+  with open(os.path.join(folder, "add_kernel.json"), "w") as f:
+    f.write(host_json(num_warps))
+  with open(os.path.join(folder, "add_kernel.ttir"), "w") as f:
+    f.write(TTIR)
+  shutil.copy(host_image, os.path.join(folder, "add_kernel.so"))
+  return folder
+
+
+def aligned(n, dtype=np.float32, offset=0):
+  """n elements starting 64-byte aligned (plus `offset` bytes)."""
+  item = np.dtype(dtype).itemsize
+  raw = np.empty(n * item + 128 + offset, dtype=np.uint8)
+  start = (-raw.ctypes.data) % 64 + offset
+  return raw[start:start + n * item].view(dtype)
+
+
+def inputs():
+  x, y = aligned(N), aligned(N)
+  x[:] = np.arange(N, dtype=np.float32) * np.float32(0.25)
+  y[:] = np.float32(3.0) / (np.arange(N, dtype=np.float32) + np.float32(1))
+  return x, y
+
+
+def same_bits(a, b):
+  return a.shape == b.shape and np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+# Hand-made DLPack producers: capsules over NumPy memory, of both kinds, with a chosen device.
+PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+PyCapsule_New.restype = ctypes.py_object
+PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class FakeArray:
+  """An array that only speaks DLPack: `versioned` picks the capsule kind; device_type 2 claims
+  CUDA memory. Keeps the structs alive; the capsules have no destructor (nothing to free)."""
+
+  def __init__(self, base, versioned, device_type=1, device_id=0, name=None):
+    self.base = base
+    self.shape = (ctypes.c_int64 * 1)(base.size)
+    self.versioned, self.name = versioned, name
+    dl_type = {np.dtype(np.float32): (2, 32), np.dtype(np.float64): (2, 64)}[base.dtype]
+    tensor = tt._DLTensor(base.ctypes.data, tt._DLDevice(device_type, device_id), 1,
+                          tt._DLDataType(dl_type[0], dl_type[1], 1), self.shape, None, 0)
+    if versioned:
+      self.managed = tt._DLManagedTensorVersioned(tt._DLPackVersion(1, 0), None, None, 0, tensor)
+    else:
+      self.managed = tt._DLManagedTensor(tensor, None, None)
+
+  def __dlpack__(self, stream=None, max_version=None):
+    if self.name:
+      name = self.name
+    elif self.versioned:
+      if not max_version:
+        raise BufferError("this producer only makes versioned capsules")
+      name = b"dltensor_versioned"
+    else:
+      name = b"dltensor"
+    return PyCapsule_New(ctypes.addressof(self.managed), name, None)
+
+  def __dlpack_device__(self):
+    return (self.managed.dl_tensor.device.device_type, self.managed.dl_tensor.device.device_id)
+
+
+def main():
+  work = tempfile.mkdtemp(prefix="tkrt_py_")
+  try:
+    run(work)
+  finally:
+    shutil.rmtree(work, ignore_errors=True)
+  print()
+  if failures:
+    print(f"test_python: {len(failures)} of {checks} checks FAILED")
+    for f in failures:
+      print("  " + f)
+    sys.exit(1)
+  print(f"test_python: all {checks} checks passed")
+
+
+def run(work):
+  # ---- import tkrt stays light
+  light = subprocess.run([sys.executable, "-c",
+                          "import sys, tkrt; print(sorted(m for m in ('tkrt.triton', 'numpy', "
+                          "'torch', 'cupy', 'jax', 'triton') if m in sys.modules))"],
+                         env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python")),
+                         stdout=subprocess.PIPE, text=True)
+  check(light.stdout.strip() == "[]", f"import tkrt imports nothing heavy ({light.stdout.strip()})")
+  check(tkrt.triton is tt, "tkrt.triton is reachable as an attribute")
+
+  dev = tt.device("host")
+  check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
+        f"tkrt.triton.device('host') opens the host device once ({dev!r})")
+
+  kernels = [tt.load(make_kernel_dir(work, f"v{b}", HOST[i], 2 << i))
+             for i, b in enumerate((256, 512, 1024))]
+  k = kernels[2]
+  check(k.name == "add_kernel" and [p.type for p in k.params] == ["*fp32", "*fp32", "*fp32", "i32"]
+        and k.params[0].divisibility == 16 and k.num_warps == 8,
+        f"load: name, parameters, num_warps ({k!r})")
+
+  # ---- a single launch through DLPack
+  x, y = inputs()
+  out = aligned(N)
+  out.fill(np.nan)
+  add = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=N)
+  add(x, y, out)
+  add.synchronize()
+  check(same_bits(out, x + y), "prepared launch on NumPy arrays: out == x + y bit for bit")
+  r = tt.array_info(x)
+  check(r[0] == x.ctypes.data and r[1] == (1, 0) and r[2] == "fp32" and r[3] == 4 * N
+        and r[4] in ("dlpack", "dlpack_versioned"), f"array_info reads NumPy through DLPack ({r})")
+  strided = x[::2]
+  r = tt.array_info(strided)
+  check(r[3] == 4 * (2 * (strided.size - 1) + 1), f"array_info: extent of a strided view ({r[3]})")
+  reversed_view = x[::-1]
+  r = tt.array_info(reversed_view)
+  check(r[0] == x.ctypes.data and r[3] == 4 * N, "array_info: a negative stride starts at the lowest address")
+
+  # Triton-style: every argument, scalars equal to the prepared ones.
+  out.fill(0)
+  add(x, y, out, N)
+  add.synchronize()
+  check(same_bits(out, x + y), "launch with Triton's full argument list")
+  # An explicit stream of the device.
+  stream = dev.create_stream()
+  out.fill(0)
+  add(x, y, out, stream=stream)
+  dev.synchronize(stream)
+  check(same_bits(out, x + y), "launch on an explicit stream")
+  dev.destroy_stream(stream)
+
+  # Grids: a tuple and a callable (Triton's lambda META: ...).
+  out.fill(0)
+  k.prepare((5,), device="host", n=N)(x, y, out)
+  dev.synchronize()
+  check(same_bits(out, x + y), "grid as a tuple of ints")
+  out.fill(0)
+  k.prepare(lambda meta: ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],), constants="BLOCK=1024",
+            device="host", n=N)(x, y, out)
+  dev.synchronize()
+  check(same_bits(out, x + y), "grid as a callable of the scalars and constants")
+  out.fill(0)
+  k.prepare((2,), device="host", n=N)(x, y, out)
+  dev.synchronize()
+  check(same_bits(out[:2048], (x + y)[:2048]) and not out[2048:].any(),
+        "a smaller grid covers only its programs (the grid is really used)")
+
+  # Hand-made capsules: "dltensor" and "dltensor_versioned".
+  for versioned in (False, True):
+    out.fill(0)
+    add(FakeArray(x, versioned), FakeArray(y, versioned), FakeArray(out, versioned))
+    dev.synchronize()
+    check(same_bits(out, x + y), f"DLPack capsule {'dltensor_versioned' if versioned else 'dltensor'}")
+
+  # ---- errors, with what is wrong named
+  expect_raises(TypeError, "missing out_ptr", lambda: add(x, y), "a missing argument")
+  expect_raises(TypeError, "takes its 3 arrays (x_ptr, y_ptr, out_ptr) or all 4 arguments",
+                lambda: add(x, y, out, N, 1), "too many arguments")
+  expect_raises(ValueError, "scalar n is 4999 at launch but the launch was prepared with n=5000",
+                lambda: add(x, y, out, N - 1), "a scalar different from the prepared one")
+  expect_raises(TypeError, "argument 1 (y_ptr: *fp32): the array's elements are fp64",
+                lambda: add(x, y.astype(np.float64), out), "wrong dtype")
+  expect_raises(TypeError, "the kernel takes fp32", lambda: add(x, np.zeros(N, np.int32), out),
+                "wrong dtype (int32)")
+  expect_raises(ValueError, "argument 2 (out_ptr: *fp32) is on cuda:0, but the launch is prepared for host:0",
+                lambda: add(x, y, FakeArray(out, True, device_type=2)), "wrong device")
+  expect_raises(TypeError, "argument 0 (x_ptr: *fp32) is a list, not an array",
+                lambda: add(list(x), y, out), "not an array")
+  expect_raises(TypeError, "not an unused DLPack capsule",
+                lambda: add(FakeArray(x, False, name=b"used_dltensor"), y, out), "a used capsule")
+  misaligned = aligned(N, offset=4)
+  e = expect_raises(tt.Error, "is not divisible by 16", lambda: add(misaligned, y, out),
+                    "tt.divisibility checked at launch")
+  check(isinstance(e, tt.Error) and e.code == "INVALID_ARGUMENT", "errors carry the status code")
+  expect_raises(tt.Error, "kernel 'add_kernel' has no parameter 'm'",
+                lambda: k.prepare("1", device="host", n=N, m=3), "an unknown scalar")
+  expect_raises(tt.Error, "no value for scalar parameter 3 'n' (i32)",
+                lambda: k.prepare("1", device="host"), "a missing scalar")
+  expect_raises(tt.Error, "unknown name 'BLOK'",
+                lambda: k.prepare("cdiv(n, BLOK)", constants={"BLOCK": 1024}, device="host", n=N),
+                "an unknown name in the grid")
+  expect_raises(tt.Error, "scalar 'n' is i32; 8589934592 is out of range",
+                lambda: k.prepare("1", device="host", n=1 << 33), "a scalar out of range")
+  expect_raises(tt.Error, "NOT_FOUND", lambda: tt.load(os.path.join(work, "nothing.json")),
+                "loading a missing file")
+  expect_raises(ValueError, "unknown image kind 'elf'", lambda: tt.load(work, image_kinds=["elf"]),
+                "an unknown image kind")
+  # Nothing was written by the refused launches.
+  out.fill(0)
+  try:
+    add(x, y.astype(np.float64), out)
+  except TypeError:
+    pass
+  dev.synchronize()
+  check(not out.any(), "a refused launch enqueues nothing")
+
+  # ---- autotuned, in place (x += y) over the three variants
+  tuner = tt.Tuner(store_dir="off", target_ms=1)
+  variants = [kk.variant("cdiv(n, BLOCK)", {"BLOCK": b}) for kk, b in zip(kernels, (256, 512, 1024))]
+  tuned = tt.prepare(variants, device="host", inout=["x_ptr"], tuner=tuner, n=N)
+  x2, y2 = inputs()
+  want = x2 + y2
+  tuned(x2, y2, x2)
+  dev.synchronize()
+  report = tuned.tune_report()
+  check(same_bits(x2, want), "autotuned in-place launch: x + y exactly once (x restored while tuning)")
+  check(report["source"] == "tuned" and 0 <= report["chosen"] < 3 and len(report["times_ms"]) == 3,
+        f"autotuned: the tuner benchmarked the 3 variants ({report})")
+  x2, y2 = inputs()
+  tuned(x2, y2, x2)
+  dev.synchronize()
+  check(same_bits(x2, want), "autotuned: later launches use the decision")
+  if VECTORS:
+    matmul = tt.load(os.path.join(VECTORS, "matmul", "cuda_sm90"))
+    expect_raises(tt.Error, "declares 6 parameters; variant 0 declares 4",
+                  lambda: tt.prepare([variants[0], matmul.variant("1")], device="host", n=N),
+                  "variants of different kernels")
+
+  # ---- Triton's own cache entry with the host image beside it
+  if VECTORS and os.path.isdir(os.path.join(VECTORS, "add", "cuda_sm90")):
+    entry = os.path.join(work, "cache", "somehash")
+    shutil.copytree(os.path.join(VECTORS, "add", "cuda_sm90"), entry)
+    shutil.copy(HOST[2], os.path.join(entry, "add_kernel.so"))
+    real = tt.load(entry)
+    check([t["backend"] for t in real.targets] == ["cuda"] and real.targets[0]["triton_version"].startswith("3.6"),
+          f"Triton 3.6's cache entry loads ({real!r})")
+    out.fill(0)
+    real.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=N)(x, y, out)
+    dev.synchronize()
+    check(same_bits(out, x + y), "Triton's cache entry + host image: out == x + y")
+    # A CompiledKernel from triton.compile: by its metadata_group, by its hash, from its asm.
+    with open(os.path.join(entry, "add_kernel.json")) as f:
+      meta = json.load(f)
+    Compiled = collections.namedtuple("Compiled", "name hash asm metadata metadata_group")
+    by_group = Compiled("add_kernel", "x", {}, {}, {"add_kernel.json": os.path.join(entry, "add_kernel.json")})
+    check(tt.load(by_group).source == os.path.join(entry, "add_kernel.json"), "CompiledKernel: metadata_group")
+    by_hash = Compiled("add_kernel", meta["hash"], {}, {}, None)
+    check(tt.load(by_hash, cache_dir=os.path.join(work, "cache")).source == os.path.join(entry, "add_kernel.json"),
+          "CompiledKernel: found in the cache by its hash")
+    Metadata = collections.namedtuple("Metadata", sorted(meta))
+    Target = collections.namedtuple("GPUTarget", "backend arch warp_size")
+    fields = dict(meta, target=Target(**meta["target"]))
+    asm = {}
+    for ext, binary in (("cubin", True), ("ptx", False), ("ttir", False)):
+      with open(os.path.join(entry, "add_kernel." + ext), "rb" if binary else "r") as f:
+        asm[ext] = f.read()
+    from_asm = tt.load(Compiled("add_kernel", "nowhere", asm, Metadata(**fields), None),
+                       cache_dir=os.path.join(work, "empty"))
+    check(from_asm.params == real.params and from_asm.targets[0]["arch"] == real.targets[0]["arch"],
+          f"CompiledKernel outside any cache: written out from its asm ({from_asm!r})")
+  else:
+    print("note: no Triton 3.6 vectors given; the cache-entry checks are not run")
+
+
+if __name__ == "__main__":
+  main()
