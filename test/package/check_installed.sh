@@ -30,6 +30,9 @@ expected = os.path.join(sys.argv[1], "tkrt", "libtkrt_xla.so")
 assert tkrt.library_path() == expected, f"library_path() is {tkrt.library_path()}, not {expected}"
 line = tkrt.version()
 assert line.split()[1] == tkrt.__version__, (line, tkrt.__version__)
+import tkrt.triton as tt  # the Python launch path ships with the package
+assert tt.__file__.startswith(os.path.dirname(tkrt.__file__)), tt.__file__
+assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepare"
 print(f"ok: {line} from {tkrt.library_path()}")
 PY
 fi

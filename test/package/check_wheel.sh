@@ -45,6 +45,9 @@ assert line.startswith("tkrt-xla ") and line.split()[1] == tkrt.__version__, \
     f"version() says {line!r} but tkrt.__version__ is {tkrt.__version__}"
 stats = tkrt.stats()
 assert list(stats) == list(tkrt.STATS_FIELDS) and not any(stats.values()), stats
+import tkrt.triton as tt  # the Python launch path ships with the package
+assert tt.__file__.startswith(os.path.dirname(tkrt.__file__)), tt.__file__
+assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepare"
 try:
   import jax  # noqa: F401
   have_jax = True
