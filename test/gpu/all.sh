@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every GPU check in one go, for one session on the device machine: run.sh (CUDA backend, core,
+# vectors in CTest, HIP over CUDA), run_vectors.sh (the jaxlib vectors through `tkrt run`),
+# test/xla/run.sh (libtkrt_xla under JAX), run_triton.sh (Triton's output, the Python path and
+# its launch benchmark). Each gets what is left of TKRT_GPU_BUDGET_S seconds (default 560) and
+# writes its log under $OUT/<name>/; a script that does not fit is reported as NOT RUN. Prints one
+# line per script and exits 1 when one failed or did not run.
+#   test/gpu/all.sh [run|vectors|xla|triton|perf ...]   (default: run vectors xla triton)
+# "perf" is bench/run_perf.sh (issue 17's benchmarks; about 4 to 8 minutes: give it a call of its
+# own).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+budget="${TKRT_GPU_BUDGET_S:-560}"
+out="${OUT:-$root/build/gpu-all}"
+started=$SECONDS
+declare -a lines=()
+failures=0
+[ $# -gt 0 ] || set -- run vectors xla triton
+
+for name in "$@"; do
+  case "$name" in
+    run) command=(bash "$root/test/gpu/run.sh") ;;
+    vectors) command=(bash "$root/test/gpu/run_vectors.sh") ;;
+    xla) command=(bash "$root/test/xla/run.sh") ;;
+    triton) command=(bash "$root/test/gpu/run_triton.sh") ;;
+    perf) command=(bash "$root/bench/run_perf.sh") ;;
+    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, perf)"; exit 2 ;;
+  esac
+  left=$((budget - (SECONDS - started)))
+  if [ "$left" -lt 30 ]; then
+    lines+=("$(printf '%-8s NOT RUN (no time left of %s s)' "$name" "$budget")")
+    failures=$((failures + 1))
+    continue
+  fi
+  mkdir -p "$out/$name"
+  begin=$SECONDS
+  OUT="$out/$name" timeout --kill-after=5 "$left" "${command[@]}" > "$out/$name/stdout.txt" 2>&1
+  rc=$?
+  verdict=PASS
+  [ "$rc" = 0 ] || { verdict="FAIL (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"; failures=$((failures + 1)); }
+  lines+=("$(printf '%-8s %s in %d s' "$name" "$verdict" $((SECONDS - begin)))")
+  # The log's verdict lines, so the summary says what failed without opening the files.
+  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:" "$out/$name"/*.txt \
+    "$out/$name"/*.log 2>/dev/null | sort -u | tail -n 25 | sed "s/^/  [$name] /"
+done
+echo
+printf '%s\n' "${lines[@]}"
+[ "$failures" = 0 ] && echo "ALL: PASS" || echo "ALL: $failures failed or not run"
+[ "$failures" = 0 ]
