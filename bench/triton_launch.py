@@ -11,7 +11,7 @@ tiny and the stream is synchronised between batches, outside the timing) and rep
 per-launch time over the batches; the three ways are interleaved batch by batch so that clock and
 load drift hit them alike. Prints one line per way and a summary line:
 
-  triton_launch: tkrt/triton = 0.31x, tkrt/raw = 1.4x (target tkrt/triton <= 0.5x: met)
+  triton_launch: tkrt/triton = 0.45x, tkrt/raw = 0.98x (target tkrt/triton <= 0.5x: met)
 
 usage: python3 bench/triton_launch.py [--batches 60] [--launches 200] [--n 4096] [--require]
 Needs Triton (3.6), PyTorch with CUDA, the tkrt package (PYTHONPATH=python and TKRT_XLA_LIBRARY,
