@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: dlopen helper that remembers every failed attempt for the error message. */
 #include "base/dylib.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: opening vendor libraries at run time. Libraries are never closed: drivers do not survive
  * being unloaded, and their handles are process-wide anyway. */
 #ifndef TKRT_BASE_DYLIB_H_

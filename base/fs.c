@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: file-system helpers for the on-disk stores and caches and the CLI (see fs.h). Everything
  * here assumes a hostile file system: links, FIFOs, huge files and other users' files. */
 #include "base/fs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: the file-system helpers shared by the on-disk stores and caches (CUDA's cubin cache, the
  * tuning decision store) and the CLI: safe reads and atomic writes, trust checks, folders. */
 #ifndef TKRT_BASE_FS_H_

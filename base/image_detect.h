@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: telling an image's kind from its first bytes (the HAL's module loader, the wire codec
  * and the image inspector all ask the same question). */
 #ifndef TKRT_BASE_IMAGE_DETECT_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: the ELF reader of the image inspector (cubin, HSACO, host images): sections, the
  * kernel symbols, and each kind's target (sm_90a, gfx90a:xnack-, x86_64). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: the fatbin reader of the image inspector: the entries (sm_90a machine code,
  * compute_90 PTX) of a CUDA fat binary. */
 #include <stdio.h>

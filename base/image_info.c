@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: the image inspector (tkrt/image.h): detects an image's kind from its bytes and
  * dispatches to the format readers (image_elf.c, image_ptx.c, image_fatbin.c). */
 #include <stdio.h>

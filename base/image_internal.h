@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: what the image inspector's format readers share (image_info.c dispatches to
  * image_elf.c, image_ptx.c and image_fatbin.c). Every offset read from the bytes is bounds-checked
  * before use: the bytes are untrusted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt base: the PTX reader of the image inspector: the .version and .target directives and the
  * .entry names, from a tokenizer that skips comments and strings. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the bounded JSON reader (see json.h). Recursive descent whose depth is capped, so a
  * document of nested brackets cannot exhaust the stack; every allocation is freed on error. */
 #include "base/json.h"

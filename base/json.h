@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: a small, bounded JSON reader for metadata files that users name (Triton's kernel
  * JSON): strict RFC 8259, depth- and count-limited, errors with the file, line and column. */
 #ifndef TKRT_BASE_JSON_H_

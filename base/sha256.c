@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: SHA-256 (FIPS 180-4), written from the specification. */
 #include "base/sha256.h"
 

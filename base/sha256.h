@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: SHA-256 (FIPS 180-4) for content keys: call digests, tuning decisions, cache entries.
  * Not for security; a standard hash keeps keys stable across versions and processes. */
 #ifndef TKRT_BASE_SHA256_H_

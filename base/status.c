@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt status objects: creation, annotation, formatting. An allocation failure while building a
  * status yields a shared, immortal RESOURCE_EXHAUSTED status, so errors are never lost. */
 #include "tkrt/status.h"

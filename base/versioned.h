@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: reading the versioned structs of the public API (those that start with struct_size).
  * A caller built against an older, smaller struct passes its own size: only that many bytes are
  * read, and the fields it does not know keep tkrt's defaults. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs a tkrt_bench subcommand inside this Python process with jaxlib's legacy Triton custom call.
 
 jaxlib's `triton_kernel_call` entry point is only reachable through Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: the host backend's twin of jaxlib's add_f32 vector kernel, with the same
  * parameter list (x, y, n, out) and block of 1024 elements per program. */
 #include <stdint.h>

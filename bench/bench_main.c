@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: the command line shared by the tkrt_bench program and libtkrt_bench.so (the
  * Python driver calls bench_main so that jaxlib's custom call runs in the same process). */
 #include "bench/bench_main.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: the subcommands of the benchmark program (and of libtkrt_bench.so, which the
  * Python driver loads so that jaxlib's custom call runs in the same process). */
 #ifndef TKRT_BENCH_BENCH_MAIN_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: shared helpers (clocks, statistics, JSON, the CUDA driver, the calls under
  * test, spawning child processes for the cross-process measurements). */
 #include "bench/bench_util.h"

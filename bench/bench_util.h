@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: what every benchmark shares: clocks and statistics, a small JSON writer, the
  * CUDA driver entry points the raw baselines use, and the calls under test (built once, the same
  * kernel and sizes for every path that is compared). */

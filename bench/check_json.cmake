@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs one benchmark on the host backend in quick mode and checks that it wrote valid JSON with the
 # expected shape. Timing is not judged here (CI machines are noisy); see BENCHMARKS.md.
 # -DBENCH=<tkrt_bench> -DSUBCOMMAND=launch|threads -DJSON=<output path>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Launch overhead of this tree against another tkrt source tree (an earlier commit: `git archive
 # <commit> | tar -x -C build/old-src`), measured in one run on one GPU, interleaved old, new, old,
 # new so that drift hits both alike. Prints each run's table and the medians of the ratios to the

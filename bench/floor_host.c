@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: the host-side check of the floor handlers (bench/xla_floor.c), run in CI. It
  * drives them as XLA would — a metadata query at registration, then executes with a call frame
  * whose API table answers stream_get and error_create — and times the no-op handlers (ns per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Time per call of K sequential small Triton calls in one jitted JAX function: jaxlib's targets vs
 tkrt's, with XLA command buffers on and off, plain and autotuned.
 

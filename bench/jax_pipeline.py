@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A multi-call Triton pipeline in one jitted JAX function, and the floor: jaxlib's targets vs
 tkrt's vs reference handlers that do nothing or only call cuLaunchKernel, per command-buffer mode.
 

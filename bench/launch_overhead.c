@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: host-side cost per launch of one small kernel (256-element add, grid 1) through
  * the driver, tkrt's HAL, a prepared tkrt call, tkrt's XLA custom call, and jaxlib's custom call. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: loading the matmul_autotuned kernels (Triton PTX) in a fresh process: cold, with
  * an empty TKRT_CACHE_DIR (PTX JIT), then warm, with the cubins that the first process cached. */
 #include <dirent.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every tkrt benchmark on a machine with an NVIDIA GPU (CUDA 13, JAX with CUDA, jaxlib):
 # builds tkrt, libtkrt_xla and the benchmarks (Release), then launch overhead (a/b/c/d in one
 # process, through bench_driver.py), threads, module load, tuning, and the JAX calls. JSON files,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs issue 17's benchmarks on a machine with an NVIDIA GPU (CUDA driver, JAX with CUDA, jaxlib,
 # Triton 3.6 with torch): builds tkrt's benchmarks, the floor library and libtkrt_xla (Release),
 # then, each step under its own timeout (build 150 s, steps 40 + 140 + 140 s: at most 470 s in all,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: launches per second of one prepared call from 1, 2, 4 and 8 threads on one
  * device, each thread with its own stream and output buffer, next to the raw driver loop. */
 #include <pthread.h>

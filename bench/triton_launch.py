@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per-launch host time of one compiled Triton kernel launched three ways, on an NVIDIA GPU:
 
   triton  Triton's own launcher, the JIT function's `add_kernel[grid](x, y, out, n, BLOCK=1024)`

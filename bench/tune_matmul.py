@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A realistic tuning benchmark: a Triton fp16 matmul (1024^3) with 24 configs, compiled here by
 Triton, tuned by tkrt and by jaxlib on the same blob, cold (empty caches) and warm.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: tuning the matmul_autotuned vector (fp16 1024^3, 4 configs): wall time and the
  * config chosen by tkrt in a fresh process, by tkrt in a second process that finds the decision
  * store, and by jaxlib's own custom call on the same blob and buffers. */

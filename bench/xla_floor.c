@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt benchmarks: the floor. Reference XLA custom-call handlers that do as little as a handler
  * can — nothing, or one cuLaunchKernel of a preloaded function — so that tkrt's targets can be
  * reported as a ratio to what any handler in the same jitted program costs (bench/jax_pipeline.py).

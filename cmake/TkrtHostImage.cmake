@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tkrt_add_host_image(<name> SOURCES <c files>...)
 # Compiles C kernels written against <tkrt/host_kernel.h> into a host module image: a native
 # shared object (<name>.so) that the host backend loads from memory. The image does not link

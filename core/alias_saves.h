@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: aliased (in-place) inputs of an autotuned launch: finding them, and saving and
  * restoring them around every config the autotuner runs (alias_saves.c). */
 #ifndef TKRT_CORE_ALIAS_SAVES_H_

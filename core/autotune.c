@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the autotuner. It decides once per (call digest, device arch): pinned decisions
  * first, then memory, then the on-disk store, then a benchmark on the caller's stream with
  * aliased inputs saved and restored around every config. Never while the stream captures. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: constructors, accessors and digests for kernels and calls. Everything is deep-
  * copied at creation so that callers may free their descriptions right away. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the layout of kernels and calls, shared by the constructors (call.c), the launch
  * path (call_launch.c) and the autotuner. */
 #ifndef TKRT_CORE_CALL_INTERNAL_H_

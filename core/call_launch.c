@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: launching kernel calls. Per (call, device) state — image choice, loaded modules,
  * launch dims, global scratch — is built once and then read without locks on every launch. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: tuning decisions on disk. One text file per (call, arch, driver, tkrt version),
  * replaced atomically; corrupt or foreign entries are reported and rewritten, never trusted. */
 #include "core/decision_store.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the on-disk store of tuning decisions, shared by processes (and ranks) that see the
  * same directory. Entries are small text files written atomically; a lock file per entry makes
  * concurrent processes tune a call once and agree on the result. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: tkrt_options_from_environment, the one function of the library that reads environment
  * variables (for tools: the CLI, libtkrt_xla, the Python package). */
 #include "tkrt/environment.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
  * and the call builder (triton_call.c) share. */
 #ifndef TKRT_CORE_TRITON_INTERNAL_H_

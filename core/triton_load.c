@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
  * kernel, merging the outputs of several targets, and listing Triton's cache. */
 #include <dirent.h>

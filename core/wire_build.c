@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: decoding a jaxlib blob into a tkrt_call_t. wire_parse.c turns the bytes into plain
  * records; this file checks them and builds the kernels (reading HSACO files, recognising images,
  * attaching each kernel's side record) and the call. */

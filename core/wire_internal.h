@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
  * bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the side record of decoded kernels. */
 #ifndef TKRT_CORE_WIRE_INTERNAL_H_

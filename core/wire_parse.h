@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the decoder's parsed records, shared by the parser (wire_parse.c: bytes to records, no
  * tkrt objects) and the builder (wire_build.c: records to kernels and calls). */
 #ifndef TKRT_CORE_WIRE_PARSE_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: protobuf wire primitives for the jaxlib codec: a bounds-checked field reader whose
  * errors name the field and the byte offset, and a growable writer. Schema-free. */
 #ifndef TKRT_CORE_WIRE_PROTO_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: field numbers of jaxlib's kernel-call protobuf (package jax_triton) and of tkrt's own
  * additions, shared by the decoder and the encoder. docs/wire.md has the whole schema. */
 #ifndef TKRT_CORE_WIRE_SCHEMA_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: zlib framing of jaxlib blobs. Inflation is bounded so that a tiny blob cannot
  * expand into an unbounded allocation (deflate reaches ratios above 1000:1). */
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HAL: the object headers, the device vtable every backend implements (one X-macro list
  * generates the vtable, each backend's prototypes and its vtable initialiser), and the backend
  * descriptor through which backends, not the layers above them, answer what they can run. */

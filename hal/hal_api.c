@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt public device API: argument checks, backend selection, then one dispatch through the
  * device vtable. Nothing here knows about a particular backend. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: the build-time list of backends (one descriptor per folder of backends/, in default
  * selection order), and lookups by name. */
 #ifndef TKRT_HAL_REGISTRY_H_

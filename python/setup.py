@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Builds the tkrt wheel: CMake builds libtkrt_xla.so from this repository and the wheel carries it.
 
 The package is pure Python (ctypes), but it is useless without its library, so the wheel is tagged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt's small C test harness: named cases, status-aware assertions, a summary line, and the
  * CTest conventions (exit 1 on failure, 77 when everything was skipped). Header-only. */
 #ifndef TKRT_TEST_HARNESS_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt command-line tool: shared helpers for the subcommands (info, dump, run, tune).
  * Exit codes: 0 success, 1 a check failed (outputs differ), 2 bad usage, 3 a tkrt error. */
 #ifndef TKRT_TOOLS_TKRT_CLI_H_

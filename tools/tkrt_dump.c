@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt dump: a decoded call, as text for people or as JSON with every field for tools. */
 #include <math.h>
 #include <stdlib.h>

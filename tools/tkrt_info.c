@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt info: the backends tkrt knows with their availability and devices, or what a kernel
  * image is (kind, target, kernels). */
 #include <stdlib.h>

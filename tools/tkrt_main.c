@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt command-line tool: dispatch to the subcommands, and the helpers they share (errors,
  * files, loading calls, JSON strings). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt run and tkrt tune: replay a serialized call on real buffers (inputs from files), check the
  * outputs against expected files, time it, and report or store the tuning decision. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt run and tkrt tune: their options, parsed into a run_options_t. Kept apart from the session
  * so that the parser can be fuzzed (test/fuzz/cli_options_fuzz.c) without opening a device. */
 #include <errno.h>

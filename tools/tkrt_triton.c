@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt command-line tool: info, run and tune on Triton's own compile output (a kernel's
  * <name>.json with its cubin / PTX / HSACO and TTIR), and listing Triton's cache. */
 #include <limits.h>

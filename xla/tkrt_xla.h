@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: the XLA custom-call targets of libtkrt_xla.so, wire-compatible with jaxlib's
  * `triton_kernel_call_ffi` (typed FFI, api_version 4) and `triton_kernel_call` (legacy,
  * api_version 2). The Python package `tkrt` registers them with JAX; docs/xla.md has the stages,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: the shared state of the XLA targets. Everything on the launch path is lock-free:
  * the decode cache is insert-only open addressing with atomic slots, devices sit in an atomic
  * table indexed by ordinal, and the tuner is published once through an atomic pointer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: the typed-FFI target (api_version 4), a drop-in for jaxlib's triton_kernel_call_ffi.
  * instantiate decodes once per call site, initialize loads modules outside any capture, execute
  * only enqueues (legal under stream capture, hence COMMAND_BUFFER_COMPATIBLE). */

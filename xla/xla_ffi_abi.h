@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: our own C declarations of the XLA FFI ABI (api_version 4 custom calls), written from
  * the layout facts of jaxlib 0.11.2's xla/ffi/api/c_api.h (FFI API 0.4). Only what libtkrt_xla
  * uses is typed; unused function-table entries are plain pointers so that the offsets of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: what the FFI and legacy targets share: the process-wide decode cache (keyed by the
  * exact opaque bytes), the per-ordinal device table, the autotuner, counters and launching. */
 #ifndef TKRT_XLA_INTERNAL_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: the legacy status-returning custom call (api_version 2), a drop-in for jaxlib's
  * triton_kernel_call. XLA passes bare pointers (no sizes, no buffer count), so the decoded call
  * says how many buffers to read, and alias records say which inputs are updated in place and how

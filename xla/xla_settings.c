@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt xla: the adapter's settings (backends, caches, tuning), taken from the environment through
  * tkrt_options_from_environment when the first call needs them, or set before that through
  * tkrt_xla_configure (what the Python package does). Frozen once used. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: its descriptor (always compiled: what images it runs and how their archs are
  * named need no CUDA header) and its factory, which opens the driver only when a build has it. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: cubin cache files. One file per key, a fixed header (magic, version, sizes,
  * key, payload checksum) and the cubin; every failure is reported to the caller, never fatal. */
 #include "backends/cuda/cuda_cache.h"

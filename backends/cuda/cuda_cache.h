@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: the on-disk cache of cubins JIT-compiled from PTX. Pure file handling (no
  * driver calls), so tests exercise it without a GPU. */
 #ifndef TKRT_BACKENDS_CUDA_CUDA_CACHE_H_

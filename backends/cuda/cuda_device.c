@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: the device (primary context, attributes), its vtable and memory. Modules live
  * in cuda_module.c, launches in cuda_launch.c, streams, graphs and events in cuda_stream.c. */
 #include "backends/cuda/cuda_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: what its files share: the device object, status mapping (cuda_status.c), the
  * log, and the device methods (cuda_device.c, cuda_module.c, cuda_launch.c, cuda_stream.c). The
  * driver's entry points are in cuda_symbols.h, the cubin cache in cuda_cache.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: launches (cuLaunchKernel, or cuLaunchKernelEx for clusters, cooperative
  * and programmatic dependent launches) and the tensor-map descriptors of jaxlib's TMA parameters,
  * encoded on the host at each launch. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: loading the driver (libcuda opened at run time once per process, every entry
  * point resolved through cuGetProcAddress), its feature bits, and the backend's log. */
 #include <pthread.h>

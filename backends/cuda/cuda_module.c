@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: loading module images (cubin, fatbin, PTX through the driver's JIT linker
  * and the on-disk cubin cache) and the function records launches use. */
 #include <pthread.h>

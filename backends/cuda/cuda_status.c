@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: CUresult -> tkrt status. Codes are matched by numeric value, so the table
  * also names errors that an older cuda.h (or the loaded driver) does not know. */
 #include "backends/cuda/cuda_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: streams, stream capture into CUDA graphs, and events. Handles are the
  * driver's own (tkrt_stream_t is a CUstream, tkrt_event_t a CUevent, a graph a CUgraphExec). */
 #include "backends/cuda/cuda_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: every driver entry point the backend calls, one X-macro line each, and the
  * process-wide table they are resolved into (see cuda_library.c for how). */
 #ifndef TKRT_BACKENDS_CUDA_CUDA_SYMBOLS_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: its descriptor (always compiled: which images it runs needs no HIP header) and
  * its factory, which opens libamdhip64 only when a build has the backend. */
 #include <string.h>

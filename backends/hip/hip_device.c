@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: the backend factory (probe, device creation), device attributes read in an
  * ABI-safe way across ROCm 5 to 7, and the device vtable. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: shared declarations (the loaded library, the device object, status mapping
  * and the pure helpers the tests call directly). */
 #ifndef TKRT_BACKENDS_HIP_HIP_INTERNAL_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: launches (hipModuleLaunchKernel, hipModuleLaunchCooperativeKernel where the
  * runtime and device have it), with the device current on the calling thread. */
 #include "backends/hip/hip_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: finds libamdhip64 at run time (an already-loaded copy first, then the sonames
  * of ROCm 7, 6 and 5), resolves its entry points and initialises it, once per process. */
 #include <pthread.h>

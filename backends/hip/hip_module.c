@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: HSACO modules (the code object's target checked against the device before
  * loading) and kernel functions with their attributes. */
 #include <stdio.h>

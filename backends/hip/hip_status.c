@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: turns hipError_t values into tkrt statuses that keep the HIP error name and
  * the operation that failed. */
 #include <stdarg.h>

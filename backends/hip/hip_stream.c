@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: streams, stream capture into HIP graphs (when the runtime has it), and events
  * for ordering and timing. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: the libamdhip64 entry points it uses, as an X-macro table (REQUIRED ones make
  * the backend unavailable when missing, OPTIONAL ones only turn a feature off). */
 #ifndef TKRT_BACKENDS_HIP_HIP_SYMBOLS_H_

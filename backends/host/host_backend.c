@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: its descriptor and factory. Always available: it needs nothing but the C
  * library, so it is the embedded default where no GPU is present. The device lives in
  * host_device.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: the device (limits, worker pool, memory) and its vtable. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: shared declarations for the device, module, stream and pool files.
  * The host backend runs tkrt host kernels (native shared objects) on the CPU like a GPU would. */
 #ifndef TKRT_BACKENDS_HOST_HOST_INTERNAL_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: launches. A launch is packed into a work item on the stream; when the
  * stream's thread reaches it, every program of the grid runs as a C call on the worker pool, each
  * with its own block of shared memory. */

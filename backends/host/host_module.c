@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: module images are native shared objects, loaded from memory through an
  * anonymous memfd so no file is ever written; kernels are found by their exported descriptor. */
 #include <dlfcn.h>

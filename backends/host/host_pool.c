@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: the worker pool that runs the programs of a launch in parallel. Jobs come
  * from many streams at once; every participant claims chunks of program indices atomically. */
 #include <stdlib.h>

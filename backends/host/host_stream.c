@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt host backend: in-order streams (one thread each) running queued work items (launches, see
  * host_launch.c; memsets, copies, event records), events with real timestamps, and stream capture
  * into replayable graphs. */

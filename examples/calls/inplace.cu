@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CUDA kernels of the autotuned example (compiled to inplace.ptx by regen_ptx.sh): x += y in
 // place, one block per BLOCK elements, in three block sizes.
 #define INPLACE_ADD(BLOCK)                                                                 \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host kernels of the autotuned example: x += y in place, one program per BLOCK elements, in
  * three block sizes — the configs an autotuner chooses among. Same kernels as inplace.cu. */
 #include <stdint.h>

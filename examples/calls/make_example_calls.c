@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes the example case directories that `tkrt run` replays: serialized calls made with tkrt's
  * encoder that carry both a host image (tkrt's own image field) and CUDA PTX (jaxlib's ptx field),
  * so the same file runs on the CPU or on an NVIDIA GPU, plus their inputs and expected outputs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates inplace.ptx from inplace.cu (needs nvcc; the PTX is committed).
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt example: run Triton's add_kernel straight from Triton's compile output (metadata JSON,
  * cubin / PTX / HSACO, TTIR) on whatever backend is present, with no Python and no Triton. */
 #include <stdio.h>

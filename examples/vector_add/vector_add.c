@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt example: add two vectors with a compiled kernel on the best available backend (CUDA, then
  * HIP, then the host CPU), time it with device events, and verify every element. */
 #include <stdio.h>

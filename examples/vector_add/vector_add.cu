@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The example's kernel for the CUDA backend (compiled to vector_add.ptx by regen_ptx.sh):
 // one block of threads adds 1024 elements, like Triton's add example.
 extern "C" __global__ void vector_add(const float* x, const float* y, float* out, int n) {

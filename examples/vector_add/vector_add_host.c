@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The example's kernel for the host backend: the same program as vector_add.cu, written as a
  * tkrt host kernel. Each program adds one block of 1024 elements, like Triton's add example. */
 #include <stdint.h>

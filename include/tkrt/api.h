@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: export and attribute macros shared by every public header.
  * Only symbols marked TKRT_API leave the shared library; everything else is hidden. */
 #ifndef TKRT_API_H_

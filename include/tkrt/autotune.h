@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: choosing among the configs of an autotuned call. Decisions are cached per (call digest,
  * device arch), shared by devices of the same arch, persisted across processes, and pinnable. */
 #ifndef TKRT_AUTOTUNE_H_

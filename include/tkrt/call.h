@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: kernel descriptions and kernel calls, the objects the wire codec produces and C users
  * build directly. Both are immutable after creation and reference counted.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: backends, devices, modules, functions, memory, streams, events and launches.
  * A thin, checked layer over the device HAL; every backend (cuda, hip, host) offers the same API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: the one place the environment is read. The library itself reads no environment variable;
  * tools (the tkrt CLI, libtkrt_xla, the Python package) call this to honour the TKRT_* variables. */
 #ifndef TKRT_ENVIRONMENT_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: how to write kernels for the host backend. A host module image is a native shared object;
  * each kernel in it is a C function run once per program (CTA) of the launch grid, like a Triton
  * program, and is described by an exported tkrt_host_kernel_desc_t named tkrt_host_kernel__<name>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: inspecting module images (PTX, cubin, fatbin, HSACO, host ELF) without a device: kind,
  * target architecture and kernel entry names. Backend-independent; parses untrusted bytes. */
 #ifndef TKRT_IMAGE_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: error reporting. A status is NULL on success, otherwise a heap object with a code
  * (absl numbering, identical to XLA FFI's), a message, and the file and line that made it. */
 #ifndef TKRT_STATUS_H_

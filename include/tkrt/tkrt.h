@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: the umbrella header. Portable runtime for compiled Triton kernels. */
 #ifndef TKRT_TKRT_H_
 #define TKRT_TKRT_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: kernels straight from Triton's compile output (no JAX): load the metadata JSON, the images
  * (cubin, PTX, HSACO; a host image beside them) and the TTIR signature, build calls over variants. */
 #ifndef TKRT_TRITON_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt: the jaxlib wire format. Decodes the opaque blob of jaxlib's Triton custom calls (a zlib-
  * compressed TritonAnyKernelCall protobuf) into a tkrt_call_t, and encodes a tkrt_call_t back.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt: run JAX's Triton kernel calls through tkrt's XLA targets (libtkrt_xla.so).
 
     import tkrt

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt.triton: launch Triton's compiled kernels on framework arrays, without Triton's runtime.
 
     import tkrt.triton as tt

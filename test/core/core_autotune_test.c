@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Autotuning and aliasing on any backend (host in CI, CUDA on the GPU machine): the fastest
  * config wins, aliased inputs are saved and restored so every config sees the original data and
  * the result is computed exactly once, tuning never runs under capture, and pinned / never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* First calls from 16 threads at once, each on its own stream: one thread tunes, the others wait
  * and reuse its decision; every thread's in-place result is computed exactly once. Also run under
  * ThreadSanitizer (host backend). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault injection: an autotuned, aliased, in-place call is launched on a device that wraps the
  * chosen backend's (host in CI, CUDA on the GPU machine) and fails its Nth operation, for every N
  * until a launch sees no fault. Each failure must surface as the injected error, leave the

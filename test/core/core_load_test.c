@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading a call's images: the distinct images of an autotuned call's configs load concurrently,
  * each once; a config that fits but fails to load fails the call with the first such config's
  * error and frees every module that did load. Runs on a fault device (no fault injected) that

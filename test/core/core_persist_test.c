@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tuning decisions persist across processes: a second process reads the store instead of
  * benchmarking, corrupt entries are reported and rewritten, and two processes starting together
  * tune once and agree. The test runs copies of itself as the processes, on the same backend. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pruning in the autotuner's pass 2: configs far behind the best after the first round are not
  * timed further. Configs of clearly different speeds (the kernels spin a given number of
  * microseconds) must get the same winner as without pruning, with fewer timed launches; configs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the core tests: the backend and kernel image a test program runs with, the
  * device, kernels built from the image, and device buffers filled from and read back to host
  * arrays. The same programs run on every backend that has a build of the core test kernels.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Core TMA descriptor parameters (jaxlib's Parameter field 9): every validation error, named by
  * parameter, and UNIMPLEMENTED on devices without TMA (the host backend in CI). On a device with
  * TMA (CUDA, compute capability 9.0+: core.cuda.tma) it checks the per-launch checks instead: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Core launches: jaxlib's launch semantics (buffers, scalars, hidden pointers, block and cluster
  * shapes, bytes_to_zero, global scratch) and every validation error, on any backend (host in CI,
  * CUDA on the GPU machine); limits come from the device's info. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fault-injecting HAL device for tests: every fallible operation is counted, the chosen one
  * fails instead of reaching the real device; allocations are tracked to catch leaks. */
 #include "test/core/fault_device.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A HAL device that forwards to a real one and fails the Nth fallible operation: the tests' tool
  * for proving that every error path releases what it took and loses nothing. */
 #ifndef TKRT_TEST_CORE_FAULT_DEVICE_H_

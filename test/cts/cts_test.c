@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Conformance suite: the same cases on every backend, through the public API only.
  * Usage: cts_test <backend> <kernel image>; exits 77 when the backend has no device here. */
 #include <math.h>

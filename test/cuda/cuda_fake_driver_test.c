@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend end to end against fake_libcuda.c (a stand-in libcuda.so.1 found through
  * LD_LIBRARY_PATH): driver loading, device info, PTX JIT and the disk cache across processes,
  * error mapping, shared-memory limits, launch paths, capture and graphs. No GPU needed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend as the public API shows it on a machine without the CUDA driver: probing,
  * listing, opening explicitly and falling through to the next backend. Skips (77) where a driver
  * is installed, since then none of this can be observed. */

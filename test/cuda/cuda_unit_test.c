@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU-only unit tests of the CUDA backend's internals: the CUresult mapping, the symbol table,
  * feature bits, and the PTX cache (key, entry format, corruption handling, directory choice). */
 #include <errno.h>

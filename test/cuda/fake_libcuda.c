@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stand-in libcuda.so.1 for testing the CUDA backend without a GPU: it exports only
  * cuGetProcAddress_v2 and emulates just enough of the driver (one sm_90 device, host memory,
  * a pretend JIT that turns PTX into "FAKECUBIN" images) to drive every backend code path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The counters the fake libcuda (fake_libcuda.c) keeps for the tests that load it: one
  * declaration for both sides, so the library and its tests cannot disagree on the layout. */
 #ifndef TKRT_TEST_CUDA_FAKE_LIBCUDA_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the option parser of `tkrt run` and `tkrt tune` (tools/tkrt_run_options.c,
  * getopt_long through tkrt_cli_args_next) and the case resolution after it. The input is an
  * argument list: NUL-separated strings; the first byte picks run or tune. Checks: no crash or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the tuning decision store's entry parser (tkrt_decision_parse: the text a
  * store file holds, which another process, or anyone who can write the folder, may have written).
  * Checks: never a crash or leak; a parsed entry has a choice inside the config count; nothing is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the image inspector (tkrt_image_inspect: PTX, cubin, fatbin, HSACO and host
  * ELF parsing). Beyond "no crash, no leak": a success names a known kind and NUL-terminated text,
  * and an error carries one of the codes the inspector documents. */

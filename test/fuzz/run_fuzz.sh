@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds one libFuzzer target (clang, ASan+UBSan) and fuzzes it for a bounded time, seeded from
 # the tree. For CI: exits non-zero when the fuzzer finds a crash, leak or failed check; the input
 # is left in the work directory, to be fixed and then kept with the target's regressions.

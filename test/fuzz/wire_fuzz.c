@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the jaxlib wire decoder. Beyond "no crash, no leak" it checks that errors
  * carry an expected code and that every accepted input re-encodes to a fixed point: decode(x) ->
  * encode -> decode gives the same call, and encoding that again gives the same bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs inputs through the wire fuzz target without libFuzzer, so that every build replays the
  * seed corpus and the regression inputs (test/fuzz/regressions/: every fuzzer finding, kept).
  * Usage: wire_fuzz_replay PATH... (files, or directories whose files are all read). */

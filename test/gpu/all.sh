@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every GPU check in one go, for one session on the device machine: run.sh (CUDA backend, core,
 # vectors in CTest, HIP over CUDA), run_vectors.sh (the jaxlib vectors through `tkrt run`),
 # test/xla/run.sh (libtkrt_xla under JAX), run_triton.sh (Triton's output, the Python path and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers of the GPU test programs: opening the cuda device (exit 77 when there is none),
  * reading files, timing, and a minimal reader for jaxlib's TritonAnyKernelCall (call.pb) that
  * takes only what a launch needs, so these tests do not depend on the core's wire decoder. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU checks beyond the conformance suite, on the conformance kernels: the committed sm_90a
  * cubin loads and runs, dynamic shared memory far past 48 KiB (up to the opt-in limit), and a
  * launch captured into a CUDA graph and replayed twice.

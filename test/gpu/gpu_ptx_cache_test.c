@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX cache on a real driver: a process loading PTX with an empty cache must JIT it, a second
  * process loading the same PTX must not. Prints cold and warm load times.
  *   gpu_ptx_cache_test <call.pb or .ptx> --expect miss|hit   one load in this process

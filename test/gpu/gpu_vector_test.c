@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs one jaxlib 0.11.2 test vector on the cuda backend the way jaxlib's runtime does (see
  * docs/jaxlib-compat §3) and compares every output with jaxlib's own result bit for bit.
  * Usage: gpu_vector_test <vector folder with call.pb, in*.bin, out*.bin>. Exit 77: no device. */

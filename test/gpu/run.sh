@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Verifies the CUDA backend on a machine with an NVIDIA GPU (CUDA 13 driver, sm_90): builds tkrt
 # in build/gpu (Release, HIP off), runs the cuda/cts/gpu CTest labels, then the core tests
 # (test/core) and the GPU programs one by one with their output, and prints one summary line per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Verifies the HIP backend on an NVIDIA GPU through hip-over-cuda (test/hip/over_cuda), a HIP
 # runtime implemented on the CUDA driver that presents the GPU as an AMD one: builds tkrt with the
 # HIP backend in build/gpu-hip, packs the cubin of each test kernel into its real HSACO, and runs

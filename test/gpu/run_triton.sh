@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks tkrt on Triton's own compile output on a machine with an NVIDIA GPU, Triton 3.6, PyTorch
 # and numpy: builds tkrt in build/gpu-triton (Release, HIP off), runs the host-side Triton tests,
 # then test/gpu/triton_gpu_check.py: add and three matmul variants compiled there with

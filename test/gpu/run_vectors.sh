@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End to end on an NVIDIA GPU: `tkrt run` replays every runnable jaxlib vector and compares with
 # the outputs jaxlib produced: bit for bit where the kernel is deterministic, within a tolerance
 # for the atomic reduction and the fp16 matmul. Each case folder's case.json says which (its

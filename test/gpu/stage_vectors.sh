@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copies the jaxlib vectors from ../shared (beside the checkout) into .gpu-vectors/ (ignored by
 # git), so that a GPU machine that only receives the repository gets them: name .gpu-vectors in
 # the device tool's `carry`. About 13 MB. Each copy keeps its case.json (which `tkrt run` reads:

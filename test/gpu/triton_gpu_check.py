@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt on Triton's own output, checked on an NVIDIA GPU (driven by test/gpu/run_triton.sh).
 
 Launches add_kernel and three matmul_kernel variants with Triton's own launcher (Triton 3.6's

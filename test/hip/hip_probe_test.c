@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HIP backend probe tests through the public API: with the real libamdhip64 and no AMD GPU the
  * backend is listed as unavailable with a reason, and opening it explicitly is UNAVAILABLE. */
 #include <stdio.h>

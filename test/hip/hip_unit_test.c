@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HIP backend unit tests without a GPU: the code-object vs device arch check on the real jaxlib
  * HSACO files, gcnArchName parsing, the hipError_t to status mapping, the library names, image
  * choice on a device of unknown arch, and launches and streams over a stand-in runtime. */

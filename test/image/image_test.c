@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests for tkrt_image_inspect: real cubins, PTX, a fatbin, the jaxlib HSACO code objects and this
  * executable (a host ELF), then truncated and corrupted copies of each (run under ASan+UBSan). */
 #include <stddef.h>

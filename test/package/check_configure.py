@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt.configure / configure_tuning reach libtkrt_xla's settings (tkrt_xla_configure), on a
 machine without a GPU or JAX: good values are taken, bad names and values raise
 ConfigurationError naming them. Usage: check_configure.py LIBTKRT_XLA PYTHON_PACKAGE_DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails unless every dynamic symbol that LIB defines starts with tkrt_, and no vendor GPU
 # library (libcuda, libcudart, libamdhip64) is among its dependencies.
 execute_process(COMMAND nm -D --defined-only "${LIB}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # An installed tkrt works where it lands and after the prefix is moved: the tool finds libtkrt.so
 # through its relative run path ($ORIGIN/../lib), with no LD_LIBRARY_PATH, and (given the Python
 # folder) the installed tkrt Python package loads its libtkrt_xla.so from beside itself.

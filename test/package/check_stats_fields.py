@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt.STATS_FIELDS (python/tkrt) lists the counters of tkrt_xla_stats_t (xla/tkrt_xla.h) in order.
 
 The Python package reads the C struct with ctypes, so the two must agree; a counter added in C

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python wheel as a user builds it: from a fresh copy of the source tree (no build folders),
 # with pip offline (--no-build-isolation: Debian's python3-setuptools and python3-wheel), installed
 # into an empty --target and imported from there with a clean environment. The wheel must carry

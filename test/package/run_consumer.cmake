@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs the consumer project against an installed tkrt, either through
 # find_package(tkrt) (MODE=find_package) or through pkg-config (MODE=pkg_config).
 file(REMOVE_RECURSE "${BINARY}")

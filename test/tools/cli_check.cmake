@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs `tkrt` with ARGS (a ;-list) and checks its exit code (EXPECT_RC) and that stdout+stderr
 # contain every string in EXPECT_OUTPUT (a |-separated list). With JSON_FIELD, parses stdout as
 # JSON and checks that the member path (a |-separated list of keys and indices) equals JSON_VALUE.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The tkrt CLI's behaviour end to end (issue 16): argument parsing (getopt_long), --version,
 # info --json, TKRT_BACKEND, case.json, --save, dump --json's UTF-8, error order and wording.
 # Each case runs in a private temporary folder and checks exit codes and output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes the serialized calls of the trust tests (test/tools/trust_cli_test.sh), each carrying the
  * marker host image (kernels/marker_kernel.c) in a different place:
  *   tkrt_field      tkrt's own image field

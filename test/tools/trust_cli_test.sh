@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The trust-boundary repros of issue 12, end to end through the tkrt CLI. Each case runs under a
 # timeout (a hang is a failure), in a private temporary folder, and checks the exit code, the
 # message, and what must not happen (the marker file, the victim file, a leftover file).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tkrt.triton (the Python launch path) on the host backend, with NumPy arrays through DLPack.
 
 Builds Triton-style kernel folders around host builds of Triton's add_kernel (BLOCK 256, 512,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of the Triton loader: the bounded JSON reader, TTIR signatures, every target of the shared
  * Triton 3.6 outputs, bad / missing / inconsistent files with their exact errors, Triton's cache
  * layout, grid expressions, and calls (single and autotuned) run on the host backend.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host backend's own behaviour beyond the conformance suite: loading from memory, kernel
  * signatures, parameter packing, the worker pool, capture rules, handle checks and limits. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Backend registry and selection: listing, explicit names, TKRT_BACKEND, the default order. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status objects: codes, messages, annotation, formatting and ownership. */
 #include "test/harness.h"
 #include "tkrt/status.h"

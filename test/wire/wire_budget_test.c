@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The decoder's memory bounds: the record budget (TKRT_WIRE_MAX_RECORD_BYTES) counts parameters,
  * configs, aliases and images across the whole message, so that a small blob whose 2-byte empty
  * Parameters would each become a record of a few hundred bytes fails fast, before allocating; and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The decoder on malformed and unusual input: every specific error message (with its offset),
  * libprotobuf's decoding rules (merge, last oneof member wins, unknown fields, packed/unpacked),
  * and sweeps of truncations and bit flips over the vectors that must never crash or leak.

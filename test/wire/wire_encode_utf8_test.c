@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The encoder and the decoder agree on strings: tkrt_wire_encode refuses a string field that is not
  * UTF-8, naming the field, exactly when tkrt_wire_decode would refuse the same bytes in that field.
  * For every string field the encoder writes and a table of valid and invalid sequences, the test

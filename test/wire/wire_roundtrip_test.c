@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The jaxlib 0.11.2 vectors through the wire codec: call.pb and call.pb.z decode to the same call,
  * re-encoding gives call.pb byte for byte, and the decoded values match what the cases state.
  * Usage: wire_roundtrip_test VECTORS_DIR [case...]; exits 77 when the directory is missing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the wire codec tests: the vectors, field-by-field comparison of calls, and
  * building protobuf messages by hand with the codec's own writer. */
 #ifndef TKRT_TEST_WIRE_UTIL_H_

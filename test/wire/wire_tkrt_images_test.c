@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ROCm blobs (an HSACO path in TritonKernel.ptx) and tkrt's own image field (TritonKernel field
  * 1000): files are read once and never deleted, image bytes travel in the blob so that it replays
  * anywhere, decoders that skip the field see the jaxlib call unchanged, and calls built in C

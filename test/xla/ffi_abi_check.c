@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks tkrt's own XLA FFI declarations (xla/xla_ffi_abi.h) against jaxlib's real header:
  * every struct size, every field offset and every enum value we declare. Built on the GPU
  * machine with -I <jaxlib>/include; both headers fit in one translation unit because ours uses

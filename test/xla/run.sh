@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU checks of libtkrt_xla (JAX + jaxlib + Triton on a machine with an NVIDIA GPU): builds tkrt
 # and libtkrt_xla in build/xla-gpu, checks our FFI declarations against jaxlib's c_api.h, then
 # runs the comparison suite, the autotuned gather and the frontend conformance suite

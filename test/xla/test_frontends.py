@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Frontend conformance: calls shaped the way jax-triton, TransformerEngine's JAX Triton extensions
 and ejKernel lower theirs (target, api_version, parameter layout, alias records, zeroed outputs,
 empty optional tensors, per-config grids, num_ctas, dtypes), built with jaxlib's own gpu_triton

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The autotuning-under-XLA proof: an autotuned gather whose indices are computed earlier in the
 same jitted function, run through tkrt's FFI target. A tuner that benchmarks before the indices
 exist (jaxlib tunes in XLA's initialize stage) reads garbage indices; tkrt tunes in execute, on

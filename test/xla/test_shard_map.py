@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Triton call sharded over two GPUs with shard_map through tkrt's FFI target: each device
 loads its own module (one tkrt device per ordinal) and every shard's result is right. Skips
 (exit 77) unless at least two GPUs are visible."""

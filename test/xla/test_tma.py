@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """GPU check of jaxlib's TMA descriptor parameter (TritonKernelCall.Parameter field 9) through
 tkrt's XLA targets against jaxlib's own. The call is built the way jax-triton builds one for a
 Triton host-side TensorDescriptor: create_tma_descriptor_parameter(...) followed by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """GPU checks of tkrt's XLA targets against jaxlib's own: every case is built with jaxlib's
 gpu_triton classes, run through jaxlib's target and through tkrt's (FFI and legacy), and the
 outputs compared with each other and with numpy. Prints one `CHECK name PASS|FAIL` line per

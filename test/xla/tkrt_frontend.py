@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small Triton frontend for tkrt's XLA tests, built the way jax-triton builds its calls:
 kernels compiled with triton.compile(ASTSource), calls made with jaxlib's gpu_triton classes
 (TritonKernel, TritonKernelCall, TritonAutotunedKernelCall, create_*_parameter), serialized

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host kernels for the core tests: autotune configs that differ in block size and speed, an
  * in-place kernel, a gather through indices, and kernels that expose how they were launched.
  * core_kernels.cu is the CUDA build of the same kernels, with the same parameters and results.

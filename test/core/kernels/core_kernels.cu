@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CUDA kernels for the core tests: the same kernels as core_kernels.c, with the same parameters
 // and the same observable results, so the core tests run unchanged on the CUDA backend.
 // Regenerate core_kernels.ptx with regen_cuda.sh (the PTX is committed; builds never need nvcc).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Core test kernels for the HIP backend: the same kernels, parameters and observable results as
 // test/core/kernels/core_kernels.cu (see the mapping of the host model there). Built for gfx90a by
 // build_hsaco.sh (committed as core_kernels_gfx90a.hsaco). Differences that are AMD facts: no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the CUDA build of the core test kernels, core_kernels.ptx, from core_kernels.cu.
 # The PTX is committed, so building and testing tkrt never needs nvcc; the CUDA backend JIT-compiles
 # it (and caches the result). Usage: test/core/kernels/regen_cuda.sh [path/to/nvcc]

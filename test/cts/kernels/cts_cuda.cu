@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Conformance-suite kernels for the CUDA backend: the table in README.md, bit for bit the same
 // results as cts_host.c. Regenerate cts_cuda.ptx and cts_cuda_sm90a.cubin with regen_cuda.sh.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Conformance-suite kernels for the HIP backend: the table in test/cts/kernels/README.md, the same
 // kernels as cts_cuda.cu. Built for gfx90a by test/hip/kernels/build_hsaco.sh (test/hip/kernels/build_hsaco.sh; committed as cts_hip_gfx90a.hsaco).
 // AMD GPUs have no thread-block clusters: cts_cluster_rank reports every block as rank 0 of its

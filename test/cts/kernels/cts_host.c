@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Conformance-suite kernels for the host backend. Every backend provides the same kernels with
  * the same semantics (see README.md beside this file); the suite checks results bit for bit. */
 #include <stdint.h>

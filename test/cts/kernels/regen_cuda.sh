@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the CUDA conformance kernels from cts_cuda.cu: PTX (loaded through the driver's
 # JIT and the PTX cache) and an sm_90a cubin (loaded as is). Both are committed, so building and
 # testing tkrt never needs nvcc. Usage: test/cts/kernels/regen_cuda.sh [path/to/nvcc]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the HIP test kernels (test/cts/kernels/cts_hip.hip, test/core/kernels/core_kernels.hip)
 # into gfx90a code objects, written beside their sources, with a stock
 # clang (Debian's clang-14 and lld; no ROCm device libraries needed). The outputs are committed, so

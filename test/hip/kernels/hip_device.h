@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The few HIP device facilities the test kernels use, spelled with clang's AMDGPU builtins, so the
 // kernels compile with a stock clang (-nogpuinc -nogpulib): no ROCm device headers or libraries.
 #ifndef TKRT_TEST_HIP_KERNELS_HIP_DEVICE_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip-over-cuda: ELF64 reading and the pack step (AMDGPU code object + cubin + launch rules),
  * shared by the runtime, the pack tool and the CPU tests. Headers are copied out, never cast in
  * place: the caller's bytes need not be aligned. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip-over-cuda (a HIP runtime over the CUDA driver, for tests): reading AMDGPU code objects and
  * the sections the pack tool adds to them (the cubin of the same kernels, launch rules). */
 #ifndef TKRT_TEST_HIP_OVER_CUDA_HOC_ELF_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt_hsaco_pack: stores the cubin of the same kernels in a real AMDGPU code object, for the
  * hip-over-cuda test runtime. Usage: tkrt_hsaco_pack IN.hsaco IN.cubin OUT.hsaco [rule]... */
 #include <stdio.h>

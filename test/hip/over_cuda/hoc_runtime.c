@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip-over-cuda: a HIP runtime (built as libamdhip64.so.5/.6/.7) for tests, implemented on the CUDA
  * driver API (libcuda opened at run time), that presents an NVIDIA GPU as an AMD one.
  *

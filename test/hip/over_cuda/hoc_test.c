@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip-over-cuda tests that need no GPU (CI): packing a cubin into real HSACO files and reading it
  * back, the backend's arch check and image inspection on the packed files, the wave64 and
  * any-block launch rules, every backend entry point exported by each build, and each build

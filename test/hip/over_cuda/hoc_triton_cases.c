@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes `tkrt run` case folders for Triton 3.6's add and matmul kernels as HIP calls (their real
  * HSACO, packed with the sm_90 cubin of the same kernel): call.pb.z, in0.bin, in1.bin and the
  * expected out0.bin, computed here. The inputs are chosen so that every sum is exact, so the GPU's

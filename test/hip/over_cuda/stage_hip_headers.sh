@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copies the HIP headers of this machine (Debian's libamdhip64-dev: /usr/include/hip) into
 # build/hip-include, for test/gpu/run_hip.sh on a GPU machine without ROCm: carry build/hip-include
 # there with the working tree. Usage: test/hip/over_cuda/stage_hip_headers.sh [SOURCE_INCLUDE_DIR]

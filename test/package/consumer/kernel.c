@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A host kernel built outside tkrt's tree: out[i] = 3 * i. */
 #include <stdint.h>
 

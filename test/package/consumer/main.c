@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Consumer of an installed tkrt: opens the host backend, launches a kernel, checks its output. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A host image that announces its loading: its constructor creates the file named by
  * TKRT_TEST_MARKER. The consent tests (test/tools/trust_cli_test.sh) check that this file never
  * appears unless native code from the call was allowed. */

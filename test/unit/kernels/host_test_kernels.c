@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host kernels for the host backend's own tests: edge cases the conformance kernels lack. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A second host image whose kernel has the same name as one in host_test_kernels.c. */
 #include <stdint.h>
 
