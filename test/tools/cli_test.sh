@@ -82,12 +82,13 @@ case_options() {
   # Pruning: the table says which configs were dropped after the first round, and a negative
   # margin (flag or TKRT_TUNE_PRUNE_MARGIN) times every config fully.
   expect 0 "in two rounds" "timed launches in all" -- "$tkrt" tune "$examples/autotuned_inplace" \
-    --store=off --max-iterations=40 --prune-margin=0.25 --allow-native-code
+    --store=off --target-ms=1000 --max-iterations=40 --prune-margin=0.25 --allow-native-code
   expect 0 "(40 timed launches per config)" "!pruned" -- "$tkrt" tune \
-    "$examples/autotuned_inplace" --store=off --max-iterations=40 --prune-margin=-1 \
-    --allow-native-code
+    "$examples/autotuned_inplace" --store=off --target-ms=1000 --max-iterations=40 \
+    --prune-margin=-1 --allow-native-code
   expect 0 "(40 timed launches per config)" "!in two rounds" -- env TKRT_TUNE_PRUNE_MARGIN=-1 \
-    "$tkrt" tune "$examples/autotuned_inplace" --store=off --max-iterations=40 --allow-native-code
+    "$tkrt" tune "$examples/autotuned_inplace" --store=off --target-ms=1000 --max-iterations=40 \
+    --allow-native-code
   expect 3 "TKRT_TUNE_PRUNE_MARGIN is 'lots'" -- env TKRT_TUNE_PRUNE_MARGIN=lots "$tkrt" tune \
     "$examples/autotuned_inplace" --store=off --allow-native-code
   expect 2 "bad --prune-margin 'x'" -- "$tkrt" tune "$examples/autotuned_inplace" --prune-margin=x
