@@ -24,32 +24,8 @@ fail() {
   failures=$((failures + 1))
 }
 
-# expect RC PATTERN... -- COMMAND...: runs COMMAND (60 s at most), checks its exit code and that
-# its output (stdout + stderr, in the order written) contains every PATTERN (fixed strings; a
-# pattern starting with '!' must NOT appear). The output is left in $out.
-expect() {
-  local rc=$1
-  shift
-  local patterns=()
-  while [ "$1" != "--" ]; do
-    patterns+=("$1")
-    shift
-  done
-  shift
-  out=$(timeout 60 "$@" 2>&1 </dev/null)
-  local got=$?
-  if [ "$got" != "$rc" ]; then
-    fail "exit $got, expected $rc: $*"$'\n'"$out"
-    return
-  fi
-  for p in "${patterns[@]}"; do
-    if [ "${p:0:1}" = '!' ]; then
-      if grep -qF -- "${p:1}" <<<"$out"; then fail "output has '${p:1}': $*"$'\n'"$out"; fi
-    elif ! grep -qF -- "$p" <<<"$out"; then
-      fail "output lacks '$p': $*"$'\n'"$out"
-    fi
-  done
-}
+# expect RC PATTERN... -- COMMAND... (60 s at most).
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 # json_check COMMAND...: stdout must be valid JSON (python3 -m json.tool); left in $json.
 json_check() {

@@ -21,35 +21,9 @@ fail() {
   failures=$((failures + 1))
 }
 
-# expect RC PATTERN... -- COMMAND...: runs COMMAND (20 s at most), checks its exit code and that
-# its output (stdout + stderr) contains every PATTERN (fixed strings).
-expect() {
-  local rc=$1
-  shift
-  local patterns=()
-  while [ "$1" != "--" ]; do
-    patterns+=("$1")
-    shift
-  done
-  shift
-  local out
-  out=$(timeout 20 "$@" 2>&1 </dev/null)
-  local got=$?
-  if [ "$got" = 124 ]; then
-    fail "timed out (hang): $*"
-    return
-  fi
-  if [ "$got" != "$rc" ]; then
-    fail "exit $got, expected $rc: $*"$'\n'"$out"
-    return
-  fi
-  for p in "${patterns[@]}"; do
-    if ! grep -qF -- "$p" <<<"$out"; then
-      fail "output lacks '$p': $*"$'\n'"$out"
-    fi
-  done
-  last_output=$out
-}
+# expect RC PATTERN... -- COMMAND... (20 s at most: a hang is a failure).
+EXPECT_TIMEOUT=20
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 no_marker() {
   if [ -e "$TKRT_TEST_MARKER" ]; then fail "the marker image was loaded: $*"; fi
