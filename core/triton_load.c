@@ -255,6 +255,8 @@ typedef struct tkrt_triton_output {
   size_t image_count;
   uint32_t image_kinds;
   int skipped; /* no image kind asked for can exist for this target */
+  int allow_native_code; /* tkrt_triton_load_options_t.allow_native_code */
+  char* native_code_left_out; /* the `<stem>.so` not taken without that consent */
 } tkrt_triton_output_t;
 
 static void tkrt_triton_output_clear(tkrt_triton_output_t* o) {
@@ -265,6 +267,7 @@ static void tkrt_triton_output_clear(tkrt_triton_output_t* o) {
   free(o->triton_version);
   free(o->hash);
   free(o->signature_path);
+  free(o->native_code_left_out);
   tkrt_triton_params_free(o->params, o->param_count);
   for (size_t i = 0; i < o->image_count; ++i) {
     free((void*)o->images[i].data);
@@ -306,6 +309,12 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "path too long: %s%s", stem, ext);
   }
   if (access(path, F_OK) != 0) return NULL;
+  if (kind == TKRT_IMAGE_HOST && !o->allow_native_code) {
+    /* Native code runs with this process's rights once loaded: never taken from a folder
+     * without the caller's consent. Only its path is kept, to say why it was left out. */
+    o->native_code_left_out = tkrt_triton_strdup(path);
+    return o->native_code_left_out ? NULL : TKRT_OOM();
+  }
   char* data = NULL;
   size_t size = 0;
   TKRT_RETURN_IF_ERROR(tkrt_triton_read_file(path, TKRT_TRITON_IMAGE_LIMIT, &data, &size));
@@ -385,8 +394,9 @@ fail:
 }
 
 static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kinds,
-                                             tkrt_triton_output_t* o) {
+                                             bool allow_native_code, tkrt_triton_output_t* o) {
   memset(o, 0, sizeof(*o));
+  o->allow_native_code = allow_native_code;
   char* text = NULL;
   size_t size = 0;
   tkrt_json_value_t* root = NULL;
@@ -567,6 +577,17 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
     if ((status = tkrt_triton_take_image(o, stem, ".hsaco", TKRT_IMAGE_HSACO, kinds))) goto done;
   }
   if ((status = tkrt_triton_take_image(o, stem, ".so", TKRT_IMAGE_HOST, kinds))) goto done;
+  if (o->image_count == 0 && o->native_code_left_out) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED,
+                              "%s: its only image (of the kinds asked for) is %s, a host image: "
+                              "native code, which would run in this process with its rights. "
+                              "tkrt loads it only with consent: "
+                              "tkrt_triton_load_options_t.allow_native_code, the CLI's "
+                              "--allow-native-code, allow_native_code=True in Python; give it "
+                              "only for a folder you trust as your own code (docs/security.md)",
+                              json_path, o->native_code_left_out);
+    goto done;
+  }
   if (o->image_count == 0) {
     int cuda = strcmp(backend, "cuda") == 0;
     const char* ext = cuda ? ".cubin" : strcmp(backend, "hip") == 0 ? ".hsaco" : ".so";
@@ -740,6 +761,7 @@ static void tkrt_triton_kernel_destroy(tkrt_triton_kernel_t* k) {
     free((void*)t->arch);
     free((void*)t->triton_version);
     free((void*)t->hash);
+    free((void*)t->native_code_left_out);
   }
   free(k->targets);
   free(k);
@@ -826,6 +848,8 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     t->global_scratch_align = o->global_scratch_align;
     t->tmem_size = o->tmem_size;
     t->image_kinds = o->image_kinds;
+    t->native_code_left_out = o->native_code_left_out;
+    o->native_code_left_out = NULL;
     k->target_count++;
     if (!t->arch) {
       status = TKRT_OOM();
@@ -890,7 +914,8 @@ tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_coun
   }
   size_t kept = 0;
   for (size_t i = 0; !status && i < jsons.count; ++i) {
-    status = tkrt_triton_output_read(jsons.items[i], kinds, &outputs[kept]);
+    status = tkrt_triton_output_read(jsons.items[i], kinds, options.allow_native_code,
+                                     &outputs[kept]);
     if (status) break;
     if (outputs[kept].skipped) {
       tkrt_triton_output_clear(&outputs[kept]);

@@ -64,6 +64,10 @@ static const char kTritonUsage[] =
     "                         fp64) within |got-want| <= A + R*|want|; default: bit for bit\n"
     "options:\n"
     "  --image-kind K     take only images of kind K (cubin, ptx, hsaco, host; repeatable)\n"
+    "  --allow-native-code  take the host image <name>.so beside a .json (native code, which runs\n"
+    "                     on this CPU with your rights as soon as it loads); off by default, when\n"
+    "                     it is left out: only for folders you trust as your own code\n"
+    "                     (docs/security.md). `info --image` lists it without running it.\n"
     "  --backend B        cuda, hip, host or a comma list (default: TKRT_BACKEND, then cuda,hip,host)\n"
     "  --device N         device ordinal (default 0)\n"
     "  --iterations N     timed launches after the checked one (default 20 for run, 0 for tune)\n"
@@ -99,6 +103,7 @@ typedef struct triton_opts {
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
+  int allow_native_code;
   const char* backend;
   int ordinal;
   long iterations;
@@ -129,6 +134,7 @@ enum {
   OPT_STORE,
   OPT_POLICY,
   OPT_IMAGE_KIND,
+  OPT_ALLOW_NATIVE,
   OPT_IMAGE,
   OPT_TRITON_CACHE,
   OPT_KERNEL,
@@ -214,9 +220,12 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
   }
   for (size_t i = 0; i < d->image_count; ++i) {
     const tkrt_kernel_image_t* image = &d->images[i];
-    printf("  image %zu: %s %s%s%s, %zu bytes\n", i, tkrt_kernel_image_backend(image),
+    printf("  image %zu: %s %s%s%s, %zu bytes%s\n", i, tkrt_kernel_image_backend(image),
            tkrt_image_kind_name(image->kind), image->arch ? " for " : "",
-           image->arch ? image->arch : "", image->size);
+           image->arch ? image->arch : "", image->size,
+           image->kind == TKRT_IMAGE_HOST
+               ? " (native code: run and tune take it only with --allow-native-code)"
+               : "");
   }
 }
 
@@ -271,8 +280,13 @@ static int triton_info(int argc, char** argv) {
     printf("%zu kernel%s\n", count, count == 1 ? "" : "s");
     return TKRT_CLI_OK;
   }
+  /* `info` reads the images' bytes and never loads or runs them, so it lists a host image too
+   * (print_kernel says that run and tune take it only with --allow-native-code). */
+  tkrt_triton_load_options_t load;
+  tkrt_triton_load_options_init(&load);
+  load.allow_native_code = true;
   tkrt_triton_kernel_t* k = NULL;
-  tkrt_status_t status = tkrt_triton_kernel_load(&image, 1, NULL, &k);
+  tkrt_status_t status = tkrt_triton_kernel_load(&image, 1, &load, &k);
   if (status && tkrt_status_code(status) == TKRT_STATUS_NOT_FOUND &&
       tkrt_cli_is_directory(image)) {
     /* Neither an image file nor a Triton kernel: the folder itself is the wrong argument. */
@@ -338,6 +352,7 @@ static const struct option kTritonRunOptions[] = {
     {"store", required_argument, NULL, OPT_STORE},
     {"policy", required_argument, NULL, OPT_POLICY},
     {"image-kind", required_argument, NULL, OPT_IMAGE_KIND},
+    {"allow-native-code", no_argument, NULL, OPT_ALLOW_NATIVE},
     {NULL, 0, NULL, 0},
 };
 
@@ -438,6 +453,9 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
           return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
                                       next);
         }
+        break;
+      case OPT_ALLOW_NATIVE:
+        o->allow_native_code = 1;
         break;
       default:
         return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
@@ -610,10 +628,33 @@ static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kerne
   return NULL;
 }
 
+/* On the host backend, a kernel whose host image was left out for want of consent would fail as
+ * "no image for this device"; say why instead, before anything is allocated or launched. */
+static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_device_t* device) {
+  if (strcmp(tkrt_device_backend_name(device), "host") != 0) return NULL;
+  const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  for (size_t i = 0; i < d->image_count; ++i) {
+    if (d->images[i].kind == TKRT_IMAGE_HOST) return NULL;
+  }
+  for (size_t t = 0; t < tkrt_triton_kernel_target_count(k); ++t) {
+    const char* left_out = tkrt_triton_kernel_target(k, t)->native_code_left_out;
+    if (left_out) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED,
+                              "kernel '%s' has no image for the host backend but %s, a host image "
+                              "(native code, which would run in this process with your rights), "
+                              "left out without consent: add --allow-native-code if you trust it "
+                              "as your own code (docs/security.md)",
+                              tkrt_triton_kernel_name(k), left_out);
+    }
+  }
+  return NULL;
+}
+
 static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   tkrt_triton_load_options_t load;
   tkrt_triton_load_options_init(&load);
   load.image_kinds = o->image_kinds;
+  load.allow_native_code = o->allow_native_code != 0;
   tkrt_triton_variant_t variants[TRITON_MAX_VARIANTS];
   for (size_t v = 0; v < o->variant_count; ++v) {
     const triton_variant_opts_t* vo = &o->variants[v];
@@ -656,6 +697,9 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   if (o->backend) device_options.backend = o->backend;
   device_options.ordinal = o->ordinal;
   TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+  for (size_t v = 0; v < o->variant_count; ++v) {
+    TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
+  }
   if (o->store) tune.store_dir = o->store;
   if (o->policy) tune.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
   if (o->target_ms > 0) tune.target_ms = o->target_ms;

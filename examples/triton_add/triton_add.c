@@ -10,6 +10,7 @@
 #define MAX_PATHS 16
 
 static int report(tkrt_status_t status) {
+  fflush(stdout); /* what was printed so far comes before the error */
   char* text = tkrt_status_to_string(status);
   fprintf(stderr, "triton_add: %s\n", text ? text : "out of memory");
   free(text);
@@ -18,19 +19,21 @@ static int report(tkrt_status_t status) {
 }
 
 static const char kUsage[] =
-    "usage: triton_add [--backend cuda|hip|host] [--n N] [--kernel DIR|JSON]...\n"
+    "usage: triton_add [--backend cuda|hip|host] [--n N] [--kernel DIR|JSON]... [--allow-native-code]\n"
     "Loads Triton's add_kernel(x_ptr, y_ptr, out_ptr, n; BLOCK=1024) from Triton's output (by\n"
     "default the folder assembled at build time: Triton 3.6's sm_90 cubin and PTX, gfx942 and gfx90a\n"
     "HSACO, and a host build of the same kernel beside them), adds two float vectors of N elements\n"
     "(default 1000003) on the best available backend or the one named, with the grid\n"
-    "cdiv(n, BLOCK), and checks the result bit for bit. Exit status: 0 verified, 1 error or\n"
-    "mismatch, 2 bad usage.\n";
+    "cdiv(n, BLOCK), and checks the result bit for bit. The host image (add_kernel.so) is native\n"
+    "code and is taken only with --allow-native-code; without it the host backend has no image.\n"
+    "Exit status: 0 verified, 1 error or mismatch, 2 bad usage.\n";
 
 int main(int argc, char** argv) {
   const char* backend = NULL;
   const char* paths[MAX_PATHS];
   size_t path_count = 0;
   long n = 1000003;
+  bool allow_native_code = false;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
       backend = argv[++i];
@@ -38,6 +41,8 @@ int main(int argc, char** argv) {
       n = strtol(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc && path_count < MAX_PATHS) {
       paths[path_count++] = argv[++i];
+    } else if (strcmp(argv[i], "--allow-native-code") == 0) {
+      allow_native_code = true;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(kUsage, stdout);
       return 0;
@@ -52,9 +57,13 @@ int main(int argc, char** argv) {
   }
   if (path_count == 0) paths[path_count++] = TKRT_EXAMPLE_TRITON_DIR;
 
-  /* The kernel: every target's image, its launch metadata and its parameter list. */
+  /* The kernel: every target's image, its launch metadata and its parameter list. A host image
+   * beside them is native code: taken only when the user says the folder is trusted. */
+  tkrt_triton_load_options_t load;
+  tkrt_triton_load_options_init(&load);
+  load.allow_native_code = allow_native_code;
   tkrt_triton_kernel_t* kernel = NULL;
-  tkrt_status_t status = tkrt_triton_kernel_load(paths, path_count, NULL, &kernel);
+  tkrt_status_t status = tkrt_triton_kernel_load(paths, path_count, &load, &kernel);
   if (status) return report(status);
   printf("kernel %s:", tkrt_triton_kernel_name(kernel));
   for (size_t i = 0; i < tkrt_triton_kernel_param_count(kernel); ++i) {
@@ -67,6 +76,10 @@ int main(int argc, char** argv) {
     printf("  image: %s %s%s%s\n", tkrt_kernel_image_backend(&desc->images[i]),
            tkrt_image_kind_name(desc->images[i].kind), desc->images[i].arch ? " for " : "",
            desc->images[i].arch ? desc->images[i].arch : "");
+  }
+  for (size_t i = 0; i < tkrt_triton_kernel_target_count(kernel); ++i) {
+    const char* left_out = tkrt_triton_kernel_target(kernel, i)->native_code_left_out;
+    if (left_out) printf("  left out: %s (native code; --allow-native-code takes it)\n", left_out);
   }
 
   /* The call: n by name, the grid from Triton's own formula for this kernel. */

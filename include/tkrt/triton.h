@@ -48,6 +48,9 @@ typedef struct tkrt_triton_target {
   const char* triton_version; /* "" when absent */
   const char* hash;           /* Triton's kernel hash; "" when absent */
   uint32_t image_kinds;       /* bits (1u << TKRT_IMAGE_*) of the images taken from beside it */
+  /* The `<stem>.so` beside the JSON that was left out because loading native code was not
+   * allowed (tkrt_triton_load_options_t.allow_native_code); NULL when none was. */
+  const char* native_code_left_out;
 } tkrt_triton_target_t;
 
 typedef struct tkrt_triton_load_options {
@@ -56,6 +59,12 @@ typedef struct tkrt_triton_load_options {
    * cubin and the PTX are both kept: the backend prefers the cubin and JITs the PTX where the
    * cubin does not fit the device). */
   uint32_t image_kinds;
+  /* Whether a `<stem>.so` beside a JSON (a tkrt host image: native code, which the host backend
+   * runs in this process with its rights) may be taken. Default false: such a file is left out
+   * (recorded in the target's native_code_left_out), and a target that has no other image is
+   * PERMISSION_DENIED naming the file. Set it only for folders you trust as you trust your own
+   * code: Triton's cache and folders others can write are data, not code. See docs/security.md. */
+  bool allow_native_code;
 } tkrt_triton_load_options_t;
 
 TKRT_API void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options);
@@ -63,8 +72,9 @@ TKRT_API void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options)
 /* Loads a kernel. Each path is one of:
  *   - Triton's metadata `<stem>.json` (not `__grp__*.json`), with beside it the images
  *     `<stem>.cubin` / `<stem>.ptx` (target.backend "cuda"), `<stem>.hsaco` ("hip"), and
- *     optionally `<stem>.so`, a tkrt host image of the same kernel (see tkrt/host_kernel.h), and
- *     the signature in `<stem>.ttir` (else `<stem>.source`);
+ *     optionally `<stem>.so`, a tkrt host image of the same kernel (see tkrt/host_kernel.h; taken
+ *     only with options->allow_native_code), and the signature in `<stem>.ttir` (else
+ *     `<stem>.source`);
  *   - a directory holding exactly one such JSON (a Triton cache entry `~/.triton/cache/<hash>/`,
  *     or what `triton.compile` wrote);
  *   - a directory without one whose subdirectories hold one each (one per target).

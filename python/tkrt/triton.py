@@ -29,6 +29,7 @@ import glob
 import json
 import numbers
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -89,7 +90,8 @@ class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
 
 
 class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("image_kinds", ctypes.c_uint32)]
+  _fields_ = [("struct_size", ctypes.c_size_t), ("image_kinds", ctypes.c_uint32),
+              ("allow_native_code", ctypes.c_bool)]
 
 
 class _Param(ctypes.Structure):  # tkrt_triton_param_t
@@ -104,7 +106,8 @@ class _Target(ctypes.Structure):  # tkrt_triton_target_t
               ("num_stages", ctypes.c_uint32), ("shared_mem_bytes", ctypes.c_uint32),
               ("global_scratch_size", ctypes.c_uint32), ("global_scratch_align", ctypes.c_uint32),
               ("tmem_size", ctypes.c_uint32), ("triton_version", ctypes.c_char_p),
-              ("hash", ctypes.c_char_p), ("image_kinds", ctypes.c_uint32)]
+              ("hash", ctypes.c_char_p), ("image_kinds", ctypes.c_uint32),
+              ("native_code_left_out", ctypes.c_char_p)]
 
 
 class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
@@ -581,10 +584,14 @@ class Kernel:
     self.targets = []
     for i in range(api.triton_kernel_target_count(self._handle)):
       t = api.triton_kernel_target(self._handle, i).contents
+      left_out = t.native_code_left_out
       self.targets.append({"json": t.json_path.decode(), "backend": t.backend.decode(),
                            "arch": t.arch.decode(), "num_stages": int(t.num_stages),
                            "shared": int(t.shared_mem_bytes), "hash": t.hash.decode(),
-                           "triton_version": t.triton_version.decode()})
+                           "triton_version": t.triton_version.decode(),
+                           "image_kinds": sorted(k for k, bit in _IMAGE_KINDS.items()
+                                                 if t.image_kinds & (1 << bit)),
+                           "native_code_left_out": left_out.decode() if left_out else None})
     self.num_warps = int(api.kernel_get_desc(api.triton_kernel_get(self._handle)).contents.num_warps)
     self.num_stages = self.targets[0]["num_stages"] if self.targets else 1
 
@@ -987,6 +994,9 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   desc.inout = c_inout
   desc.inout_count = len(inout)
   kernel = variants[0].kernel
+  if dev.backend == "host":
+    for v in variants:
+      _refuse_left_out_native_code(v.kernel)
   call = ctypes.c_void_p()
   _check(api.triton_call_create(ctypes.addressof(desc), ctypes.byref(call)),
          f"preparing {kernel.name}")
@@ -1010,6 +1020,21 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
 
 
 # ---------------------------------------------------------------- loading
+
+
+def _refuse_left_out_native_code(kernel: Kernel) -> None:
+  """On the host backend, a kernel whose host image was left out for want of consent would fail
+  as "no image for this device": say why instead."""
+  if any("host" in t["image_kinds"] for t in kernel.targets):
+    return
+  for t in kernel.targets:
+    if t["native_code_left_out"]:
+      raise Error("PERMISSION_DENIED",
+                  f"kernel '{kernel.name}' has no image for the host backend but "
+                  f"{t['native_code_left_out']}, a host image (native code, which would run in "
+                  f"this process with your rights), left out without consent: "
+                  f"tkrt.triton.load(..., allow_native_code=True) takes it, if you trust it as "
+                  f"your own code (docs/security.md)")
 
 _IMAGE_KINDS = {"ptx": 1, "cubin": 2, "fatbin": 3, "hsaco": 4, "host": 5}
 
@@ -1071,25 +1096,42 @@ def _write_compiled(compiled: Any) -> str:
 
 
 def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
-         cache_dir: Optional[str] = None) -> Kernel:
+         cache_dir: Optional[str] = None, allow_native_code: bool = False) -> Kernel:
   """Loads a kernel from Triton's output: each argument a `<name>.json`, a folder holding one
   (a Triton cache entry), a folder of target folders, or a CompiledKernel (from triton.compile,
   or returned by a JIT function's `kernel[grid](...)`), which is read from its cache files (or
   from the cache entry with its hash under `cache_dir` / $TRITON_CACHE_DIR / ~/.triton/cache),
   else written out from its asm. Several arguments: one kernel with an image per target.
-  `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host")."""
+  `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host"). `allow_native_code`: take a
+  host image `<name>.so` beside a JSON (native code, run in this process by the host backend);
+  off by default, when it is left out (named in `targets[i]["native_code_left_out"]`) and a
+  host-only output is refused: give it only for folders you trust as your own code."""
   if len(paths) == 1 and type(paths[0]) in (list, tuple):
     paths = tuple(paths[0])
   if not paths:
     raise TypeError("tkrt.triton.load: give at least one path or compiled kernel")
   resolved = []
-  for p in paths:
-    if isinstance(p, (str, os.PathLike)):
-      resolved.append(os.path.expanduser(os.fspath(p)))
-    elif hasattr(p, "asm") and hasattr(p, "metadata"):
-      resolved.append(_compiled_json(p, cache_dir) or _write_compiled(p))
-    else:
-      raise TypeError(f"tkrt.triton.load: {p!r} is neither a path nor a compiled Triton kernel")
+  written = []  # folders written out from a CompiledKernel's asm, removed once loaded
+  try:
+    for p in paths:
+      if isinstance(p, (str, os.PathLike)):
+        resolved.append(os.path.expanduser(os.fspath(p)))
+      elif hasattr(p, "asm") and hasattr(p, "metadata"):
+        found = _compiled_json(p, cache_dir)
+        if not found:
+          written.append(_write_compiled(p))
+          found = written[-1]
+        resolved.append(found)
+      else:
+        raise TypeError(f"tkrt.triton.load: {p!r} is neither a path nor a compiled Triton kernel")
+    return _load_resolved(resolved, image_kinds, allow_native_code)
+  finally:
+    for folder in written:
+      shutil.rmtree(folder, ignore_errors=True)
+
+
+def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
+                   allow_native_code: bool) -> Kernel:
   api = _c()
   options = _versioned(_LoadOptions, api.triton_load_options_init)
   if image_kinds:
@@ -1100,6 +1142,7 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
                          f"{', '.join(_IMAGE_KINDS)})")
       bits |= 1 << _IMAGE_KINDS[kind]
     options.image_kinds = bits
+  options.allow_native_code = bool(allow_native_code)
   c_paths = (ctypes.c_char_p * len(resolved))(*[r.encode() for r in resolved])
   handle = ctypes.c_void_p()
   _check(api.triton_kernel_load(c_paths, len(resolved), ctypes.addressof(options),

@@ -101,7 +101,7 @@ case_triton_options() {
   fi
   local args=(--arg=x_ptr=zeros:400 --arg y_ptr=zeros:400 --arg=out_ptr=zeros:400 --arg=n=100)
   expect 0 "variant 0: grid 1 x 1 x 1" "timing: " -- "$tkrt" run "$triton_add" \
-    "--grid=cdiv(n, BLOCK)" --const=BLOCK=1024 "${args[@]}" --backend=host --iterations=2
+    "--grid=cdiv(n, BLOCK)" --const=BLOCK=1024 "${args[@]}" --backend=host --iterations=2 --allow-native-code
   expect 2 "unknown option '--in'" "did you mean --inout?" -- "$tkrt" run "$triton_add" \
     --grid 1 "${args[@]}" --in out_ptr
   expect 2 "unknown option '--frobnicate'" -- "$tkrt" run "$triton_add" --grid 1 --frobnicate

@@ -61,6 +61,39 @@ case_consent() {
   rm -f "$TKRT_TEST_MARKER"
 }
 
+# A Triton output folder with the marker image as its host image (<stem>.so beside the JSON): it
+# loads only with --allow-native-code; `info` lists it without loading it.
+case_triton_consent() {
+  local image=${TKRT_TEST_MARKER_IMAGE:-}
+  [ -f "$image" ] || { fail "TKRT_TEST_MARKER_IMAGE (the marker host image) is not set"; return; }
+  local dir="$work/triton_marker"
+  mkdir -p "$dir"
+  cp "$image" "$dir/marker_copy.so"
+  printf '{"name": "marker_copy", "target": {"backend": "host", "arch": "any", "warp_size": 1}, "num_warps": 1, "num_ctas": 1, "num_stages": 1, "shared": 0}' \
+    > "$dir/marker_copy.json"
+  printf 'module {\n  tt.func public @marker_copy(%%in: !tt.ptr<i8>, %%out: !tt.ptr<i8>) {\n    tt.return\n  }\n}\n' \
+    > "$dir/marker_copy.ttir"
+  head -c 64 /dev/urandom > "$work/in64.bin"
+  local args=(--grid 64 --arg "in=@$work/in64.bin" --arg out=zeros:64 --iterations 0)
+  for command in run tune; do
+    expect 3 "PERMISSION_DENIED" "marker_copy.so, a host image: native code" "--allow-native-code" \
+      -- "$tkrt" $command "$dir" "${args[@]}" --backend host --store off
+    no_marker "$command on a Triton folder without consent"
+    expect 3 "PERMISSION_DENIED" -- "$tkrt" $command "$dir" "${args[@]}" --store off
+    no_marker "$command on a Triton folder, default backend order"
+    expect 3 "PERMISSION_DENIED" -- "$tkrt" $command "$dir" "${args[@]}" --image-kind host \
+      --backend host --store off
+    no_marker "$command --image-kind host (asking for the kind is not consent)"
+  done
+  expect 0 "image 0: host host" "native code: run and tune take it only with --allow-native-code" \
+    -- "$tkrt" info --image "$dir"
+  no_marker "info --image on a Triton folder"
+  expect 0 "matches bit for bit" -- "$tkrt" run "$dir" "${args[@]}" --backend host \
+    --expect "out=$work/in64.bin" --allow-native-code
+  [ -e "$TKRT_TEST_MARKER" ] || fail "with --allow-native-code the Triton folder's image did not load"
+  rm -f "$TKRT_TEST_MARKER"
+}
+
 # ---------------------------------------------------------------- 2: the decision store
 
 # Tunes the example call once into $1 and prints the entry's key.
@@ -222,7 +255,7 @@ case_save() {
   [ "$(ls -A "$out/blocked")" = out0.bin ] || fail "--save left a temporary file: $(ls -A "$out/blocked")"
 }
 
-all=(consent store_symlinks store_untrusted store_fifo store_readonly files options dump_escapes
+all=(consent triton_consent store_symlinks store_untrusted store_fifo store_readonly files options dump_escapes
      hsaco_paths save)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")

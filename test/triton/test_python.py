@@ -171,8 +171,12 @@ def run(work):
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
         f"tkrt.triton.device('host') opens the host device once ({dev!r})")
 
-  kernels = [tt.load(make_kernel_dir(work, f"v{b}", HOST[i], 2 << i))
-             for i, b in enumerate((256, 512, 1024))]
+  # The host images are native code: taken only with consent (this test built them).
+  expect_raises(tt.Error, "v256/add_kernel.so, a host image: native code",
+                lambda: tt.load(make_kernel_dir(work, "v256", HOST[0], 2)), "a host-only folder without consent")
+  kernels = [tt.load(os.path.join(work, "v256"), allow_native_code=True)]
+  kernels += [tt.load(make_kernel_dir(work, f"v{b}", HOST[i + 1], 4 << i), allow_native_code=True)
+              for i, b in enumerate((512, 1024))]
   k = kernels[2]
   check(k.name == "add_kernel" and [p.type for p in k.params] == ["*fp32", "*fp32", "*fp32", "i32"]
         and k.params[0].divisibility == 16 and k.num_warps == 8,
@@ -301,7 +305,17 @@ def run(work):
     entry = os.path.join(work, "cache", "somehash")
     shutil.copytree(os.path.join(VECTORS, "add", "cuda_sm90"), entry)
     shutil.copy(HOST[2], os.path.join(entry, "add_kernel.so"))
-    real = tt.load(entry)
+    # Without consent the .so is left out and named; on the host backend that is refused.
+    plain = tt.load(entry)
+    check(plain.targets[0]["native_code_left_out"] == os.path.join(entry, "add_kernel.so")
+          and plain.targets[0]["image_kinds"] == ["cubin", "ptx"],
+          f"Triton's cache entry without consent: the host image is left out ({plain.targets[0]})")
+    expect_raises(tt.Error, "tkrt.triton.load(..., allow_native_code=True) takes it",
+                  lambda: plain.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=N),
+                  "the host backend and a left-out host image")
+    real = tt.load(entry, allow_native_code=True)
+    check(real.targets[0]["native_code_left_out"] is None and "host" in real.targets[0]["image_kinds"],
+          "with allow_native_code=True the host image is taken")
     check([t["backend"] for t in real.targets] == ["cuda"] and real.targets[0]["triton_version"].startswith("3.6"),
           f"Triton 3.6's cache entry loads ({real!r})")
     out.fill(0)
@@ -328,6 +342,7 @@ def run(work):
                        cache_dir=os.path.join(work, "empty"))
     check(from_asm.params == real.params and from_asm.targets[0]["arch"] == real.targets[0]["arch"],
           f"CompiledKernel outside any cache: written out from its asm ({from_asm!r})")
+    check(not os.path.exists(from_asm.source), "the folder written out from the asm is removed once loaded")
   else:
     print("note: no Triton 3.6 vectors given; the cache-entry checks are not run")
 

@@ -65,8 +65,12 @@ static void vector_path(char* out, size_t capacity, const char* rel) {
   snprintf(out, capacity, "%s/%s", g_vectors, rel);
 }
 
+/* Loads one path with consent to host images: the test builds them itself. */
 static tkrt_status_t load1(const char* path, tkrt_triton_kernel_t** out) {
-  return tkrt_triton_kernel_load(&path, 1, NULL, out);
+  tkrt_triton_load_options_t options;
+  tkrt_triton_load_options_init(&options);
+  options.allow_native_code = true;
+  return tkrt_triton_kernel_load(&path, 1, &options, out);
 }
 
 /* A copy of the shared add/cuda_sm90 output with a host image beside it. */
@@ -920,6 +924,80 @@ static void host_image_only_on_gpu_dir(void) {
   tkrt_device_release(device);
 }
 
+static void native_code_consent(void) {
+  /* A host image beside Triton's output is native code: without allow_native_code it is left out
+   * (and named), never read into the kernel. */
+  char dir[1024], so[1100];
+  make_add_dir("consent", g_host[2], NULL, dir, sizeof(dir));
+  snprintf(so, sizeof(so), "%s/add_kernel.so", dir);
+  const char* path = dir;
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, NULL, &k));
+  const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_EQ_U64(d->image_count, 2);
+  for (size_t i = 0; i < d->image_count; ++i) EXPECT_TRUE(d->images[i].kind != TKRT_IMAGE_HOST);
+  EXPECT_EQ_U64(tkrt_triton_kernel_target(k, 0)->image_kinds,
+                (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX));
+  EXPECT_STREQ(tkrt_triton_kernel_target(k, 0)->native_code_left_out, so);
+  tkrt_device_t* device = open_host();
+  if (device) {
+    tkrt_triton_scalar_t n = {"n", false, 4, 0};
+    tkrt_triton_variant_t variant = {k, NULL, {1, 1, 1}, NULL, NULL};
+    tkrt_triton_call_desc_t desc;
+    tkrt_triton_call_desc_init(&desc);
+    desc.variants = &variant;
+    desc.variant_count = 1;
+    desc.scalars = &n;
+    desc.scalar_count = 1;
+    tkrt_call_t* call = NULL;
+    ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+    EXPECT_STATUS(tkrt_call_prepare(call, device), TKRT_STATUS_INVALID_ARGUMENT,
+                  "no image for this device (host");
+    tkrt_call_release(call);
+    tkrt_device_release(device);
+  }
+  tkrt_triton_kernel_release(k);
+
+  /* Asking for host images is not consent: with nothing else to take, the target is refused. */
+  tkrt_triton_load_options_t options;
+  tkrt_triton_load_options_init(&options);
+  options.image_kinds = 1u << TKRT_IMAGE_HOST;
+  k = NULL;
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_PERMISSION_DENIED,
+                "its only image (of the kinds asked for) is ");
+  EXPECT_TRUE(k == NULL);
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_PERMISSION_DENIED,
+                "add_kernel.so, a host image: native code");
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_PERMISSION_DENIED,
+                "tkrt_triton_load_options_t.allow_native_code");
+
+  /* A host-only output (target.backend "host") is refused the same way. */
+  char host_dir[1024], json[512], ttir[1024];
+  make_dir("consent_host_only", host_dir, sizeof(host_dir));
+  snprintf(json, sizeof(json), kHostJson, 8);
+  write_text(host_dir, "add_kernel.json", json);
+  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  copy_file(ttir, host_dir, "add_kernel.ttir");
+  copy_file(g_host[2], host_dir, "add_kernel.so");
+  path = host_dir;
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, NULL, &k), TKRT_STATUS_PERMISSION_DENIED,
+                "/consent_host_only/add_kernel.so, a host image");
+  EXPECT_TRUE(k == NULL);
+
+  /* With consent both folders have their host image, and nothing is left out. */
+  options.allow_native_code = true;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, &options, &k));
+  EXPECT_TRUE(tkrt_triton_kernel_target(k, 0)->native_code_left_out == NULL);
+  EXPECT_TRUE(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->images[0].kind == TKRT_IMAGE_HOST);
+  tkrt_triton_kernel_release(k);
+  path = dir;
+  options.image_kinds = 0;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, &options, &k));
+  EXPECT_EQ_U64(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->image_count, 3);
+  EXPECT_TRUE(tkrt_triton_kernel_target(k, 0)->native_code_left_out == NULL);
+  tkrt_triton_kernel_release(k);
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -927,6 +1005,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(host_prepared_launch),
+    TKRT_TEST_CASE(native_code_consent),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
