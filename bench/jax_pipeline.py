@@ -10,14 +10,18 @@ from the jaxlib-0.11.2 vectors' Triton 3.6 PTX, so every runtime gets the same o
 - chain_plain / chain_autotuned: K sequential calls of one kind (per-call cost, as jax_calls.py).
 Runtimes: jaxlib (triton_kernel_call[_ffi]), tkrt (libtkrt_xla), floor_noop and floor_launch
 (bench/xla_floor.c: libtkrt_bench_floor.so; floor_launch runs the same kernels, one fixed config
-for the autotuned calls), each through the typed-FFI (api_version 4) and the legacy (api_version 2)
+for the autotuned calls), floor_big (floor_launch with an `opaque` padded to the size of the real
+blob: what XLA itself spends on a large attribute), each through the typed-FFI (api_version 4) and the legacy (api_version 2)
 custom call. Modes, each in its own process: command buffers default (XLA's), off
 (--xla_gpu_enable_command_buffer=), forced (custom calls allowed, no minimum graph size).
 
     python3 bench/jax_pipeline.py --floor-lib build/.../libtkrt_bench_floor.so --json out.json
 
 Reported per (mode, shape, api): µs per iteration (median), tkrt/jaxlib, tkrt/floor_launch,
-jaxlib/floor_launch, floor_noop. Results of every runtime but floor_noop are checked against numpy.
+tkrt/floor_big, jaxlib/floor_launch, floor_noop. Results of every runtime but floor_noop are checked
+against numpy. With --profile and a profile build (CMake -DTKRT_PROFILE=ON) of libtkrt_xla
+(TKRT_XLA_LIBRARY) and of the floor library, each mode also reports, for the chains, ns per call
+spent in each stage of tkrt's handlers and of the floor's (xla/xla_profile.h).
 """
 
 import argparse
@@ -42,7 +46,7 @@ MODES = {
     "forced": "--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL "
               "--xla_gpu_graph_min_graph_size=1",
 }
-RUNTIMES = ("jaxlib", "tkrt", "floor_noop", "floor_launch")
+RUNTIMES = ("jaxlib", "tkrt", "floor_noop", "floor_launch", "floor_big")
 APIS = ("ffi", "legacy")
 # The pipeline: (kind, first operand, second operand) over the values x, y, t1..t4; the result
 # of step i is named t<i>. P: out = a + b (add_kernel); A: a += b in place (autotuned).
@@ -156,8 +160,11 @@ def run_mode(args):
                                   api_version=0)
       targets[(f"floor_{what}", "ffi")] = f"bench_floor_ffi_{what}"
       targets[(f"floor_{what}", "legacy")] = f"bench_floor_legacy_{what}"
+    for api in APIS:
+      targets[("floor_big", api)] = targets[("floor_launch", api)]
   except Exception as e:  # noqa: BLE001
-    why["floor_noop"] = why["floor_launch"] = f"floor library: {type(e).__name__}: {e}"
+    why["floor_noop"] = why["floor_launch"] = why["floor_big"] = (
+        f"floor library: {type(e).__name__}: {e}")
 
   prim = jcore.Primitive("tkrt_pipeline_call")
   prim.def_impl(lambda *a, **kw: None)
@@ -177,7 +184,9 @@ def run_mode(args):
 
   def payload(runtime, kind):
     if runtime.startswith("floor"):
-      return b"floor:0" if kind == "P" else b"floor:1"
+      slot = b"floor:0" if kind == "P" else b"floor:1"
+      # floor_big: as long as the real blob (the floor reads the slot from the last digits).
+      return b"x" * (len(blobs[kind]) - len(slot)) + slot if runtime == "floor_big" else slot
     return blobs[kind]
 
   def build(runtime, api, shape):
@@ -241,6 +250,8 @@ def run_mode(args):
         x = v["fn"](x, y0)
       x.block_until_ready()
       v["samples"].append((time.perf_counter() - start) / args.iters)
+  if args.profile:
+    profile_stages(args, live, x0, y0, floor_lib)
   for v in live:
     v.pop("fn")
     samples = v.pop("samples")
@@ -259,6 +270,45 @@ def run_mode(args):
   return 0
 
 
+def read_profile(function, reset):
+  """{stage: value}, ticks per µs from a profile build's tkrt_xla_profile / bench_floor_profile
+  (empty outside profile builds)."""
+  function.restype = ctypes.c_size_t
+  values, names, rate = (ctypes.c_uint64 * 64)(), (ctypes.c_char_p * 64)(), ctypes.c_double()
+  count = function(values, names, 64, ctypes.byref(rate), 1 if reset else 0)
+  return {names[i].decode(): values[i] for i in range(min(count, 64))}, rate.value
+
+
+def profile_stages(args, live, x0, y0, floor_lib):
+  """For the chains of tkrt and the launching floors: ns per call in each handler stage, and the
+  wall µs per call of the same pass (one runtime at a time, after the timed rounds)."""
+  import tkrt
+  sources = {"tkrt": tkrt.load_library().tkrt_xla_profile}
+  if floor_lib is not None:
+    sources["floor_launch"] = sources["floor_big"] = floor_lib.bench_floor_profile
+  for v in live:
+    if v["runtime"] not in sources or v["shape"] == "pipeline":
+      continue
+    function = sources[v["runtime"]]
+    read_profile(function, reset=True)
+    start = time.perf_counter()
+    for _ in range(max(1, args.reps // 3)):
+      x = x0
+      for _ in range(args.iters):
+        x = v["fn"](x, y0)
+      x.block_until_ready()
+    wall = time.perf_counter() - start
+    values, rate = read_profile(function, reset=True)
+    prefix = v["api"] + "_"
+    calls = values.get(prefix + "calls", 0)
+    if not calls or not rate:
+      v["profile"] = {"note": "not a profile build (CMake -DTKRT_PROFILE=ON)"}
+      continue
+    v["profile"] = {"calls": calls, "wall_us_per_call": wall * 1e6 / calls,
+                    "ns_per_call": {k[len(prefix):]: values[k] / rate * 1e3 / calls
+                                    for k in values if k.startswith(prefix) and k != prefix + "calls"}}
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--json", help="write the combined results here")
@@ -270,6 +320,8 @@ def main():
   parser.add_argument("--reps", type=int, default=30)
   parser.add_argument("--modes", default="default,off,forced")
   parser.add_argument("--mode-timeout", type=int, default=150, help="seconds per mode")
+  parser.add_argument("--profile", action="store_true",
+                      help="report handler stages (needs profile builds of both libraries)")
   parser.add_argument("--mode", choices=tuple(MODES), help=argparse.SUPPRESS)
   parser.add_argument("--out", help=argparse.SUPPRESS)
   args = parser.parse_args()
@@ -286,6 +338,8 @@ def main():
     command = [sys.executable, os.path.abspath(__file__), "--mode", mode, "--out", out,
                "--vectors", args.vectors, "--floor-lib", args.floor_lib, "--n", str(args.n),
                "--k", str(args.k), "--iters", str(args.iters), "--reps", str(args.reps)]
+    if args.profile:
+      command.append("--profile")
     try:
       rc = subprocess.call(command, env=env, timeout=args.mode_timeout)
     except subprocess.TimeoutExpired:
@@ -301,7 +355,8 @@ def main():
         f"(median of {args.reps} samples of {args.iters} chained iterations); pipeline = 9 calls "
         f"(5 autotuned), chains = {args.k} calls")
   print(f"{'mode':<9}{'shape':<17}{'api':<8}{'jaxlib':>9}{'tkrt':>9}{'floor0':>9}{'floorL':>9}"
-        f"{'tkrt/jaxlib':>12}{'tkrt/floorL':>12}{'jaxlib/floorL':>14}")
+        f"{'floorLB':>9}{'tkrt/jaxlib':>12}{'tkrt/floorL':>12}{'tkrt/floorLB':>13}"
+        f"{'jaxlib/floorL':>14}")
   rows = []
   for mode, m in modes.items():
     if "error" in m:
@@ -316,15 +371,29 @@ def main():
         row = {"mode": mode, "shape": shape, "api": api, "us_per_iteration": us,
                "tkrt_over_jaxlib": ratio("tkrt", "jaxlib"),
                "tkrt_over_floor_launch": ratio("tkrt", "floor_launch"),
+               "tkrt_over_floor_big": ratio("tkrt", "floor_big"),
                "jaxlib_over_floor_launch": ratio("jaxlib", "floor_launch")}
         rows.append(row)
         print(f"{mode:<9}{shape:<17}{api:<8}{fmt(us['jaxlib'], 1):>9}{fmt(us['tkrt'], 1):>9}"
               f"{fmt(us['floor_noop'], 1):>9}{fmt(us['floor_launch'], 1):>9}"
+              f"{fmt(us['floor_big'], 1):>9}"
               f"{fmt(row['tkrt_over_jaxlib']):>12}{fmt(row['tkrt_over_floor_launch']):>12}"
+              f"{fmt(row['tkrt_over_floor_big']):>13}"
               f"{fmt(row['jaxlib_over_floor_launch']):>14}")
         for r, c in cells.items():
           if c and not c.get("measured"):
             print(f"    {r} not measured: {c.get('why_not')}")
+  profiled = [(mode, v) for mode, m in modes.items() for v in m["variants"] if "profile" in v]
+  if profiled:
+    print("\nhandler stages (profile build): ns per call; wall = µs per call of the same pass")
+    for mode, v in profiled:
+      p = v["profile"]
+      if "ns_per_call" not in p:
+        print(f"  {mode:<8}{v['shape']:<17}{v['api']:<7}{v['runtime']:<13}{p.get('note')}")
+        continue
+      stages = "  ".join(f"{k} {x:.0f}" for k, x in p["ns_per_call"].items())
+      print(f"  {mode:<8}{v['shape']:<17}{v['api']:<7}{v['runtime']:<13}wall "
+            f"{p['wall_us_per_call']:.2f}  {stages}")
   for mode, m in modes.items():
     if "tkrt_stats" in m:
       s = m["tkrt_stats"]

@@ -8,6 +8,10 @@
 #   2. the 24-config Triton matmul, cold and warm, tkrt vs jaxlib          (bench/tune_matmul.py)
 #   3. the multi-call pipeline and chains vs jaxlib and the floor handlers,
 #      command buffers default / off / forced                              (bench/jax_pipeline.py)
+#   4. where a chained call's time goes: a profile build (-DTKRT_PROFILE=ON) of libtkrt_xla and
+#      the floor, the chains again with --profile, command buffers off / default (build 120 s,
+#      step 100 s)
+# TKRT_PERF_STEPS (default "1 2 3 4") picks the steps to run.
 # JSON, the log and the tables go to $OUT (default build/perf-out); the tables are printed last.
 # Vectors: .gpu-vectors/ (test/gpu/stage_vectors.sh; carry it to the GPU machine) or $1.
 set -uo pipefail
@@ -74,15 +78,36 @@ step() {
   [[ $rc == 0 ]] || failures=$((failures + 1))
 }
 
-step "tuning, 4-config matmul (tkrt_bench tune)" 40 \
+steps=" ${TKRT_PERF_STEPS:-1 2 3 4} "
+[[ $steps != *" 1 "* ]] || step "tuning, 4-config matmul (tkrt_bench tune)" 40 \
   "$python" "$root/bench/bench_driver.py" "$benchlib" tune --vectors "$vectors" --self "$bench" \
   --json "$out/tuning4.json"
-step "tuning, 24-config Triton matmul, cold and warm" 140 \
+[[ $steps != *" 2 "* ]] || step "tuning, 24-config Triton matmul, cold and warm" 140 \
   env PYTHONUNBUFFERED=1 "$python" "$root/bench/tune_matmul.py" --bench "$bench" \
   --benchlib "$benchlib" --json "$out/tune_matmul.json" --step-timeout 35
-step "pipeline and floor (command buffers default/off/forced)" 140 \
+[[ $steps != *" 3 "* ]] || step "pipeline and floor (command buffers default/off/forced)" 140 \
   env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_pipeline.py" --vectors "$vectors" \
   --floor-lib "$floorlib" --json "$out/jax_pipeline.json" --mode-timeout 45
+if [[ $steps == *" 4 "* ]]; then
+  profile_build="$root/build/perf-profile"
+  echo
+  echo "==> profile build ($profile_build)"
+  if timeout 60 cmake -S "$root" -B "$profile_build" -DCMAKE_BUILD_TYPE=Release \
+        -DTKRT_BACKEND_HIP=OFF -DTKRT_PROFILE=ON -DTKRT_BUILD_BENCHMARKS=ON -DTKRT_BUILD_XLA=ON \
+        -DBUILD_TESTING=OFF -DTKRT_BUILD_EXAMPLES=OFF -DTKRT_BUILD_TOOLS=OFF >> "$out/build.log" 2>&1 &&
+     timeout 120 cmake --build "$profile_build" -j "$jobs" --target tkrt_bench_floor tkrt_xla \
+        >> "$out/build.log" 2>&1; then
+    step "where a chained call's time goes (profile build; command buffers off/default)" 100 \
+      env PYTHONUNBUFFERED=1 \
+      TKRT_XLA_LIBRARY="$(find "$profile_build" -name libtkrt_xla.so | head -n 1)" \
+      "$python" "$root/bench/jax_pipeline.py" --vectors "$vectors" --profile --modes off,default \
+      --reps 12 --floor-lib "$profile_build/bench/libtkrt_bench_floor.so" \
+      --json "$out/jax_profile.json" --mode-timeout 45
+  else
+    tail -n 20 "$out/build.log"
+    failures=$((failures + 1))
+  fi
+fi
 
 echo
 echo "==================== tables (whole run: $((SECONDS - started)) s)"

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "xla/xla_ffi_abi.h"
+#include "xla/xla_profile.h"
 
 #define FLOOR_API __attribute__((visibility("default")))
 #define FLOOR_SLOTS 16
@@ -59,6 +60,47 @@ typedef struct floor_slot {
 
 static floor_slot_t floor_slots[FLOOR_SLOTS];
 static atomic_ullong floor_launches, floor_errors;
+
+/* Profile builds (TKRT_PROFILE): calls and ticks in the launching handlers and in their driver
+ * call, to set beside tkrt's stages (xla/xla_profile.h; bench/jax_pipeline.py --profile). */
+#define FLOOR_PROFILE_STAGES(X) \
+  X(ffi_calls) X(ffi_driver) X(ffi_total) X(legacy_calls) X(legacy_driver) X(legacy_total)
+enum {
+#define FLOOR_PROFILE_ENUM(name) FLOOR_PROF_##name,
+  FLOOR_PROFILE_STAGES(FLOOR_PROFILE_ENUM)
+#undef FLOOR_PROFILE_ENUM
+  FLOOR_PROF_COUNT
+};
+#ifdef TKRT_PROFILE
+static atomic_uint_fast64_t floor_profile[FLOOR_PROF_COUNT];
+#endif
+#define FLOOR_PROF(stage, from, to) TKRT_PROFILE_ADD(floor_profile, FLOOR_PROF_##stage, from, to)
+#define FLOOR_PROF_CALL(stage) TKRT_PROFILE_COUNT(floor_profile, FLOOR_PROF_##stage)
+
+/* As tkrt_xla_profile (xla/tkrt_xla.h): 0 stages outside profile builds. */
+FLOOR_API size_t bench_floor_profile(uint64_t* values, const char** names, size_t capacity,
+                                     double* ticks_per_us, int reset) {
+#ifdef TKRT_PROFILE
+  static const char* const kNames[] = {
+#define FLOOR_PROFILE_NAME(name) #name,
+      FLOOR_PROFILE_STAGES(FLOOR_PROFILE_NAME)
+#undef FLOOR_PROFILE_NAME
+  };
+  static double rate;
+  if (rate == 0) rate = tkrt_profile_ticks_per_us();
+  if (ticks_per_us) *ticks_per_us = rate;
+  for (size_t i = 0; i < FLOOR_PROF_COUNT; ++i) {
+    uint64_t value = reset ? atomic_exchange(&floor_profile[i], 0) : atomic_load(&floor_profile[i]);
+    if (i < capacity && values) values[i] = value;
+    if (i < capacity && names) names[i] = kNames[i];
+  }
+  return FLOOR_PROF_COUNT;
+#else
+  (void)values, (void)names, (void)capacity, (void)reset;
+  if (ticks_per_us) *ticks_per_us = 0;
+  return 0;
+#endif
+}
 
 FLOOR_API unsigned long long bench_floor_launches(void) { return atomic_load(&floor_launches); }
 FLOOR_API unsigned long long bench_floor_errors(void) { return atomic_load(&floor_errors); }
@@ -161,8 +203,11 @@ static int floor_slot_of(const char* text, size_t len) {
   return slot < FLOOR_SLOTS ? slot : -1;
 }
 
-/* One cuLaunchKernel; 0, or a CUresult / -1 (slot not set up, too few buffers). */
-static int floor_launch(int slot, void* stream, void* const* buffers, size_t buffer_count) {
+/* One cuLaunchKernel; 0, or a CUresult / -1 (slot not set up, too few buffers). `ffi` says which
+ * handler's driver time a profile build counts it in. */
+static int floor_launch(int slot, void* stream, void* const* buffers, size_t buffer_count,
+                        int ffi) {
+  (void)ffi;
   if (slot < 0 || !atomic_load_explicit(&floor_slots[slot].ready, memory_order_acquire)) return -1;
   const floor_slot_t* s = &floor_slots[slot];
   if (buffer_count < s->buffers) return -1;
@@ -182,8 +227,15 @@ static int floor_launch(int slot, void* stream, void* const* buffers, size_t buf
     values[n] = 0;
     params[n] = &values[n];
   }
+  TKRT_PROFILE_TICK(t0);
   int rc = floor_cu.launch_kernel(s->function, s->grid[0], s->grid[1], s->grid[2], s->block_x, 1, 1,
                                   s->shared, stream, params, NULL);
+  TKRT_PROFILE_TICK(t1);
+  if (ffi) {
+    FLOOR_PROF(ffi_driver, t0, t1);
+  } else {
+    FLOOR_PROF(legacy_driver, t0, t1);
+  }
   if (!rc) atomic_fetch_add_explicit(&floor_launches, 1, memory_order_relaxed);
   return rc;
 }
@@ -227,6 +279,7 @@ FLOOR_API tkrt_ffi_error_t* bench_floor_ffi_noop(tkrt_ffi_call_frame_t* frame) {
 }
 
 FLOOR_API tkrt_ffi_error_t* bench_floor_ffi_launch(tkrt_ffi_call_frame_t* frame) {
+  TKRT_PROFILE_TICK(t0);
   if (floor_ffi_metadata(frame)) return NULL;
   const tkrt_ffi_api_t* api = frame->api;
   int slot = -1;
@@ -254,7 +307,10 @@ FLOOR_API tkrt_ffi_error_t* bench_floor_ffi_launch(tkrt_ffi_call_frame_t* frame)
   for (int64_t i = 0; i < frame->rets.size && count < FLOOR_MAX_PARAMS; ++i) {
     buffers[count++] = ((const tkrt_ffi_buffer_t*)frame->rets.rets[i])->data;
   }
-  int rc = floor_launch(slot, stream.stream, buffers, count);
+  int rc = floor_launch(slot, stream.stream, buffers, count, 1);
+  TKRT_PROFILE_TICK(t1);
+  FLOOR_PROF_CALL(ffi_calls);
+  FLOOR_PROF(ffi_total, t0, t1);
   if (rc) {
     char message[160];
     snprintf(message, sizeof(message),
@@ -281,9 +337,13 @@ FLOOR_API void bench_floor_legacy_noop(void* stream, void** buffers, const char*
 FLOOR_API void bench_floor_legacy_launch(void* stream, void** buffers, const char* opaque,
                                          size_t opaque_len, void* status) {
   (void)status;
+  TKRT_PROFILE_TICK(t0);
   int slot = opaque ? floor_slot_of(opaque, opaque_len) : -1;
   size_t count = slot >= 0 ? floor_slots[slot].buffers : 0;
-  int rc = floor_launch(slot, stream, buffers, count);
+  int rc = floor_launch(slot, stream, buffers, count, 0);
+  TKRT_PROFILE_TICK(t1);
+  FLOOR_PROF_CALL(legacy_calls);
+  FLOOR_PROF(legacy_total, t0, t1);
   if (rc) {
     atomic_fetch_add_explicit(&floor_errors, 1, memory_order_relaxed);
     fprintf(stderr, "bench_floor_legacy_launch: slot %d: %s (%d)\n", slot,

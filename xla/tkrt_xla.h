@@ -63,6 +63,13 @@ TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 TKRT_XLA_EXPORT int tkrt_xla_configure(const char* name, const char* value, char* error,
                                        size_t capacity);
 
+/* Profile builds only (CMake -DTKRT_PROFILE=ON; bench/run_perf.sh): copies up to `capacity` of
+ * the handlers' stage counters (calls, or time-stamp-counter ticks spent in a stage) with their
+ * names, sets *ticks_per_us, and zeroes them when `reset` is nonzero. Returns how many stages the
+ * build counts: 0 in other builds, which time nothing. */
+TKRT_XLA_EXPORT size_t tkrt_xla_profile(uint64_t* values, const char** names, size_t capacity,
+                                        double* ticks_per_us, int reset);
+
 /* "tkrt-xla <tkrt version> ffi <major>.<minor>" */
 TKRT_XLA_EXPORT const char* tkrt_xla_version(void);
 

@@ -379,6 +379,35 @@ void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
   memcpy(stats, &s, s.struct_size);
 }
 
+#ifdef TKRT_PROFILE
+atomic_uint_fast64_t tkrt_xla_profile_counters[TKRT_XLA_PROF_COUNT];
+#endif
+
+size_t tkrt_xla_profile(uint64_t* values, const char** names, size_t capacity,
+                        double* ticks_per_us, int reset) {
+#ifdef TKRT_PROFILE
+  static const char* const kNames[] = {
+#define TKRT_XLA_PROFILE_NAME(name) #name,
+      TKRT_XLA_PROFILE_STAGES(TKRT_XLA_PROFILE_NAME)
+#undef TKRT_XLA_PROFILE_NAME
+  };
+  static double rate;
+  if (rate == 0) rate = tkrt_profile_ticks_per_us();
+  if (ticks_per_us) *ticks_per_us = rate;
+  for (size_t i = 0; i < TKRT_XLA_PROF_COUNT; ++i) {
+    uint64_t value = reset ? atomic_exchange(&tkrt_xla_profile_counters[i], 0)
+                           : atomic_load(&tkrt_xla_profile_counters[i]);
+    if (i < capacity && values) values[i] = value;
+    if (i < capacity && names) names[i] = kNames[i];
+  }
+  return TKRT_XLA_PROF_COUNT;
+#else
+  (void)values, (void)names, (void)capacity, (void)reset;
+  if (ticks_per_us) *ticks_per_us = 0;
+  return 0;
+#endif
+}
+
 const char* tkrt_xla_version(void) {
   return "tkrt-xla " TKRT_VERSION_STRING " ffi " "0.4";
 }

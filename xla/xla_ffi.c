@@ -358,16 +358,19 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
 }
 
 tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
+  TKRT_PROFILE_TICK(t0);
   tkrt_ffi_error_t* error = tkrt_xla_check_frame(frame);
   if (error) return error;
   if (tkrt_xla_is_metadata_query(frame)) return tkrt_xla_answer_metadata(frame, false);
   const tkrt_ffi_api_t* api = frame->api;
   tkrt_xla_entry_t* entry = NULL;
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
+  TKRT_PROFILE_TICK(t1);
   int ordinal;
   tkrt_device_t* device;
   tkrt_stream_t stream;
   if ((error = tkrt_xla_device_of(frame, &ordinal, &device, &stream, entry->label))) return error;
+  TKRT_PROFILE_TICK(t2);
 
   size_t inputs = (size_t)frame->args.size, outputs = (size_t)frame->rets.size;
   size_t count = inputs + outputs;
@@ -392,15 +395,26 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
     buffers[i].ptr = (tkrt_deviceptr_t)(uintptr_t)b->data;
     buffers[i].size = tkrt_xla_buffer_bytes(b);
   }
+  TKRT_PROFILE_TICK(t3);
   /* Counted for tkrt.stats(): whether XLA captured this execute into a command buffer. */
   bool captured = false;
   tkrt_status_t status = tkrt_stream_is_capturing(device, stream, &captured);
+  TKRT_PROFILE_TICK(t4);
   if (!status) {
     status = tkrt_xla_launch(entry, device, stream, buffers, inputs, outputs, NULL, 0);
   }
+  TKRT_PROFILE_TICK(t5);
   if (buffers != stack) free(buffers);
   if (status) return tkrt_xla_from_status(api, status, "launching", entry->label);
   TKRT_XLA_COUNT(executed);
   if (captured) TKRT_XLA_COUNT(executed_captured);
+  TKRT_PROFILE_TICK(t6);
+  TKRT_XLA_PROF_CALL(ffi_calls);
+  TKRT_XLA_PROF(ffi_entry, t0, t1);
+  TKRT_XLA_PROF(ffi_device, t1, t2);
+  TKRT_XLA_PROF(ffi_buffers, t2, t3);
+  TKRT_XLA_PROF(ffi_capture, t3, t4);
+  TKRT_XLA_PROF(ffi_launch, t4, t5);
+  TKRT_XLA_PROF(ffi_total, t0, t6);
   return NULL;
 }

@@ -12,6 +12,7 @@
 #include "tkrt/tkrt.h"
 #include "tkrt/wire.h"
 #include "xla/tkrt_xla.h"
+#include "xla/xla_profile.h"
 
 #define TKRT_XLA_HIDDEN __attribute__((visibility("hidden")))
 #define TKRT_XLA_MAX_DEVICES 64
@@ -58,6 +59,17 @@ typedef struct tkrt_xla_counters {
 } tkrt_xla_counters_t;
 
 TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;
+
+#ifdef TKRT_PROFILE
+/* Profile builds: ticks per stage (xla_profile.h). */
+TKRT_XLA_HIDDEN extern atomic_uint_fast64_t tkrt_xla_profile_counters[TKRT_XLA_PROF_COUNT];
+#define TKRT_XLA_PROF(stage, from, to) \
+  TKRT_PROFILE_ADD(tkrt_xla_profile_counters, TKRT_XLA_PROF_##stage, from, to)
+#define TKRT_XLA_PROF_CALL(stage) TKRT_PROFILE_COUNT(tkrt_xla_profile_counters, TKRT_XLA_PROF_##stage)
+#else
+#define TKRT_XLA_PROF(stage, from, to) ((void)0)
+#define TKRT_XLA_PROF_CALL(stage) ((void)0)
+#endif
 
 /* Finds the entry for these exact bytes, decoding and inserting it on first sight. Lock-free:
  * concurrent first sights may both decode; one entry wins a slot, the other is dropped. */

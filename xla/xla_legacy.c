@@ -51,12 +51,14 @@ static void tkrt_xla_legacy_fail(void* xla_status, tkrt_status_t status, const c
 
 void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size_t opaque_len,
                           void* xla_status) {
+  TKRT_PROFILE_TICK(t0);
   tkrt_xla_entry_t* entry = NULL;
   tkrt_status_t status = tkrt_xla_entry_get(opaque, opaque_len, &entry);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, NULL);
     return;
   }
+  TKRT_PROFILE_TICK(t1);
   int ordinal = 0;
   tkrt_device_t* device = NULL;
   status = tkrt_xla_stream_ordinal(stream, &ordinal);
@@ -65,6 +67,7 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
     tkrt_xla_legacy_fail(xla_status, status, entry->label);
     return;
   }
+  TKRT_PROFILE_TICK(t2);
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(entry->call);
   /* XLA's buffers: every operand, then every result, as bare pointers. The kernel's array
    * parameters take the first ones in order (they may reach into the results: kernels take output
@@ -113,14 +116,23 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
     aliased[aliased_count].size = alias->size_bytes ? alias->size_bytes : TKRT_BUFFER_SIZE_UNKNOWN;
     ++aliased_count;
   }
+  TKRT_PROFILE_TICK(t3);
   /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
    * targets), which spares a driver query per launch. */
   status = tkrt_xla_launch(entry, device, (tkrt_stream_t)stream, view, count, 0,
                            entry->autotuned && !decided ? aliased : NULL, aliased_count);
+  TKRT_PROFILE_TICK(t4);
   if (view != stack) free(view);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);
     return;
   }
   TKRT_XLA_COUNT(legacy_executed);
+  TKRT_PROFILE_TICK(t5);
+  TKRT_XLA_PROF_CALL(legacy_calls);
+  TKRT_XLA_PROF(legacy_entry, t0, t1);
+  TKRT_XLA_PROF(legacy_device, t1, t2);
+  TKRT_XLA_PROF(legacy_view, t2, t3);
+  TKRT_XLA_PROF(legacy_launch, t3, t4);
+  TKRT_XLA_PROF(legacy_total, t0, t5);
 }
