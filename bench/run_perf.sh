@@ -9,8 +9,8 @@
 #   3. the multi-call pipeline and chains vs jaxlib and the floor handlers,
 #      command buffers default / off / forced                              (bench/jax_pipeline.py)
 #   4. where a chained call's time goes: a profile build (-DTKRT_PROFILE=ON) of libtkrt_xla and
-#      the floor, the chains again with --profile, command buffers off / default (build 120 s,
-#      step 100 s)
+#      the floor, the chains again with --profile, command buffers off / default, counting
+#      captured executes (TKRT_XLA_COUNT_CAPTURES=1) (build 120 s, step 100 s)
 # TKRT_PERF_STEPS (default "1 2 3 4") picks the steps to run.
 # JSON, the log and the tables go to $OUT (default build/perf-out); the tables are printed last.
 # Vectors: .gpu-vectors/ (test/gpu/stage_vectors.sh; carry it to the GPU machine) or $1.
@@ -98,7 +98,7 @@ if [[ $steps == *" 4 "* ]]; then
      timeout 120 cmake --build "$profile_build" -j "$jobs" --target tkrt_bench_floor tkrt_xla \
         >> "$out/build.log" 2>&1; then
     step "where a chained call's time goes (profile build; command buffers off/default)" 100 \
-      env PYTHONUNBUFFERED=1 \
+      env PYTHONUNBUFFERED=1 TKRT_XLA_COUNT_CAPTURES=1 \
       TKRT_XLA_LIBRARY="$(find "$profile_build" -name libtkrt_xla.so | head -n 1)" \
       "$python" "$root/bench/jax_pipeline.py" --vectors "$vectors" --profile --modes off,default \
       --reps 12 --floor-lib "$profile_build/bench/libtkrt_bench_floor.so" \

@@ -36,7 +36,8 @@ typedef struct tkrt_xla_stats {
   uint64_t instantiated;       /* FFI call sites instantiated */
   uint64_t initialized;        /* FFI initialize calls */
   uint64_t executed;           /* FFI execute calls that launched */
-  uint64_t executed_captured;  /* ... of which while the stream was capturing */
+  uint64_t executed_captured;  /* ... of which while the stream was capturing (counted only with
+                                  the count_captures setting: a driver query per execute) */
   uint64_t legacy_executed;    /* legacy calls that launched */
   uint64_t decoded;            /* blobs decoded (decode-cache misses) */
   uint64_t cache_entries;      /* distinct blobs in the decode cache */
@@ -49,6 +50,10 @@ typedef struct tkrt_xla_stats {
    * they update in place has an unknown size (it could not be saved and restored around the
    * configs): a legacy call whose alias record gives no size. */
   uint64_t unknown_size_fallbacks;
+  /* Blob lookups that hashed the whole blob: the first sight of a blob, FFI call sites that XLA
+   * ran no instantiate stage for, and legacy call sites whose address missed the pointer table
+   * (each call site should miss once). */
+  uint64_t blob_hashes;
 } tkrt_xla_stats_t;
 
 /* Fills *stats (struct_size must be set; fields beyond it are not written). */
@@ -56,10 +61,11 @@ TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 
 /* Sets one of the adapter's settings before its first use (later: FAILED_PRECONDITION, 9). Names:
  * backend (default cuda,hip), cache_dir, hip_library, log, tune_dir, tune_pin, tune_policy
- * (auto|never), capture_policy (first_config|error); NULL or "" restores the default. Unset
- * settings come from the environment (TKRT_* variables, see tkrt/environment.h, and
- * TKRT_XLA_BACKEND, TKRT_XLA_CAPTURE_POLICY). Returns 0, or a status code with the reason in
- * `error`. */
+ * (auto|never), tune_prune_margin, capture_policy (first_config|error), count_captures (on|off:
+ * count executed_captured, a driver query per FFI execute); NULL or "" restores the default.
+ * Unset settings come from the environment (TKRT_* variables, see tkrt/environment.h, and
+ * TKRT_XLA_BACKEND, TKRT_XLA_CAPTURE_POLICY, TKRT_XLA_COUNT_CAPTURES). Returns 0, or a status
+ * code with the reason in `error`. */
 TKRT_XLA_EXPORT int tkrt_xla_configure(const char* name, const char* value, char* error,
                                        size_t capacity);
 

@@ -115,15 +115,26 @@ static void tkrt_xla_entry_free(tkrt_xla_entry_t* entry) {
 
 /* The legacy custom call hands over the same opaque pointer on every execution (it is the
  * instruction's backend config, alive as long as the executable), possibly from several XLA
- * threads. A direct-mapped table from that address to the entry last seen there skips hashing the
- * whole blob; a hit also compares the blob's first and last 64 bytes with the entry's copy — the
- * zlib header and stream start, and the stream's end with its Adler-32 checksum of the whole
- * decompressed call — so a different blob at a reused address is caught. Slots and the entry's
- * `seen_at` are single atomic words: a race costs at most a full lookup, never a wrong entry. */
-#define TKRT_XLA_POINTER_SLOTS 256
+ * threads; so does the FFI one when XLA ran no instantiate stage. A table from that address to
+ * its entry skips hashing the whole blob. The address is the key, kept in the slot: many call
+ * sites of one program often carry the same blob (a kernel called in a loop, a chain of layers),
+ * each at its own address, and all of them must hit. A key lives in one of TKRT_XLA_POINTER_PROBE
+ * slots from its home slot (the first free one, else the home slot is overwritten), so call sites
+ * whose addresses share a home slot do not evict each other. A hit also compares the blob's size
+ * and first and last 64 bytes with the entry's copy (the zlib header and stream start, and the
+ * stream's end with its Adler-32 checksum of the whole decompressed call), so a different blob at
+ * a reused address is caught, and so is a slot read while another thread rewrites it (key and
+ * entry are two atomic words): a race costs at most a full lookup, never a wrong entry. */
+#define TKRT_XLA_POINTER_SLOTS 2048
+#define TKRT_XLA_POINTER_PROBE 8
 #define TKRT_XLA_EDGE 64
 
-static _Atomic(tkrt_xla_entry_t*) tkrt_xla_by_pointer[TKRT_XLA_POINTER_SLOTS];
+typedef struct tkrt_xla_pointer_slot {
+  _Atomic(const void*) key;
+  _Atomic(tkrt_xla_entry_t*) entry;
+} tkrt_xla_pointer_slot_t;
+
+static tkrt_xla_pointer_slot_t tkrt_xla_by_pointer[TKRT_XLA_POINTER_SLOTS];
 
 static size_t tkrt_xla_pointer_slot(const void* bytes, size_t size) {
   return (size_t)(tkrt_xla_mix((uint64_t)(uintptr_t)bytes ^ size) % TKRT_XLA_POINTER_SLOTS);
@@ -137,9 +148,18 @@ static bool tkrt_xla_edges_match(const tkrt_xla_entry_t* e, const unsigned char*
 }
 
 static void tkrt_xla_remember_pointer(tkrt_xla_entry_t* entry, const void* bytes, size_t size) {
-  atomic_store_explicit(&entry->seen_at, bytes, memory_order_relaxed);
-  atomic_store_explicit(&tkrt_xla_by_pointer[tkrt_xla_pointer_slot(bytes, size)], entry,
-                        memory_order_release);
+  size_t home = tkrt_xla_pointer_slot(bytes, size);
+  tkrt_xla_pointer_slot_t* slot = &tkrt_xla_by_pointer[home];
+  for (size_t i = 0; i < TKRT_XLA_POINTER_PROBE; ++i) {
+    tkrt_xla_pointer_slot_t* s = &tkrt_xla_by_pointer[(home + i) % TKRT_XLA_POINTER_SLOTS];
+    const void* key = atomic_load_explicit(&s->key, memory_order_relaxed);
+    if (key == bytes || key == NULL) {
+      slot = s;
+      break;
+    }
+  }
+  atomic_store_explicit(&slot->entry, entry, memory_order_release);
+  atomic_store_explicit(&slot->key, bytes, memory_order_release);
 }
 
 tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_t** out_entry) {
@@ -148,13 +168,20 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "empty blob: the custom call carries no serialized kernel call");
   }
-  tkrt_xla_entry_t* seen = atomic_load_explicit(
-      &tkrt_xla_by_pointer[tkrt_xla_pointer_slot(bytes, size)], memory_order_acquire);
-  if (seen && atomic_load_explicit(&seen->seen_at, memory_order_relaxed) == bytes &&
-      seen->size == size && tkrt_xla_edges_match(seen, bytes, size)) {
-    *out_entry = seen;
-    return NULL;
+  size_t home = tkrt_xla_pointer_slot(bytes, size);
+  for (size_t i = 0; i < TKRT_XLA_POINTER_PROBE; ++i) {
+    tkrt_xla_pointer_slot_t* slot = &tkrt_xla_by_pointer[(home + i) % TKRT_XLA_POINTER_SLOTS];
+    const void* key = atomic_load_explicit(&slot->key, memory_order_acquire);
+    if (key == NULL) break; /* keys fill a run of slots from their home slot */
+    if (key != bytes) continue;
+    tkrt_xla_entry_t* seen = atomic_load_explicit(&slot->entry, memory_order_acquire);
+    if (seen && seen->size == size && tkrt_xla_edges_match(seen, bytes, size)) {
+      *out_entry = seen;
+      return NULL;
+    }
+    break;
   }
+  TKRT_XLA_COUNT(blob_hashes);
   uint64_t hash = tkrt_xla_hash(bytes, size);
   tkrt_xla_entry_t* found = tkrt_xla_cache_find(hash, bytes, size);
   if (found) {
@@ -209,7 +236,6 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                  : desc->autotune_name && *desc->autotune_name
                      ? desc->autotune_name
                      : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
-  atomic_init(&entry->seen_at, NULL);
   atomic_init(&entry->decided_on, 0);
   tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
   if (!winner) {
@@ -376,6 +402,7 @@ void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
   s.devices_opened = atomic_load(&c->devices_opened);
   s.legacy_status_fallback = atomic_load(&c->legacy_status_fallback);
   s.unknown_size_fallbacks = atomic_load(&c->unknown_size_fallbacks);
+  s.blob_hashes = atomic_load(&c->blob_hashes);
   memcpy(stats, &s, s.struct_size);
 }
 

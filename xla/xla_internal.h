@@ -30,8 +30,6 @@ typedef struct tkrt_xla_entry {
    * and every buffer an alias record names (records hold buffer indices, see xla_legacy.c). */
   size_t legacy_buffers;
   const char* label;        /* call name for messages (owned by the call) */
-  /* The address the legacy target last received this blob at (see the pointer table). */
-  _Atomic(const void*) seen_at;
   /* Autotuned calls: bit `ordinal` is set once the process tuner's decision for the call is
    * cached on that device (the core then never tunes it again there), so the legacy target
    * stops building the aliased-input list the tuner alone reads. */
@@ -43,6 +41,9 @@ typedef struct tkrt_xla_entry {
 typedef struct tkrt_xla_settings {
   tkrt_device_options_t device; /* device.backend: the backends to open, "cuda,hip" by default */
   tkrt_autotuner_options_t tuner;
+  /* Count FFI executes made while the stream was capturing (executed_captured): a driver query
+   * per execute, so off unless asked for (count_captures, TKRT_XLA_COUNT_CAPTURES). */
+  bool count_captures;
 } tkrt_xla_settings_t;
 
 /* The settings, read from the environment on first use unless tkrt_xla_configure set them. */
@@ -55,7 +56,7 @@ TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
 typedef struct tkrt_xla_counters {
   atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
       decoded, cache_entries, tuned_in_execute, capture_fallbacks, errors, devices_opened,
-      legacy_status_fallback, unknown_size_fallbacks;
+      legacy_status_fallback, unknown_size_fallbacks, blob_hashes;
 } tkrt_xla_counters_t;
 
 TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;

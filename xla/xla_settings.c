@@ -40,7 +40,13 @@ static void tkrt_xla_settings_own(void) {
 
 /* The one place libtkrt_xla reads the environment: tkrt's TKRT_* variables, and its own
  * TKRT_XLA_BACKEND (default cuda,hip: never the host backend, XLA hands over device pointers and
- * a GPU stream) and TKRT_XLA_CAPTURE_POLICY (first_config, the default, or error). */
+ * a GPU stream), TKRT_XLA_CAPTURE_POLICY (first_config, the default, or error) and
+ * TKRT_XLA_COUNT_CAPTURES (1, on, yes or true: count executed_captured). */
+static bool tkrt_xla_parse_switch(const char* v) {
+  return v && (strcmp(v, "1") == 0 || strcmp(v, "on") == 0 || strcmp(v, "yes") == 0 ||
+               strcmp(v, "true") == 0);
+}
+
 static void tkrt_xla_settings_from_environment(void) {
   tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
   tkrt_device_options_init(&s->device);
@@ -56,6 +62,7 @@ static void tkrt_xla_settings_from_environment(void) {
   s->device.backend = backend && *backend ? backend : "cuda,hip";
   const char* capture = getenv("TKRT_XLA_CAPTURE_POLICY");
   if (capture && strcmp(capture, "error") == 0) s->tuner.capture_policy = TKRT_CAPTURE_POLICY_ERROR;
+  s->count_captures = tkrt_xla_parse_switch(getenv("TKRT_XLA_COUNT_CAPTURES"));
   tkrt_xla_settings_own();
   tkrt_xla_config.initialised = true;
 }
@@ -125,6 +132,10 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     s->tuner.policy = v && strcmp(v, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
   } else if (strcmp(name, "tune_prune_margin") == 0 && tkrt_xla_parse_margin(v, &margin)) {
     s->tuner.prune_margin = margin;
+  } else if (strcmp(name, "count_captures") == 0 &&
+             (!v || tkrt_xla_parse_switch(v) || strcmp(v, "0") == 0 || strcmp(v, "off") == 0 ||
+              strcmp(v, "no") == 0 || strcmp(v, "false") == 0)) {
+    s->count_captures = tkrt_xla_parse_switch(v);
   } else if (strcmp(name, "capture_policy") == 0 &&
              (!v || strcmp(v, "first_config") == 0 || strcmp(v, "error") == 0)) {
     s->tuner.capture_policy = v && strcmp(v, "error") == 0 ? TKRT_CAPTURE_POLICY_ERROR
@@ -133,7 +144,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     snprintf(error, capacity,
              "tkrt_xla_configure: unknown setting or value %s=%s (settings: backend, cache_dir, "
              "hip_library, log, tune_dir, tune_pin, tune_policy auto|never, tune_prune_margin "
-             "<number>, capture_policy first_config|error)",
+             "<number>, capture_policy first_config|error, count_captures on|off)",
              name, value ? value : "");
     code = 3; /* INVALID_ARGUMENT */
     goto done;

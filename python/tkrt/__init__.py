@@ -74,7 +74,7 @@ def _require_jax(what: str):
 STATS_FIELDS = (
     "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
     "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
-    "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks")
+    "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks", "blob_hashes")
 
 
 class _Stats(ctypes.Structure):
@@ -120,7 +120,8 @@ def configure(**settings: Optional[str]) -> None:
 
   Names: backend ("cuda,hip" by default), cache_dir, hip_library, log, tune_dir, tune_pin,
   tune_policy ("auto" | "never"), tune_prune_margin (a number), capture_policy ("first_config" |
-  "error"). None or "" restores the default. Settings not given here come from the environment
+  "error"), count_captures ("on" | "off": count executed_captured in stats(), a driver query per
+  execute; off by default). None or "" restores the default. Settings not given here come from the environment
   (TKRT_* variables) when the first call needs them; once a device is opened or a call tuned they
   are fixed, and setting one then raises ConfigurationError.
   """

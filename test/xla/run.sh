@@ -26,6 +26,8 @@ record() {  # NAME RC [NOTE]
   summary+=("CHECK $(printf '%-42s' "$1") $verdict${3:+  ($3)}")
 }
 export PYTHONUNBUFFERED=1
+# The tests report how many FFI executes XLA captured into command buffers (tkrt.stats()).
+export TKRT_XLA_COUNT_CAPTURES=1
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null || true
 
 mkdir -p "$root/build"

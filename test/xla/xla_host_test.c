@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libtkrt_xla on the host, without XLA: the typed-FFI execute handler driven through a call frame
+ * whose API table answers as XLA does (no instantiate state, so every execute looks its blob up
+ * by address), on the host backend. Real jaxlib blobs (the shared vectors) are looked up, decoded
+ * once, and then found through the address table: every call site once, never again, however
+ * many call sites share one blob; a different blob at a reused address is noticed. The launches
+ * themselves fail (the blobs hold PTX, the device is the host), which is the error checked.
+ *
+ * usage: xla_host_test JAXLIB_VECTORS_DIR [case...]   (exit 77 without the vectors) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test/harness.h"
+#include "xla/tkrt_xla.h"
+
+static const char* g_vectors;
+
+struct tkrt_ffi_error {
+  char message[512];
+};
+
+static tkrt_ffi_error_t* fake_error_create(tkrt_ffi_error_create_args_t* args) {
+  tkrt_ffi_error_t* error = calloc(1, sizeof(*error));
+  if (error) snprintf(error->message, sizeof(error->message), "%s", args->message);
+  return error;
+}
+static void fake_error_destroy(tkrt_ffi_error_destroy_args_t* args) { (void)args; }
+static tkrt_ffi_error_t* fake_stream_get(tkrt_ffi_stream_get_args_t* args) {
+  args->stream = NULL; /* the host device's default stream */
+  return NULL;
+}
+static tkrt_ffi_error_t* fake_device_ordinal_get(tkrt_ffi_device_ordinal_get_args_t* args) {
+  args->device_ordinal = 0;
+  return NULL;
+}
+
+static tkrt_xla_stats_t stats(void) {
+  tkrt_xla_stats_t s;
+  memset(&s, 0, sizeof(s));
+  s.struct_size = sizeof(s);
+  tkrt_xla_get_stats(&s);
+  return s;
+}
+
+/* One execute of `blob` (at its own address) through a frame like XLA's; returns the error's
+ * message (static storage), or NULL when the execute succeeded. */
+static const char* execute(const void* blob, size_t size) {
+  static tkrt_ffi_api_t api;
+  api.struct_size = sizeof(api);
+  api.error_create = fake_error_create;
+  api.error_destroy = fake_error_destroy;
+  api.stream_get = fake_stream_get;
+  api.device_ordinal_get = fake_device_ordinal_get;
+  static float x[16], y[16], out[16];
+  int64_t dims[1] = {16};
+  tkrt_ffi_buffer_t bx = {.struct_size = sizeof(bx), .dtype = TKRT_FFI_DTYPE_F32, .data = x,
+                          .rank = 1, .dims = dims};
+  tkrt_ffi_buffer_t by = bx, bout = bx;
+  by.data = y;
+  bout.data = out;
+  tkrt_ffi_arg_type_t arg_types[2] = {TKRT_FFI_ARG_BUFFER, TKRT_FFI_ARG_BUFFER};
+  tkrt_ffi_ret_type_t ret_types[1] = {TKRT_FFI_RET_BUFFER};
+  void* args[2] = {&bx, &by};
+  void* rets[1] = {&bout};
+  tkrt_ffi_byte_span_t name = {"opaque", 6}, value = {blob, size};
+  tkrt_ffi_byte_span_t* names[1] = {&name};
+  tkrt_ffi_attr_type_t attr_types[1] = {TKRT_FFI_ATTR_STRING};
+  void* attrs[1] = {&value};
+  tkrt_ffi_call_frame_t frame;
+  memset(&frame, 0, sizeof(frame));
+  frame.struct_size = sizeof(frame);
+  frame.api = &api;
+  frame.stage = TKRT_FFI_STAGE_EXECUTE;
+  frame.args = (tkrt_ffi_args_t){.struct_size = sizeof(tkrt_ffi_args_t), .size = 2,
+                                 .types = arg_types, .args = args};
+  frame.rets = (tkrt_ffi_rets_t){.struct_size = sizeof(tkrt_ffi_rets_t), .size = 1,
+                                 .types = ret_types, .rets = rets};
+  frame.attrs = (tkrt_ffi_attrs_t){.struct_size = sizeof(tkrt_ffi_attrs_t), .size = 1,
+                                   .types = attr_types, .names = names, .attrs = attrs};
+  static char message[512];
+  tkrt_ffi_error_t* error = tkrt_xla_ffi_execute(&frame);
+  if (!error) return NULL;
+  snprintf(message, sizeof(message), "%s", error->message);
+  free(error);
+  return message;
+}
+
+static void* read_vector(const char* name, size_t* size) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s/call.pb.z", g_vectors, name);
+  return tkrt_test_read_file(path, size);
+}
+
+static void settings(void) {
+  char error[512];
+  /* Before the first call: the host backend (XLA's default is cuda,hip), captures not counted. */
+  EXPECT_EQ_U64(tkrt_xla_configure("backend", "host", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "on", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "off", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "sometimes", error, sizeof(error)), 3);
+  EXPECT_TRUE(strstr(error, "count_captures on|off") != NULL);
+  /* A build without TKRT_PROFILE times nothing. */
+  double rate = -1;
+  uint64_t values[4];
+  const char* stage_names[4];
+#ifdef TKRT_PROFILE
+  EXPECT_TRUE(tkrt_xla_profile(values, stage_names, 4, &rate, 1) > 4 && rate > 0);
+#else
+  EXPECT_EQ_U64(tkrt_xla_profile(values, stage_names, 4, &rate, 1), 0);
+  EXPECT_TRUE(rate == 0);
+#endif
+}
+
+static void address_table(void) {
+  size_t add_size = 0, other_size = 0;
+  unsigned char* add = read_vector("add_f32", &add_size);
+  unsigned char* other = read_vector("scalars", &other_size);
+  ASSERT_TRUE(add && other && add_size != other_size);
+  /* 50 call sites carrying the same blob, each at its own address, as in a chain of calls. */
+  enum { SITES = 50 };
+  size_t capacity = add_size > other_size ? add_size : other_size;
+  unsigned char* sites[SITES];
+  for (int i = 0; i < SITES; ++i) {
+    sites[i] = malloc(capacity);
+    ASSERT_TRUE(sites[i] != NULL);
+    memcpy(sites[i], add, add_size);
+  }
+  tkrt_xla_stats_t before = stats();
+  for (int i = 0; i < SITES; ++i) {
+    const char* message = execute(sites[i], add_size);
+    EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  }
+  tkrt_xla_stats_t first = stats();
+  EXPECT_EQ_U64(first.decoded - before.decoded, 1);
+  EXPECT_EQ_U64(first.blob_hashes - before.blob_hashes, SITES); /* each site's first call */
+  EXPECT_EQ_U64(first.cache_entries - before.cache_entries, 1);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < SITES; ++i) (void)execute(sites[i], add_size);
+  }
+  tkrt_xla_stats_t later = stats();
+  EXPECT_EQ_U64(later.blob_hashes - first.blob_hashes, 0); /* every site hits, every round */
+  EXPECT_EQ_U64(later.decoded - first.decoded, 0);
+  EXPECT_EQ_U64(later.errors - first.errors, 3 * SITES);
+
+  /* Another blob at a reused address: looked up (and decoded) afresh, not taken for the old. */
+  memcpy(sites[7], other, other_size);
+  const char* message = execute(sites[7], other_size);
+  EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  tkrt_xla_stats_t reused = stats();
+  EXPECT_EQ_U64(reused.decoded - later.decoded, 1);
+  EXPECT_EQ_U64(reused.blob_hashes - later.blob_hashes, 1);
+  (void)execute(sites[7], other_size);
+  EXPECT_EQ_U64(stats().blob_hashes - reused.blob_hashes, 0);
+  /* And back: the address with the first blob's size still names the first entry (its edges
+   * match), so nothing is hashed or decoded again. */
+  memcpy(sites[7], add, add_size);
+  message = execute(sites[7], add_size);
+  EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  tkrt_xla_stats_t back = stats();
+  EXPECT_EQ_U64(back.decoded - reused.decoded, 0);
+  EXPECT_EQ_U64(back.blob_hashes - reused.blob_hashes, 0);
+  EXPECT_EQ_U64(back.executed_captured, 0); /* not counted unless asked for */
+  for (int i = 0; i < SITES; ++i) free(sites[i]);
+  free(add);
+  free(other);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s JAXLIB_VECTORS_DIR [case...]\n", argv[0]);
+    return 2;
+  }
+  g_vectors = argv[1];
+  size_t size = 0;
+  void* probe = read_vector("add_f32", &size);
+  if (!probe) {
+    fprintf(stderr, "skipped: no jaxlib vectors at %s\n", g_vectors);
+    return 77;
+  }
+  free(probe);
+  static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(settings),
+                                           TKRT_TEST_CASE(address_table)};
+  argv[1] = argv[0];
+  return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
+}
