@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Runs issue 17's benchmarks on a machine with an NVIDIA GPU (CUDA driver, JAX with CUDA, jaxlib,
 # Triton 3.6 with torch): builds tkrt's benchmarks, the floor library and libtkrt_xla (Release),
-# then, each step under its own timeout (build 150 s, steps 40 + 140 + 140 s: at most 470 s in all,
-# typically about half) so that the whole run stays within 8 minutes on an H200:
+# then, each step under its own timeout (configure 100 s, build 150 s, steps 40 + 140 + 140 s, and
+# step 4's 60 + 120 + 100 s: at most 850 s in all, typically 2 to 4 minutes on an H200):
 #   1. the 4-config matmul's first call, tkrt (two processes) vs jaxlib   (tkrt_bench tune)
 #   2. the 24-config Triton matmul, cold and warm, tkrt vs jaxlib          (bench/tune_matmul.py)
 #   3. the multi-call pipeline and chains vs jaxlib and the floor handlers,
