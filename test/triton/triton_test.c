@@ -93,6 +93,18 @@ static const char kHostJson[] =
     "{\"name\": \"add_kernel\", \"target\": {\"backend\": \"host\", \"arch\": \"any\", "
     "\"warp_size\": 1}, \"num_warps\": %d, \"num_ctas\": 1, \"num_stages\": 1, \"shared\": 0}";
 
+/* A host-only output of add_kernel in `dir` (made if missing): the metadata with `num_warps`, the
+ * shared TTIR and `host_image` as add_kernel.so. */
+static void make_host_output(const char* dir, const char* host_image, int num_warps) {
+  char json[512], ttir[1024];
+  mkdir(dir, 0755);
+  snprintf(json, sizeof(json), kHostJson, num_warps);
+  write_text(dir, "add_kernel.json", json);
+  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  copy_file(ttir, dir, "add_kernel.ttir");
+  copy_file(host_image, dir, "add_kernel.so");
+}
+
 /* ---------------------------------------------------------------- JSON */
 
 static tkrt_status_t parse(const char* text) {
@@ -650,16 +662,10 @@ static void host_call_autotuned(void) {
   tkrt_triton_kernel_t* k[3] = {NULL, NULL, NULL};
   tkrt_triton_variant_t variants[3];
   char constants[3][32];
-  char ttir[1024];
-  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
   for (int v = 0; v < 3; ++v) {
-    char dir[1024], name[32], json[512];
+    char dir[1024], name[32];
     snprintf(name, sizeof(name), "variant%d", blocks[v]);
-    make_dir(name, dir, sizeof(dir));
-    snprintf(json, sizeof(json), kHostJson, 2 << v);
-    write_text(dir, "add_kernel.json", json);
-    copy_file(ttir, dir, "add_kernel.ttir");
-    copy_file(g_host[v], dir, "add_kernel.so");
+    make_host_output(make_dir(name, dir, sizeof(dir)), g_host[v], 2 << v);
     ASSERT_OK(load1(dir, &k[v]));
     EXPECT_STREQ(tkrt_triton_kernel_target(k[v], 0)->backend, "host");
     snprintf(constants[v], sizeof(constants[v]), "BLOCK=%d", blocks[v]);
@@ -851,16 +857,11 @@ static void host_prepared_launch(void) {
   static const int blocks[3] = {256, 512, 1024};
   tkrt_triton_kernel_t* kv[3] = {NULL, NULL, NULL};
   tkrt_triton_variant_t variants[3];
-  char constants[3][32], ttir[1024];
-  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
+  char constants[3][32];
   for (int v = 0; v < 3; ++v) {
-    char vdir[1024], name[32], json[512];
+    char vdir[1024], name[32];
     snprintf(name, sizeof(name), "prepared%d", blocks[v]);
-    make_dir(name, vdir, sizeof(vdir));
-    snprintf(json, sizeof(json), kHostJson, 2 << v);
-    write_text(vdir, "add_kernel.json", json);
-    copy_file(ttir, vdir, "add_kernel.ttir");
-    copy_file(g_host[v], vdir, "add_kernel.so");
+    make_host_output(make_dir(name, vdir, sizeof(vdir)), g_host[v], 2 << v);
     ASSERT_OK(load1(vdir, &kv[v]));
     snprintf(constants[v], sizeof(constants[v]), "BLOCK=%d", blocks[v]);
     variants[v] = (tkrt_triton_variant_t){kv[v], "cdiv(n, BLOCK)", {0, 0, 0}, constants[v], NULL};
@@ -972,13 +973,8 @@ static void native_code_consent(void) {
                 "tkrt_triton_load_options_t.allow_native_code");
 
   /* A host-only output (target.backend "host") is refused the same way. */
-  char host_dir[1024], json[512], ttir[1024];
-  make_dir("consent_host_only", host_dir, sizeof(host_dir));
-  snprintf(json, sizeof(json), kHostJson, 8);
-  write_text(host_dir, "add_kernel.json", json);
-  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
-  copy_file(ttir, host_dir, "add_kernel.ttir");
-  copy_file(g_host[2], host_dir, "add_kernel.so");
+  char host_dir[1024];
+  make_host_output(make_dir("consent_host_only", host_dir, sizeof(host_dir)), g_host[2], 8);
   path = host_dir;
   EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, NULL, &k), TKRT_STATUS_PERMISSION_DENIED,
                 "/consent_host_only/add_kernel.so, a host image");
@@ -1034,16 +1030,10 @@ static int write_fixture(char** argv) {
     fclose(out);
   }
   static const int blocks[3] = {256, 512, 1024};
-  char ttir[1024];
-  vector_path(ttir, sizeof(ttir), "add/cuda_sm90/add_kernel.ttir");
   for (int v = 0; v < 3; ++v) {
-    char variant[2048], json[512];
+    char variant[2048];
     snprintf(variant, sizeof(variant), "%s/variant%d", dir, blocks[v]);
-    mkdir(variant, 0755);
-    snprintf(json, sizeof(json), kHostJson, 2 << v);
-    write_text(variant, "add_kernel.json", json);
-    copy_file(ttir, variant, "add_kernel.ttir");
-    copy_file(argv[4 + v], variant, "add_kernel.so");
+    make_host_output(variant, argv[4 + v], 2 << v);
   }
   return 0;
 }
