@@ -86,15 +86,8 @@ FLOOR_API size_t bench_floor_profile(uint64_t* values, const char** names, size_
       FLOOR_PROFILE_STAGES(FLOOR_PROFILE_NAME)
 #undef FLOOR_PROFILE_NAME
   };
-  static double rate;
-  if (rate == 0) rate = tkrt_profile_ticks_per_us();
-  if (ticks_per_us) *ticks_per_us = rate;
-  for (size_t i = 0; i < FLOOR_PROF_COUNT; ++i) {
-    uint64_t value = reset ? atomic_exchange(&floor_profile[i], 0) : atomic_load(&floor_profile[i]);
-    if (i < capacity && values) values[i] = value;
-    if (i < capacity && names) names[i] = kNames[i];
-  }
-  return FLOOR_PROF_COUNT;
+  return tkrt_profile_read(floor_profile, kNames, FLOOR_PROF_COUNT, values, names, capacity,
+                           ticks_per_us, reset);
 #else
   (void)values, (void)names, (void)capacity, (void)reset;
   if (ticks_per_us) *ticks_per_us = 0;

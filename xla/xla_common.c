@@ -418,16 +418,8 @@ size_t tkrt_xla_profile(uint64_t* values, const char** names, size_t capacity,
       TKRT_XLA_PROFILE_STAGES(TKRT_XLA_PROFILE_NAME)
 #undef TKRT_XLA_PROFILE_NAME
   };
-  static double rate;
-  if (rate == 0) rate = tkrt_profile_ticks_per_us();
-  if (ticks_per_us) *ticks_per_us = rate;
-  for (size_t i = 0; i < TKRT_XLA_PROF_COUNT; ++i) {
-    uint64_t value = reset ? atomic_exchange(&tkrt_xla_profile_counters[i], 0)
-                           : atomic_load(&tkrt_xla_profile_counters[i]);
-    if (i < capacity && values) values[i] = value;
-    if (i < capacity && names) names[i] = kNames[i];
-  }
-  return TKRT_XLA_PROF_COUNT;
+  return tkrt_profile_read(tkrt_xla_profile_counters, kNames, TKRT_XLA_PROF_COUNT, values, names,
+                           capacity, ticks_per_us, reset);
 #else
   (void)values, (void)names, (void)capacity, (void)reset;
   if (ticks_per_us) *ticks_per_us = 0;

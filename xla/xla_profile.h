@@ -9,6 +9,7 @@
 
 #ifdef TKRT_PROFILE
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -32,6 +33,23 @@ static inline double tkrt_profile_ticks_per_us(void) {
   clock_gettime(CLOCK_MONOTONIC, &b);
   double us = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
   return us > 0 ? (double)(t1 - t0) / us : 0;
+}
+
+/* What tkrt_xla_profile and bench_floor_profile return: copies up to `capacity` counters and their
+ * names, sets *ticks_per_us (measured on first use), zeroes the counters when `reset`. */
+static inline size_t tkrt_profile_read(atomic_uint_fast64_t* counters, const char* const* names,
+                                       size_t count, uint64_t* out_values,
+                                       const char** out_names, size_t capacity,
+                                       double* ticks_per_us, int reset) {
+  static double rate;
+  if (rate == 0) rate = tkrt_profile_ticks_per_us();
+  if (ticks_per_us) *ticks_per_us = rate;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t value = reset ? atomic_exchange(&counters[i], 0) : atomic_load(&counters[i]);
+    if (i < capacity && out_values) out_values[i] = value;
+    if (i < capacity && out_names) out_names[i] = names[i];
+  }
+  return count;
 }
 
 #define TKRT_PROFILE_TICK(var) const uint64_t var = tkrt_profile_ticks()
