@@ -11,14 +11,16 @@ from the jaxlib-0.11.2 vectors' Triton 3.6 PTX, so every runtime gets the same o
 Runtimes: jaxlib (triton_kernel_call[_ffi]), tkrt (libtkrt_xla), floor_noop and floor_launch
 (bench/xla_floor.c: libtkrt_bench_floor.so; floor_launch runs the same kernels, one fixed config
 for the autotuned calls), floor_big (floor_launch with an `opaque` padded to the size of the real
-blob: what XLA itself spends on a large attribute), each through the typed-FFI (api_version 4) and the legacy (api_version 2)
+blob: what XLA itself spends on a large attribute), floor_init (typed FFI only: floor_launch with an
+initialize stage that does nothing: what XLA spends on a handler that has that stage, which it runs
+before every execution), each through the typed-FFI (api_version 4) and the legacy (api_version 2)
 custom call. Modes, each in its own process: command buffers default (XLA's), off
 (--xla_gpu_enable_command_buffer=), forced (custom calls allowed, no minimum graph size).
 
     python3 bench/jax_pipeline.py --floor-lib build/.../libtkrt_bench_floor.so --json out.json
 
 Reported per (mode, shape, api): µs per iteration (median), tkrt/jaxlib, tkrt/floor_launch,
-tkrt/floor_big, jaxlib/floor_launch, floor_noop. Results of every runtime but floor_noop are checked
+tkrt/floor_big, tkrt/floor_init, jaxlib/floor_launch, floor_noop. Results of every runtime but floor_noop are checked
 against numpy. With --profile and a profile build (CMake -DTKRT_PROFILE=ON) of libtkrt_xla
 (TKRT_XLA_LIBRARY) and of the floor library, each mode also reports, for the chains, ns per call
 spent in each stage of tkrt's handlers and of the floor's (xla/xla_profile.h).
@@ -46,7 +48,7 @@ MODES = {
     "forced": "--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL "
               "--xla_gpu_graph_min_graph_size=1",
 }
-RUNTIMES = ("jaxlib", "tkrt", "floor_noop", "floor_launch", "floor_big")
+RUNTIMES = ("jaxlib", "tkrt", "floor_noop", "floor_launch", "floor_big", "floor_init")
 APIS = ("ffi", "legacy")
 # The pipeline: (kind, first operand, second operand) over the values x, y, t1..t4; the result
 # of step i is named t<i>. P: out = a + b (add_kernel); A: a += b in place (autotuned).
@@ -162,8 +164,17 @@ def run_mode(args):
       targets[(f"floor_{what}", "legacy")] = f"bench_floor_legacy_{what}"
     for api in APIS:
       targets[("floor_big", api)] = targets[("floor_launch", api)]
+    # floor_init: floor_launch plus an initialize stage that does nothing (the no-op handler
+    # answers XLA's metadata query and returns). XLA calls an initialize stage before every
+    # execution of every call site, building a call frame for it: what that costs is the floor
+    # of any command-buffer-compatible handler that must load its modules before a capture.
+    bundle = {"initialize": jax.ffi.pycapsule(floor_lib.bench_floor_ffi_noop),
+              "execute": jax.ffi.pycapsule(floor_lib.bench_floor_ffi_launch)}
+    jax.ffi.register_ffi_target("bench_floor_ffi_init", bundle, platform="CUDA", api_version=1,
+                                **kwargs)
+    targets[("floor_init", "ffi")] = "bench_floor_ffi_init"
   except Exception as e:  # noqa: BLE001
-    why["floor_noop"] = why["floor_launch"] = why["floor_big"] = (
+    why["floor_noop"] = why["floor_launch"] = why["floor_big"] = why["floor_init"] = (
         f"floor library: {type(e).__name__}: {e}")
 
   prim = jcore.Primitive("tkrt_pipeline_call")
@@ -220,7 +231,8 @@ def run_mode(args):
         v = {"shape": shape, "runtime": runtime, "api": api, "measured": False}
         result["variants"].append(v)
         if (runtime, api) not in targets:
-          v["why_not"] = why.get(runtime, "target not registered")
+          v["why_not"] = why.get(runtime, "target not registered" if api == "ffi" or
+                                 runtime != "floor_init" else "typed FFI only")
           continue
         try:
           errors_before = floor_lib.bench_floor_errors() if floor_lib else 0
@@ -286,6 +298,7 @@ def profile_stages(args, live, x0, y0, floor_lib):
   sources = {"tkrt": tkrt.load_library().tkrt_xla_profile}
   if floor_lib is not None:
     sources["floor_launch"] = sources["floor_big"] = floor_lib.bench_floor_profile
+    sources["floor_init"] = floor_lib.bench_floor_profile
   for v in live:
     if v["runtime"] not in sources or v["shape"] == "pipeline":
       continue
@@ -304,9 +317,12 @@ def profile_stages(args, live, x0, y0, floor_lib):
     if not calls or not rate:
       v["profile"] = {"note": "not a profile build (CMake -DTKRT_PROFILE=ON)"}
       continue
-    v["profile"] = {"calls": calls, "wall_us_per_call": wall * 1e6 / calls,
-                    "ns_per_call": {k[len(prefix):]: values[k] / rate * 1e3 / calls
-                                    for k in values if k.startswith(prefix) and k != prefix + "calls"}}
+    stages = {k[len(prefix):]: values[k] / rate * 1e3 / calls
+              for k in values if k.startswith(prefix) and k != prefix + "calls"}
+    if v["api"] == "ffi" and values.get("init_calls"):
+      # tkrt's initialize stage, which XLA runs before every execution (ns per initialize).
+      stages["initialize"] = values["init_total"] / rate * 1e3 / values["init_calls"]
+    v["profile"] = {"calls": calls, "wall_us_per_call": wall * 1e6 / calls, "ns_per_call": stages}
 
 
 def main():
@@ -355,8 +371,8 @@ def main():
         f"(median of {args.reps} samples of {args.iters} chained iterations); pipeline = 9 calls "
         f"(5 autotuned), chains = {args.k} calls")
   print(f"{'mode':<9}{'shape':<17}{'api':<8}{'jaxlib':>9}{'tkrt':>9}{'floor0':>9}{'floorL':>9}"
-        f"{'floorLB':>9}{'tkrt/jaxlib':>12}{'tkrt/floorL':>12}{'tkrt/floorLB':>13}"
-        f"{'jaxlib/floorL':>14}")
+        f"{'floorLB':>9}{'floorLI':>9}{'tkrt/jaxlib':>12}{'tkrt/floorL':>12}{'tkrt/floorLB':>13}"
+        f"{'tkrt/floorLI':>13}{'jaxlib/floorL':>14}")
   rows = []
   for mode, m in modes.items():
     if "error" in m:
@@ -372,16 +388,17 @@ def main():
                "tkrt_over_jaxlib": ratio("tkrt", "jaxlib"),
                "tkrt_over_floor_launch": ratio("tkrt", "floor_launch"),
                "tkrt_over_floor_big": ratio("tkrt", "floor_big"),
+               "tkrt_over_floor_init": ratio("tkrt", "floor_init"),
                "jaxlib_over_floor_launch": ratio("jaxlib", "floor_launch")}
         rows.append(row)
         print(f"{mode:<9}{shape:<17}{api:<8}{fmt(us['jaxlib'], 1):>9}{fmt(us['tkrt'], 1):>9}"
               f"{fmt(us['floor_noop'], 1):>9}{fmt(us['floor_launch'], 1):>9}"
-              f"{fmt(us['floor_big'], 1):>9}"
+              f"{fmt(us['floor_big'], 1):>9}{fmt(us['floor_init'], 1):>9}"
               f"{fmt(row['tkrt_over_jaxlib']):>12}{fmt(row['tkrt_over_floor_launch']):>12}"
-              f"{fmt(row['tkrt_over_floor_big']):>13}"
+              f"{fmt(row['tkrt_over_floor_big']):>13}{fmt(row['tkrt_over_floor_init']):>13}"
               f"{fmt(row['jaxlib_over_floor_launch']):>14}")
         for r, c in cells.items():
-          if c and not c.get("measured"):
+          if c and not c.get("measured") and c.get("why_not") != "typed FFI only":
             print(f"    {r} not measured: {c.get('why_not')}")
   profiled = [(mode, v) for mode, m in modes.items() for v in m["variants"] if "profile" in v]
   if profiled:

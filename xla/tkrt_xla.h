@@ -54,6 +54,10 @@ typedef struct tkrt_xla_stats {
    * ran no instantiate stage for, and legacy call sites whose address missed the pointer table
    * (each call site should miss once). */
   uint64_t blob_hashes;
+  /* FFI initialize calls that prepared the call on the device (loaded its modules, or found
+   * them loaded by another call site): once per distinct call and device when all goes well.
+   * The other initialize calls find the call prepared and return at once. */
+  uint64_t prepared;
 } tkrt_xla_stats_t;
 
 /* Fills *stats (struct_size must be set; fields beyond it are not written). */

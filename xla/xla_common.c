@@ -403,6 +403,7 @@ void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
   s.legacy_status_fallback = atomic_load(&c->legacy_status_fallback);
   s.unknown_size_fallbacks = atomic_load(&c->unknown_size_fallbacks);
   s.blob_hashes = atomic_load(&c->blob_hashes);
+  s.prepared = atomic_load(&c->prepared);
   memcpy(stats, &s, s.struct_size);
 }
 

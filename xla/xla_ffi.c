@@ -340,8 +340,28 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   tkrt_ffi_error_t* error = tkrt_xla_check_frame(frame);
   if (error) return error;
   if (tkrt_xla_is_metadata_query(frame)) return tkrt_xla_answer_metadata(frame, false);
+  TKRT_PROFILE_TICK(t0);
   tkrt_xla_entry_t* entry = NULL;
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
+  /* XLA runs this stage before every execution of every call site, not once: after the first
+   * successful prepare on a device, the ordinal and one bit answer it. */
+  tkrt_ffi_device_ordinal_get_args_t query = {
+      .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_device_ordinal_get_args_t, device_ordinal),
+      .extension_start = NULL,
+      .ctx = frame->ctx,
+      .device_ordinal = -1,
+  };
+  if ((error = frame->api->device_ordinal_get(&query))) return error;
+  uint_fast64_t bit = query.device_ordinal >= 0 && query.device_ordinal < TKRT_XLA_MAX_DEVICES
+                          ? (uint_fast64_t)1 << (unsigned)query.device_ordinal
+                          : 0;
+  if (bit && (atomic_load_explicit(&entry->prepared_on, memory_order_acquire) & bit)) {
+    TKRT_XLA_COUNT(initialized);
+    TKRT_PROFILE_TICK(t1);
+    TKRT_XLA_PROF_CALL(init_calls);
+    TKRT_XLA_PROF(init_total, t0, t1);
+    return NULL;
+  }
   int ordinal;
   tkrt_device_t* device;
   tkrt_stream_t stream;
@@ -353,7 +373,12 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   tkrt_status_t status = tkrt_stream_is_capturing(device, stream, &capturing);
   if (!status && !capturing) status = tkrt_call_prepare(entry->call, device);
   if (status) return tkrt_xla_from_status(frame->api, status, "preparing", entry->label);
+  if (!capturing && bit) atomic_fetch_or_explicit(&entry->prepared_on, bit, memory_order_release);
   TKRT_XLA_COUNT(initialized);
+  TKRT_XLA_COUNT(prepared);
+  TKRT_PROFILE_TICK(t1);
+  TKRT_XLA_PROF_CALL(init_calls);
+  TKRT_XLA_PROF(init_total, t0, t1);
   return NULL;
 }
 

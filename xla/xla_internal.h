@@ -34,6 +34,10 @@ typedef struct tkrt_xla_entry {
    * cached on that device (the core then never tunes it again there), so the legacy target
    * stops building the aliased-input list the tuner alone reads. */
   atomic_uint_fast64_t decided_on;
+  /* Typed FFI: bit `ordinal` is set once the call is prepared on that device (modules loaded,
+   * scratch allocated). XLA runs the initialize stage before every execution of every call
+   * site; with the bit set, that stage answers at once (no device lookup, no driver query). */
+  atomic_uint_fast64_t prepared_on;
   unsigned char bytes[];    /* the opaque blob, compared on lookup */
 } tkrt_xla_entry_t;
 
@@ -56,7 +60,7 @@ TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
 typedef struct tkrt_xla_counters {
   atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
       decoded, cache_entries, tuned_in_execute, capture_fallbacks, errors, devices_opened,
-      legacy_status_fallback, unknown_size_fallbacks, blob_hashes;
+      legacy_status_fallback, unknown_size_fallbacks, blob_hashes, prepared;
 } tkrt_xla_counters_t;
 
 TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;

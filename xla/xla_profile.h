@@ -67,7 +67,7 @@ static inline size_t tkrt_profile_read(atomic_uint_fast64_t* counters, const cha
 #define TKRT_XLA_PROFILE_STAGES(X)                                                            \
   X(ffi_calls) X(ffi_entry) X(ffi_device) X(ffi_buffers) X(ffi_capture) X(ffi_launch)         \
   X(ffi_total) X(legacy_calls) X(legacy_entry) X(legacy_device) X(legacy_view)                \
-  X(legacy_launch) X(legacy_total)
+  X(legacy_launch) X(legacy_total) X(init_calls) X(init_total)
 
 enum {
 #define TKRT_XLA_PROFILE_ENUM(name) TKRT_XLA_PROF_##name,

@@ -74,7 +74,8 @@ def _require_jax(what: str):
 STATS_FIELDS = (
     "instantiated", "initialized", "executed", "executed_captured", "legacy_executed",
     "decoded", "cache_entries", "tuned_in_execute", "capture_fallbacks", "errors",
-    "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks", "blob_hashes")
+    "devices_opened", "legacy_status_fallback", "unknown_size_fallbacks", "blob_hashes",
+    "prepared")
 
 
 class _Stats(ctypes.Structure):

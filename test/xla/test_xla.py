@@ -197,6 +197,41 @@ def _autotuned():
   return f"{note}; tuned_in_execute={s['tuned_in_execute']}"
 
 
+@check("initialize_prepares_once_per_call_and_device")
+def _initialize_once():
+  """XLA runs the typed-FFI initialize stage before every execution of every call site: the
+  first prepares the call on the device, the others must find it prepared and return."""
+  kernel = fe.compile_kernel(add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                                          "n": "i32"}, {"BLOCK": 512},
+                             divisible=("x_ptr", "y_ptr", "out_ptr"))
+  params = [fe.array(), fe.array(), fe.array(), fe.scalar(N, "i32")]
+  # A name no other case uses: a blob (and a call) of its own, never prepared before.
+  opaque = fe.blob(fe.kernel_call(kernel, (fe.cdiv(N, 512),), params), name="init_once")
+  sites, runs = 8, 5
+
+  def chain(x, y):
+    for _ in range(sites):
+      x = fe.call(fe.TKRT_FFI, opaque, x, y, out_shapes=[F32])[0]
+    return x
+
+  f = jax.jit(chain)
+  before = tkrt.stats()
+  for _ in range(runs):
+    out = f(X, Y)
+  want = X
+  for _ in range(sites):
+    want = want + Y  # float32, one add per call as the kernel does
+  if not fe.same(out, want):
+    raise AssertionError("wrong result from the chain")
+  after = tkrt.stats()
+  delta = {k: after[k] - before[k] for k in ("initialized", "prepared", "executed", "errors")}
+  # Every execution initializes every call site; one call on one device is prepared once.
+  if delta["initialized"] != sites * runs or delta["prepared"] != 1 or delta["errors"]:
+    raise AssertionError(f"counters moved by {delta}; want initialized {sites * runs}, "
+                         f"prepared 1, errors 0")
+  return f"{delta}"
+
+
 @check("autotuned_plain_add_4_configs")
 def _autotuned_add():
   calls = []

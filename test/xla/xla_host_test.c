@@ -4,7 +4,9 @@
  * by address), on the host backend. Real jaxlib blobs (the shared vectors) are looked up, decoded
  * once, and then found through the address table: every call site once, never again, however
  * many call sites share one blob; a different blob at a reused address is noticed. The launches
- * themselves fail (the blobs hold PTX, the device is the host), which is the error checked.
+ * themselves fail (the blobs hold PTX, the device is the host), which is the error checked; so
+ * does the initialize stage's prepare, which must then be tried again at every initialize (the
+ * GPU suite, test/xla/test_xla.py, checks the prepared path: one prepare, then none).
  *
  * usage: xla_host_test JAXLIB_VECTORS_DIR [case...]   (exit 77 without the vectors) */
 #include <stdio.h>
@@ -43,9 +45,12 @@ static tkrt_xla_stats_t stats(void) {
   return s;
 }
 
-/* One execute of `blob` (at its own address) through a frame like XLA's; returns the error's
- * message (static storage), or NULL when the execute succeeded. */
-static const char* execute(const void* blob, size_t size) {
+typedef tkrt_ffi_error_t* (*stage_handler_t)(tkrt_ffi_call_frame_t* frame);
+
+/* One call of a stage's handler on `blob` (at its own address) through a frame like XLA's;
+ * returns the error's message (static storage), or NULL when the stage succeeded. */
+static const char* run_stage(stage_handler_t handler, tkrt_ffi_stage_t stage,
+                             const void* blob, size_t size) {
   static tkrt_ffi_api_t api;
   api.struct_size = sizeof(api);
   api.error_create = fake_error_create;
@@ -71,7 +76,7 @@ static const char* execute(const void* blob, size_t size) {
   memset(&frame, 0, sizeof(frame));
   frame.struct_size = sizeof(frame);
   frame.api = &api;
-  frame.stage = TKRT_FFI_STAGE_EXECUTE;
+  frame.stage = stage;
   frame.args = (tkrt_ffi_args_t){.struct_size = sizeof(tkrt_ffi_args_t), .size = 2,
                                  .types = arg_types, .args = args};
   frame.rets = (tkrt_ffi_rets_t){.struct_size = sizeof(tkrt_ffi_rets_t), .size = 1,
@@ -79,11 +84,19 @@ static const char* execute(const void* blob, size_t size) {
   frame.attrs = (tkrt_ffi_attrs_t){.struct_size = sizeof(tkrt_ffi_attrs_t), .size = 1,
                                    .types = attr_types, .names = names, .attrs = attrs};
   static char message[512];
-  tkrt_ffi_error_t* error = tkrt_xla_ffi_execute(&frame);
+  tkrt_ffi_error_t* error = handler(&frame);
   if (!error) return NULL;
   snprintf(message, sizeof(message), "%s", error->message);
   free(error);
   return message;
+}
+
+static const char* execute(const void* blob, size_t size) {
+  return run_stage(tkrt_xla_ffi_execute, TKRT_FFI_STAGE_EXECUTE, blob, size);
+}
+
+static const char* initialize(const void* blob, size_t size) {
+  return run_stage(tkrt_xla_ffi_initialize, TKRT_FFI_STAGE_INITIALIZE, blob, size);
 }
 
 static void* read_vector(const char* name, size_t* size) {
@@ -166,6 +179,26 @@ static void address_table(void) {
   free(other);
 }
 
+/* XLA runs initialize before every execution. A call whose prepare fails (PTX on the host) is
+ * never taken for prepared: every initialize tries again and reports the same error, and the
+ * counters of successful initializes and prepares do not move. */
+static void initialize_failure_is_not_remembered(void) {
+  size_t size = 0;
+  unsigned char* add = read_vector("add_f32", &size);
+  ASSERT_TRUE(add != NULL);
+  tkrt_xla_stats_t before = stats();
+  for (int i = 0; i < 3; ++i) {
+    const char* message = initialize(add, size);
+    EXPECT_TRUE(message && strstr(message, "preparing") != NULL &&
+                strstr(message, "no image for this device (host") != NULL);
+  }
+  tkrt_xla_stats_t after = stats();
+  EXPECT_EQ_U64(after.initialized - before.initialized, 0);
+  EXPECT_EQ_U64(after.prepared - before.prepared, 0);
+  EXPECT_EQ_U64(after.errors - before.errors, 3);
+  free(add);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s JAXLIB_VECTORS_DIR [case...]\n", argv[0]);
@@ -180,7 +213,8 @@ int main(int argc, char** argv) {
   }
   free(probe);
   static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(settings),
-                                           TKRT_TEST_CASE(address_table)};
+                                           TKRT_TEST_CASE(address_table),
+                                           TKRT_TEST_CASE(initialize_failure_is_not_remembered)};
   argv[1] = argv[0];
   return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
 }
