@@ -336,6 +336,9 @@ def main():
   parser.add_argument("--reps", type=int, default=30)
   parser.add_argument("--modes", default="default,off,forced")
   parser.add_argument("--mode-timeout", type=int, default=150, help="seconds per mode")
+  parser.add_argument("--runs", type=int, default=1,
+                      help="measure every mode this many times, each in fresh processes; report "
+                           "medians and each ratio's range")
   parser.add_argument("--profile", action="store_true",
                       help="report handler stages (needs profile builds of both libraries)")
   parser.add_argument("--mode", choices=tuple(MODES), help=argparse.SUPPRESS)
@@ -344,52 +347,71 @@ def main():
   if args.mode:
     return run_mode(args)
 
-  modes = {}
-  for mode in args.modes.split(","):
-    env = dict(os.environ)
-    if MODES[mode]:
-      env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + MODES[mode]).strip()
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-      out = tmp.name
-    command = [sys.executable, os.path.abspath(__file__), "--mode", mode, "--out", out,
-               "--vectors", args.vectors, "--floor-lib", args.floor_lib, "--n", str(args.n),
-               "--k", str(args.k), "--iters", str(args.iters), "--reps", str(args.reps)]
-    if args.profile:
-      command.append("--profile")
-    try:
-      rc = subprocess.call(command, env=env, timeout=args.mode_timeout)
-    except subprocess.TimeoutExpired:
-      rc = f"timeout after {args.mode_timeout} s"
-    if rc == 0:
-      with open(out) as f:
-        modes[mode] = json.load(f)
-    else:
-      modes[mode] = {"mode": mode, "error": f"subprocess: {rc}", "variants": []}
-    os.unlink(out)
+  def run_modes():
+    modes = {}
+    for mode in args.modes.split(","):
+      env = dict(os.environ)
+      if MODES[mode]:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + MODES[mode]).strip()
+      with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
+        out = tmp.name
+      command = [sys.executable, os.path.abspath(__file__), "--mode", mode, "--out", out,
+                 "--vectors", args.vectors, "--floor-lib", args.floor_lib, "--n", str(args.n),
+                 "--k", str(args.k), "--iters", str(args.iters), "--reps", str(args.reps)]
+      if args.profile:
+        command.append("--profile")
+      try:
+        rc = subprocess.call(command, env=env, timeout=args.mode_timeout)
+      except subprocess.TimeoutExpired:
+        rc = f"timeout after {args.mode_timeout} s"
+      if rc == 0:
+        with open(out) as f:
+          modes[mode] = json.load(f)
+      else:
+        modes[mode] = {"mode": mode, "error": f"subprocess: {rc}", "variants": []}
+      os.unlink(out)
+    return modes
+
+  # Every run measures every mode in fresh processes; the table gives each runtime's median
+  # over the runs and each ratio's median over the runs' own ratios (a ratio is only ever taken
+  # within one process), and with --runs > 1 each ratio's range.
+  runs = [run_modes() for _ in range(args.runs)]
+  modes = runs[0]
+  ratio_names = {"tkrt_over_jaxlib": ("tkrt", "jaxlib"),
+                 "tkrt_over_floor_launch": ("tkrt", "floor_launch"),
+                 "tkrt_over_floor_big": ("tkrt", "floor_big"),
+                 "tkrt_over_floor_init": ("tkrt", "floor_init"),
+                 "jaxlib_over_floor_launch": ("jaxlib", "floor_launch")}
+  fmt = lambda x, p=2: f"{x:.{p}f}" if x is not None else "-"  # noqa: E731
+  median = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
 
   print(f"\njax pipeline: {args.n}-element Triton calls in one jitted function; us per iteration "
-        f"(median of {args.reps} samples of {args.iters} chained iterations); pipeline = 9 calls "
+        f"(median of {args.reps} samples of {args.iters} chained iterations"
+        f"{f'; medians of {args.runs} runs' if args.runs > 1 else ''}); pipeline = 9 calls "
         f"(5 autotuned), chains = {args.k} calls")
   print(f"{'mode':<9}{'shape':<17}{'api':<8}{'jaxlib':>9}{'tkrt':>9}{'floor0':>9}{'floorL':>9}"
         f"{'floorLB':>9}{'floorLI':>9}{'tkrt/jaxlib':>12}{'tkrt/floorL':>12}{'tkrt/floorLB':>13}"
         f"{'tkrt/floorLI':>13}{'jaxlib/floorL':>14}")
   rows = []
-  for mode, m in modes.items():
-    if "error" in m:
-      print(f"{mode:<9}{m['error']}")
-    by = {(v["shape"], v["runtime"], v["api"]): v for v in m["variants"]}
+  for mode in args.modes.split(","):
+    for r, run in enumerate(runs):
+      if "error" in run[mode]:
+        print(f"{mode:<9}run {r + 1}: {run[mode]['error']}")
+    bys = [{(v["shape"], v["runtime"], v["api"]): v for v in run[mode]["variants"]} for run in runs]
     for shape in ("pipeline", "chain_plain", "chain_autotuned"):
       for api in APIS:
-        cells = {r: by.get((shape, r, api), {}) for r in RUNTIMES}
-        us = {r: c.get("us_per_iteration") if c.get("measured") else None for r, c in cells.items()}
-        ratio = lambda a, b: (us[a] / us[b]) if us[a] and us[b] else None  # noqa: E731
-        fmt = lambda x, p=2: f"{x:.{p}f}" if x is not None else "-"  # noqa: E731
-        row = {"mode": mode, "shape": shape, "api": api, "us_per_iteration": us,
-               "tkrt_over_jaxlib": ratio("tkrt", "jaxlib"),
-               "tkrt_over_floor_launch": ratio("tkrt", "floor_launch"),
-               "tkrt_over_floor_big": ratio("tkrt", "floor_big"),
-               "tkrt_over_floor_init": ratio("tkrt", "floor_init"),
-               "jaxlib_over_floor_launch": ratio("jaxlib", "floor_launch")}
+        per_run = []
+        for by in bys:
+          cells = {r: by.get((shape, r, api), {}) for r in RUNTIMES}
+          per_run.append({r: c.get("us_per_iteration") if c.get("measured") else None
+                          for r, c in cells.items()})
+        us = {r: median([u[r] for u in per_run if u[r]]) for r in RUNTIMES}
+        row = {"mode": mode, "shape": shape, "api": api, "us_per_iteration": us}
+        for name, (a, b) in ratio_names.items():
+          values = [u[a] / u[b] for u in per_run if u[a] and u[b]]
+          row[name] = median(values)
+          if args.runs > 1:
+            row[name + "_runs"] = values
         rows.append(row)
         print(f"{mode:<9}{shape:<17}{api:<8}{fmt(us['jaxlib'], 1):>9}{fmt(us['tkrt'], 1):>9}"
               f"{fmt(us['floor_noop'], 1):>9}{fmt(us['floor_launch'], 1):>9}"
@@ -397,9 +419,21 @@ def main():
               f"{fmt(row['tkrt_over_jaxlib']):>12}{fmt(row['tkrt_over_floor_launch']):>12}"
               f"{fmt(row['tkrt_over_floor_big']):>13}{fmt(row['tkrt_over_floor_init']):>13}"
               f"{fmt(row['jaxlib_over_floor_launch']):>14}")
-        for r, c in cells.items():
-          if c and not c.get("measured") and c.get("why_not") != "typed FFI only":
-            print(f"    {r} not measured: {c.get('why_not')}")
+        for by in bys[:1]:
+          for r in RUNTIMES:
+            c = by.get((shape, r, api), {})
+            if c and not c.get("measured") and c.get("why_not") != "typed FFI only":
+              print(f"    {r} not measured: {c.get('why_not')}")
+  if args.runs > 1:
+    print(f"\nratios in each of the {args.runs} runs (min - max)")
+    print(f"{'mode':<9}{'shape':<17}{'api':<8}{'tkrt/jaxlib':>14}{'tkrt/floorL':>14}"
+          f"{'tkrt/floorLI':>14}{'jaxlib/floorL':>14}")
+    for row in rows:
+      span = lambda name: (f"{min(row[name + '_runs']):.2f}-{max(row[name + '_runs']):.2f}"  # noqa: E731
+                           if row[name + "_runs"] else "-")
+      print(f"{row['mode']:<9}{row['shape']:<17}{row['api']:<8}{span('tkrt_over_jaxlib'):>14}"
+            f"{span('tkrt_over_floor_launch'):>14}{span('tkrt_over_floor_init'):>14}"
+            f"{span('jaxlib_over_floor_launch'):>14}")
   profiled = [(mode, v) for mode, m in modes.items() for v in m["variants"] if "profile" in v]
   if profiled:
     print("\nhandler stages (profile build): ns per call; wall = µs per call of the same pass")
@@ -414,7 +448,8 @@ def main():
   for mode, m in modes.items():
     if "tkrt_stats" in m:
       s = m["tkrt_stats"]
-      print(f"tkrt counters, {mode}: executed {s['executed']} (captured "
+      print(f"tkrt counters, {mode}: initialized {s['initialized']} (prepared "
+            f"{s.get('prepared', '-')}); executed {s['executed']} (captured "
             f"{s['executed_captured']}); legacy {s['legacy_executed']}; capture fallbacks "
             f"{s['capture_fallbacks']}; errors {s['errors']}; floor launches "
             f"{m.get('floor_launches')}, floor errors {m.get('floor_errors')}")
@@ -422,8 +457,9 @@ def main():
     with open(args.json, "w") as f:
       json.dump({"bench": "jax_pipeline", "commit": os.environ.get("TKRT_BENCH_COMMIT"),
                  "n": args.n, "k": args.k, "iters": args.iters, "reps": args.reps,
-                 "modes": modes, "rows": rows}, f, indent=1)
-  return 0 if all("error" not in m for m in modes.values()) else 1
+                 "runs": len(runs), "modes": modes, "later_runs": runs[1:], "rows": rows},
+                f, indent=1)
+  return 0 if all("error" not in m for run in runs for m in run.values()) else 1
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # Runs issue 17's benchmarks on a machine with an NVIDIA GPU (CUDA driver, JAX with CUDA, jaxlib,
 # Triton 3.6 with torch): builds tkrt's benchmarks, the floor library and libtkrt_xla (Release),
-# then, each step under its own timeout (configure 100 s, build 150 s, steps 40 + 140 + 140 s, and
-# step 4's 60 + 120 + 100 s: at most 850 s in all, typically 2 to 4 minutes on an H200):
+# then, each step under its own timeout (configure 100 s, build 150 s, steps 40 + 140 s, step 3's
+# 20 + 120 s per run, and step 4's 60 + 120 + 100 s: at most 1090 s in all with 3 runs, typically
+# 2 to 4 minutes on an H200):
 #   1. the 4-config matmul's first call, tkrt (two processes) vs jaxlib   (tkrt_bench tune)
 #   2. the 24-config Triton matmul, cold and warm, tkrt vs jaxlib          (bench/tune_matmul.py)
 #   3. the multi-call pipeline and chains vs jaxlib and the floor handlers,
-#      command buffers default / off / forced                              (bench/jax_pipeline.py)
+#      command buffers default / off / forced, TKRT_PIPELINE_RUNS (default 3) times in fresh
+#      processes: medians and each ratio's range                           (bench/jax_pipeline.py)
 #   4. where a chained call's time goes: a profile build (-DTKRT_PROFILE=ON) of libtkrt_xla and
 #      the floor, the chains again with --profile, command buffers off / default, counting
 #      captured executes (TKRT_XLA_COUNT_CAPTURES=1) (build 120 s, step 100 s)
@@ -72,7 +74,7 @@ step() {
   timeout --kill-after=10 "$limit" "$@" > "$out/step.txt" 2>&1 || rc=$?
   cat "$out/step.txt"
   { echo "## $name$([[ $rc == 0 ]] || echo " (exit $rc$([[ $rc == 124 ]] && echo ": timed out"))")"
-    grep -v '^bench_driver:\|^==> ' "$out/step.txt" | grep -v '^I0000\|^W0000' | tail -n 60
+    grep -v '^bench_driver:\|^==> ' "$out/step.txt" | grep -v '^I0000\|^W0000' | tail -n 90
     echo; } >> "$tables"
   rm -f "$out/step.txt"
   [[ $rc == 0 ]] || failures=$((failures + 1))
@@ -85,9 +87,11 @@ steps=" ${TKRT_PERF_STEPS:-1 2 3 4} "
 [[ $steps != *" 2 "* ]] || step "tuning, 24-config Triton matmul, cold and warm" 140 \
   env PYTHONUNBUFFERED=1 "$python" "$root/bench/tune_matmul.py" --bench "$bench" \
   --benchlib "$benchlib" --json "$out/tune_matmul.json" --step-timeout 35
-[[ $steps != *" 3 "* ]] || step "pipeline and floor (command buffers default/off/forced)" 140 \
+pipeline_runs="${TKRT_PIPELINE_RUNS:-3}"
+[[ $steps != *" 3 "* ]] || step "pipeline and floor (command buffers default/off/forced; $pipeline_runs runs)" \
+  $((20 + 120 * pipeline_runs)) \
   env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_pipeline.py" --vectors "$vectors" \
-  --floor-lib "$floorlib" --json "$out/jax_pipeline.json" --mode-timeout 45
+  --floor-lib "$floorlib" --json "$out/jax_pipeline.json" --mode-timeout 45 --runs "$pipeline_runs"
 if [[ $steps == *" 4 "* ]]; then
   profile_build="$root/build/perf-profile"
   echo
