@@ -7,7 +7,7 @@
 # writes its log under $OUT/<name>/; a script that does not fit is reported as NOT RUN. Prints one
 # line per script and exits 1 when one failed or did not run.
 #   test/gpu/all.sh [run|vectors|xla|triton|perf ...]   (default: run vectors xla triton)
-# "perf" is bench/run_perf.sh (issue 17's benchmarks; about 4 to 8 minutes: give it a call of its
+# "perf" is bench/run_perf.sh (issue 17's benchmarks; about 2 to 4 minutes: give it a call of its
 # own).
 set -uo pipefail
 
