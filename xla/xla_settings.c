@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xla/xla_internal.h"
 
@@ -41,10 +42,33 @@ static void tkrt_xla_settings_own(void) {
 /* The one place libtkrt_xla reads the environment: tkrt's TKRT_* variables, and its own
  * TKRT_XLA_BACKEND (default cuda,hip: never the host backend, XLA hands over device pointers and
  * a GPU stream), TKRT_XLA_CAPTURE_POLICY (first_config, the default, or error) and
- * TKRT_XLA_COUNT_CAPTURES (1, on, yes or true: count executed_captured). */
-static bool tkrt_xla_parse_switch(const char* v) {
-  return v && (strcmp(v, "1") == 0 || strcmp(v, "on") == 0 || strcmp(v, "yes") == 0 ||
-               strcmp(v, "true") == 0);
+ * TKRT_XLA_COUNT_CAPTURES (on or off: count executed_captured). Words are matched ignoring case,
+ * as tkrt's own switches are; a value that is neither is an error, reported when the first call
+ * opens a device, never taken for the default. */
+
+/* on (1, on, yes, true) or off (0, off, no, false); false for anything else. */
+static bool tkrt_xla_parse_switch(const char* v, bool* out) {
+  static const char* const on[] = {"1", "on", "yes", "true"};
+  static const char* const off[] = {"0", "off", "no", "false"};
+  for (size_t i = 0; v && i < sizeof(on) / sizeof(on[0]); ++i) {
+    if (strcasecmp(v, on[i]) == 0) return *out = true, true;
+    if (strcasecmp(v, off[i]) == 0) return *out = false, true;
+  }
+  return false;
+}
+
+static bool tkrt_xla_parse_capture_policy(const char* v, tkrt_capture_policy_t* out) {
+  if (!v) return false;
+  if (strcasecmp(v, "first_config") == 0) return *out = TKRT_CAPTURE_POLICY_FIRST_CONFIG, true;
+  if (strcasecmp(v, "error") == 0) return *out = TKRT_CAPTURE_POLICY_ERROR, true;
+  return false;
+}
+
+/* Keeps the first reason the environment cannot be used. */
+static void tkrt_xla_environment_error(const char* name, const char* value, const char* expected) {
+  if (tkrt_xla_config.error[0]) return;
+  snprintf(tkrt_xla_config.error, sizeof(tkrt_xla_config.error), "%s is '%s'; expected %s", name,
+           value, expected);
 }
 
 static void tkrt_xla_settings_from_environment(void) {
@@ -61,8 +85,14 @@ static void tkrt_xla_settings_from_environment(void) {
   const char* backend = getenv("TKRT_XLA_BACKEND");
   s->device.backend = backend && *backend ? backend : "cuda,hip";
   const char* capture = getenv("TKRT_XLA_CAPTURE_POLICY");
-  if (capture && strcmp(capture, "error") == 0) s->tuner.capture_policy = TKRT_CAPTURE_POLICY_ERROR;
-  s->count_captures = tkrt_xla_parse_switch(getenv("TKRT_XLA_COUNT_CAPTURES"));
+  if (capture && *capture && !tkrt_xla_parse_capture_policy(capture, &s->tuner.capture_policy)) {
+    tkrt_xla_environment_error("TKRT_XLA_CAPTURE_POLICY", capture, "first_config or error");
+  }
+  const char* count = getenv("TKRT_XLA_COUNT_CAPTURES");
+  if (count && *count && !tkrt_xla_parse_switch(count, &s->count_captures)) {
+    tkrt_xla_environment_error("TKRT_XLA_COUNT_CAPTURES", count,
+                               "on or off (1 or 0, yes or no, true or false)");
+  }
   tkrt_xla_settings_own();
   tkrt_xla_config.initialised = true;
 }
@@ -104,6 +134,8 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   pthread_mutex_lock(&tkrt_xla_config.lock);
   int code = 0;
   double margin = 0;
+  bool on = false;
+  tkrt_capture_policy_t policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
   if (atomic_load_explicit(&tkrt_xla_config.frozen, memory_order_relaxed)) {
     snprintf(error, capacity,
              "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
@@ -132,14 +164,11 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     s->tuner.policy = v && strcmp(v, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
   } else if (strcmp(name, "tune_prune_margin") == 0 && tkrt_xla_parse_margin(v, &margin)) {
     s->tuner.prune_margin = margin;
-  } else if (strcmp(name, "count_captures") == 0 &&
-             (!v || tkrt_xla_parse_switch(v) || strcmp(v, "0") == 0 || strcmp(v, "off") == 0 ||
-              strcmp(v, "no") == 0 || strcmp(v, "false") == 0)) {
-    s->count_captures = tkrt_xla_parse_switch(v);
+  } else if (strcmp(name, "count_captures") == 0 && (!v || tkrt_xla_parse_switch(v, &on))) {
+    s->count_captures = on;
   } else if (strcmp(name, "capture_policy") == 0 &&
-             (!v || strcmp(v, "first_config") == 0 || strcmp(v, "error") == 0)) {
-    s->tuner.capture_policy = v && strcmp(v, "error") == 0 ? TKRT_CAPTURE_POLICY_ERROR
-                                                           : TKRT_CAPTURE_POLICY_FIRST_CONFIG;
+             (!v || tkrt_xla_parse_capture_policy(v, &policy))) {
+    s->tuner.capture_policy = policy;
   } else {
     snprintf(error, capacity,
              "tkrt_xla_configure: unknown setting or value %s=%s (settings: backend, cache_dir, "

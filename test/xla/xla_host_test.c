@@ -111,6 +111,12 @@ static void settings(void) {
   EXPECT_EQ_U64(tkrt_xla_configure("backend", "host", error, sizeof(error)), 0);
   EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "on", error, sizeof(error)), 0);
   EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "off", error, sizeof(error)), 0);
+  /* Case does not matter, as for tkrt's own switches. */
+  EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "ON", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "False", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("capture_policy", "Error", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("capture_policy", "first_config", error, sizeof(error)), 0);
+  EXPECT_EQ_U64(tkrt_xla_configure("capture_policy", "sometimes", error, sizeof(error)), 3);
   EXPECT_EQ_U64(tkrt_xla_configure("count_captures", "sometimes", error, sizeof(error)), 3);
   EXPECT_TRUE(strstr(error, "count_captures on|off") != NULL);
   /* A build without TKRT_PROFILE times nothing. */
@@ -199,6 +205,41 @@ static void initialize_failure_is_not_remembered(void) {
   free(add);
 }
 
+/* The adapter's own environment switches (CTest runs these two cases in processes of their own,
+ * with TKRT_XLA_* set; elsewhere they skip). Words match ignoring case, as tkrt's switches do; a
+ * value that is neither on nor off is refused when the first call opens a device, naming the
+ * variable and the value, never taken for the default. */
+static void environment_refused(void) {
+  const char* count = getenv("TKRT_XLA_COUNT_CAPTURES");
+  if (!count || strcmp(count, "Sometimes") != 0) {
+    TKRT_TEST_SKIP("run with TKRT_XLA_COUNT_CAPTURES=Sometimes (CTest xla.host.env_refused)");
+  }
+  size_t size = 0;
+  unsigned char* add = read_vector("add_f32", &size);
+  ASSERT_TRUE(add != NULL);
+  tkrt_xla_stats_t before = stats();
+  const char* message = execute(add, size);
+  EXPECT_TRUE(message && strstr(message, "TKRT_XLA_COUNT_CAPTURES is 'Sometimes'") != NULL &&
+              strstr(message, "expected on or off") != NULL);
+  EXPECT_EQ_U64(stats().devices_opened - before.devices_opened, 0);
+  free(add);
+}
+
+static void environment_accepted(void) {
+  const char* count = getenv("TKRT_XLA_COUNT_CAPTURES");
+  if (!count || strcmp(count, "ON") != 0) {
+    TKRT_TEST_SKIP("run with TKRT_XLA_COUNT_CAPTURES=ON (CTest xla.host.env_accepted)");
+  }
+  size_t size = 0;
+  unsigned char* add = read_vector("add_f32", &size);
+  ASSERT_TRUE(add != NULL);
+  /* The device opens (ON and Error are accepted); the launch then fails on the PTX image. */
+  const char* message = execute(add, size);
+  EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  EXPECT_EQ_U64(stats().devices_opened, 1);
+  free(add);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s JAXLIB_VECTORS_DIR [case...]\n", argv[0]);
@@ -214,7 +255,9 @@ int main(int argc, char** argv) {
   free(probe);
   static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(settings),
                                            TKRT_TEST_CASE(address_table),
-                                           TKRT_TEST_CASE(initialize_failure_is_not_remembered)};
+                                           TKRT_TEST_CASE(initialize_failure_is_not_remembered),
+                                           TKRT_TEST_CASE(environment_refused),
+                                           TKRT_TEST_CASE(environment_accepted)};
   argv[1] = argv[0];
   return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
 }
