@@ -237,6 +237,7 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size, tkrt_xla_entry_
                      ? desc->autotune_name
                      : tkrt_kernel_get_desc(desc->configs[0].kernel)->name;
   atomic_init(&entry->decided_on, 0);
+  atomic_init(&entry->prepared_on, 0);
   tkrt_xla_entry_t* winner = tkrt_xla_cache_insert(entry);
   if (!winner) {
     tkrt_xla_entry_free(entry);

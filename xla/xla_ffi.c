@@ -373,9 +373,11 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   tkrt_status_t status = tkrt_stream_is_capturing(device, stream, &capturing);
   if (!status && !capturing) status = tkrt_call_prepare(entry->call, device);
   if (status) return tkrt_xla_from_status(frame->api, status, "preparing", entry->label);
-  if (!capturing && bit) atomic_fetch_or_explicit(&entry->prepared_on, bit, memory_order_release);
+  if (!capturing) {
+    if (bit) atomic_fetch_or_explicit(&entry->prepared_on, bit, memory_order_release);
+    TKRT_XLA_COUNT(prepared);
+  }
   TKRT_XLA_COUNT(initialized);
-  TKRT_XLA_COUNT(prepared);
   TKRT_PROFILE_TICK(t1);
   TKRT_XLA_PROF_CALL(init_calls);
   TKRT_XLA_PROF(init_total, t0, t1);
