@@ -105,6 +105,49 @@ static void make_host_output(const char* dir, const char* host_image, int num_wa
   copy_file(host_image, dir, "add_kernel.so");
 }
 
+/* The BLOCK sizes of the three host-only add_kernel variants (num_warps 2, 4, 8). */
+static const int kVariantBlocks[3] = {256, 512, 1024};
+
+/* Three host-only variants of add_kernel, loaded as one autotuned Triton call's variants (grid
+ * cdiv(n, BLOCK)); their folders are <prefix><BLOCK>. */
+typedef struct host_variants {
+  tkrt_triton_kernel_t* kernels[3];
+  tkrt_triton_variant_t variants[3];
+  char constants[3][32];
+} host_variants_t;
+
+static tkrt_status_t host_variants_make(const char* prefix, host_variants_t* hv) {
+  memset(hv, 0, sizeof(*hv));
+  for (int v = 0; v < 3; ++v) {
+    char dir[1024], name[64];
+    snprintf(name, sizeof(name), "%s%d", prefix, kVariantBlocks[v]);
+    make_host_output(make_dir(name, dir, sizeof(dir)), g_host[v], 2 << v);
+    tkrt_status_t status = load1(dir, &hv->kernels[v]);
+    if (status) {
+      for (int i = 0; i < v; ++i) tkrt_triton_kernel_release(hv->kernels[i]);
+      return status;
+    }
+    EXPECT_STREQ(tkrt_triton_kernel_target(hv->kernels[v], 0)->backend, "host");
+    snprintf(hv->constants[v], sizeof(hv->constants[v]), "BLOCK=%d", kVariantBlocks[v]);
+    hv->variants[v] = (tkrt_triton_variant_t){hv->kernels[v], "cdiv(n, BLOCK)", {0, 0, 0},
+                                              hv->constants[v], NULL};
+  }
+  return NULL;
+}
+
+static void host_variants_release(host_variants_t* hv) {
+  for (int v = 0; v < 3; ++v) tkrt_triton_kernel_release(hv->kernels[v]);
+}
+
+/* An autotuner that keeps no store and times about 1 ms per config. */
+static tkrt_status_t quick_tuner(tkrt_autotuner_t** out) {
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = "off";
+  options.target_ms = 1;
+  return tkrt_autotuner_create(&options, out);
+}
+
 /* ---------------------------------------------------------------- JSON */
 
 static tkrt_status_t parse(const char* text) {
@@ -658,23 +701,12 @@ static void host_call_autotuned(void) {
   tkrt_device_t* device = open_host();
   if (!device) TKRT_TEST_SKIP("no host backend");
   /* Three variants of add_kernel (BLOCK 256, 512, 1024; num_warps 2, 4, 8), host-only outputs. */
-  static const int blocks[3] = {256, 512, 1024};
-  tkrt_triton_kernel_t* k[3] = {NULL, NULL, NULL};
-  tkrt_triton_variant_t variants[3];
-  char constants[3][32];
-  for (int v = 0; v < 3; ++v) {
-    char dir[1024], name[32];
-    snprintf(name, sizeof(name), "variant%d", blocks[v]);
-    make_host_output(make_dir(name, dir, sizeof(dir)), g_host[v], 2 << v);
-    ASSERT_OK(load1(dir, &k[v]));
-    EXPECT_STREQ(tkrt_triton_kernel_target(k[v], 0)->backend, "host");
-    snprintf(constants[v], sizeof(constants[v]), "BLOCK=%d", blocks[v]);
-    variants[v] = (tkrt_triton_variant_t){k[v], "cdiv(n, BLOCK)", {0, 0, 0}, constants[v], NULL};
-  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("variant", &hv));
   tkrt_triton_scalar_t n = {"n", false, 100003, 0};
   tkrt_triton_call_desc_t desc;
   tkrt_triton_call_desc_init(&desc);
-  desc.variants = variants;
+  desc.variants = hv.variants;
   desc.variant_count = 3;
   desc.scalars = &n;
   desc.scalar_count = 1;
@@ -686,12 +718,8 @@ static void host_call_autotuned(void) {
   EXPECT_EQ_U64(cd->configs[2].grid[0], 98);
   EXPECT_STREQ(cd->configs[1].description, "BLOCK=512 num_warps=4 num_stages=1");
 
-  tkrt_autotuner_options_t options;
-  tkrt_autotuner_options_init(&options);
-  options.store_dir = "off";
-  options.target_ms = 1;
   tkrt_autotuner_t* tuner = NULL;
-  ASSERT_OK(tkrt_autotuner_create(&options, &tuner));
+  ASSERT_OK(quick_tuner(&tuner));
   EXPECT_EQ_U64(run_add(device, call, 100003, tuner, 0), 0);
   float times[3];
   tkrt_tune_report_t report;
@@ -712,7 +740,7 @@ static void host_call_autotuned(void) {
   ASSERT_OK(tkrt_triton_call_create(&desc, &call));
   EXPECT_EQ_U64(tkrt_call_get_desc(call)->alias_count, 1);
   tkrt_autotuner_t* tuner2 = NULL;
-  ASSERT_OK(tkrt_autotuner_create(&options, &tuner2));
+  ASSERT_OK(quick_tuner(&tuner2));
   EXPECT_EQ_U64(run_add(device, call, 100003, tuner2, 1), 0);
   tkrt_autotuner_destroy(tuner2);
   tkrt_call_release(call);
@@ -723,11 +751,11 @@ static void host_call_autotuned(void) {
   vector_path(matmul, sizeof(matmul), "matmul/cuda_sm90");
   tkrt_triton_kernel_t* mm = NULL;
   ASSERT_OK(load1(matmul, &mm));
-  variants[1].kernel = mm;
+  hv.variants[1].kernel = mm;
   EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
                 "variant 1 of 'matmul_kernel' declares 6 parameters; variant 0 declares 4");
   tkrt_triton_kernel_release(mm);
-  for (int v = 0; v < 3; ++v) tkrt_triton_kernel_release(k[v]);
+  host_variants_release(&hv);
   tkrt_device_release(device);
 }
 
@@ -854,32 +882,18 @@ static void host_prepared_launch(void) {
   launch = NULL;
 
   /* Autotuned and in place (x += y): needs a tuner; with sizes, tuning restores x. */
-  static const int blocks[3] = {256, 512, 1024};
-  tkrt_triton_kernel_t* kv[3] = {NULL, NULL, NULL};
-  tkrt_triton_variant_t variants[3];
-  char constants[3][32];
-  for (int v = 0; v < 3; ++v) {
-    char vdir[1024], name[32];
-    snprintf(name, sizeof(name), "prepared%d", blocks[v]);
-    make_host_output(make_dir(name, vdir, sizeof(vdir)), g_host[v], 2 << v);
-    ASSERT_OK(load1(vdir, &kv[v]));
-    snprintf(constants[v], sizeof(constants[v]), "BLOCK=%d", blocks[v]);
-    variants[v] = (tkrt_triton_variant_t){kv[v], "cdiv(n, BLOCK)", {0, 0, 0}, constants[v], NULL};
-  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("prepared", &hv));
   const char* inout = "x_ptr";
-  desc.variants = variants;
+  desc.variants = hv.variants;
   desc.variant_count = 3;
   desc.inout = &inout;
   desc.inout_count = 1;
   ASSERT_OK(tkrt_triton_call_create(&desc, &call));
   EXPECT_STATUS(tkrt_triton_launch_create(call, device, NULL, &launch),
                 TKRT_STATUS_INVALID_ARGUMENT, "has 3 variants: preparing its launch needs a tuner");
-  tkrt_autotuner_options_t options;
-  tkrt_autotuner_options_init(&options);
-  options.store_dir = "off";
-  options.target_ms = 1;
   tkrt_autotuner_t* tuner = NULL;
-  ASSERT_OK(tkrt_autotuner_create(&options, &tuner));
+  ASSERT_OK(quick_tuner(&tuner));
   ASSERT_OK(tkrt_triton_launch_create(call, device, tuner, &launch));
   uint64_t sizes[3] = {N * sizeof(float), N * sizeof(float), N * sizeof(float)};
   tkrt_deviceptr_t in_place[3] = {b.x, b.y, b.x};
@@ -892,7 +906,7 @@ static void host_prepared_launch(void) {
   tkrt_triton_launch_destroy(launch);
   tkrt_call_release(call);
   tkrt_autotuner_destroy(tuner);
-  for (int v = 0; v < 3; ++v) tkrt_triton_kernel_release(kv[v]);
+  host_variants_release(&hv);
 
   add_buffers_free(device, &b);
   EXPECT_OK(tkrt_stream_destroy(device, stream));
@@ -1029,10 +1043,9 @@ static int write_fixture(char** argv) {
     if (!out || fwrite(files[f].data, sizeof(float), N, out) != N) return 1;
     fclose(out);
   }
-  static const int blocks[3] = {256, 512, 1024};
   for (int v = 0; v < 3; ++v) {
     char variant[2048];
-    snprintf(variant, sizeof(variant), "%s/variant%d", dir, blocks[v]);
+    snprintf(variant, sizeof(variant), "%s/variant%d", dir, kVariantBlocks[v]);
     make_host_output(variant, argv[4 + v], 2 << v);
   }
   return 0;
