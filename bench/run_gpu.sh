@@ -8,20 +8,8 @@
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${OUT:-$root/build/bench-out}"
-vectors="${1:-$root/.gpu-vectors}"
-jobs="${TKRT_BENCH_JOBS:-$(nproc 2>/dev/null || echo 8)}"
-python="${PYTHON:-python3}"
-mkdir -p "$out"
-tables="$out/tables.txt"
-: > "$tables"
-exec > >(tee "$out/bench.log") 2>&1
-tee_pid="${!:-}"
-trap 'exec 1>&- 2>&-; [[ -z "$tee_pid" ]] || wait "$tee_pid" 2>/dev/null || true' EXIT
-
-export TKRT_BENCH_COMMIT="${TKRT_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-export XLA_PYTHON_CLIENT_PREALLOCATE=false
-failures=0
+source "$root/bench/bench_common.sh"
+bench_setup bench.log "$root/build/bench-out" "$@"
 
 echo "tkrt benchmarks: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $TKRT_BENCH_COMMIT" \
   "$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo '(with uncommitted changes)')"
@@ -29,10 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm,t
   --format=csv,noheader 2>&1 || echo "nvidia-smi: not available"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 "$python" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' 2>&1 | tail -n 1
-if [[ ! -f "$vectors/add_f32/call.pb.z" ]]; then
-  echo "no vectors in $vectors: run test/gpu/stage_vectors.sh here and carry .gpu-vectors"
-  exit 1
-fi
+bench_check_vectors
 
 # ---------------------------------------------------------------- build
 build="$root/build/bench-gpu"
@@ -68,27 +53,14 @@ if [[ -f "$root/xla/CMakeLists.txt" ]]; then
 fi
 echo "libtkrt_xla: ${xla_lib:-none}"
 
-# step NAME COMMAND...: runs a benchmark, keeps its table.
-step() {
-  local name="$1" rc=0
-  shift
-  echo
-  echo "==> $name: $*"
-  "$@" > "$out/step.txt" 2>&1 || rc=$?
-  cat "$out/step.txt"
-  { echo "## $name$([[ $rc == 0 ]] || echo " (exit $rc)")"; grep -v '^bench_driver:' "$out/step.txt"; echo; } >> "$tables"
-  rm -f "$out/step.txt"
-  [[ $rc == 0 ]] || failures=$((failures + 1))
-}
-
 common=(--vectors "$vectors" --self "$bench")
-step "launch overhead (a/b/c/d, one process)" "$python" "$root/bench/bench_driver.py" "$benchlib" \
+step "launch overhead (a/b/c/d, one process)" 0 "$python" "$root/bench/bench_driver.py" "$benchlib" \
   launch "${common[@]}" ${xla_lib:+--xla-lib "$xla_lib"} --json "$out/launch_overhead.json"
-step "threads" "$bench" threads "${common[@]}" --json "$out/threads.json"
-step "module load" "$bench" module-load "${common[@]}" --json "$out/module_load.json"
-step "tuning" "$python" "$root/bench/bench_driver.py" "$benchlib" tune "${common[@]}" \
+step "threads" 0 "$bench" threads "${common[@]}" --json "$out/threads.json"
+step "module load" 0 "$bench" module-load "${common[@]}" --json "$out/module_load.json"
+step "tuning" 0 "$python" "$root/bench/bench_driver.py" "$benchlib" tune "${common[@]}" \
   --json "$out/tuning.json"
-step "jax calls" env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_calls.py" --vectors "$vectors" \
+step "jax calls" 0 env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_calls.py" --vectors "$vectors" \
   --json "$out/jax_calls.json"
 
 echo

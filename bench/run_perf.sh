@@ -19,20 +19,8 @@
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${OUT:-$root/build/perf-out}"
-vectors="${1:-$root/.gpu-vectors}"
-jobs="${TKRT_BENCH_JOBS:-$(nproc 2>/dev/null || echo 8)}"
-python="${PYTHON:-python3}"
-mkdir -p "$out"
-tables="$out/tables.txt"
-: > "$tables"
-exec > >(tee "$out/perf.log") 2>&1
-tee_pid="${!:-}"
-trap 'exec 1>&- 2>&-; [[ -z "$tee_pid" ]] || wait "$tee_pid" 2>/dev/null || true' EXIT
-
-export TKRT_BENCH_COMMIT="${TKRT_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-export XLA_PYTHON_CLIENT_PREALLOCATE=false
-failures=0
+source "$root/bench/bench_common.sh"
+bench_setup perf.log "$root/build/perf-out" "$@"
 started=$SECONDS
 
 echo "tkrt perf benchmarks (issue 17): $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $TKRT_BENCH_COMMIT"
@@ -41,10 +29,7 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 "$python" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' 2>&1 | tail -n 1
 "$python" -c 'import triton; print("triton", triton.__version__)' 2>&1 | tail -n 1
-if [[ ! -f "$vectors/add_f32/call.pb.z" ]]; then
-  echo "no vectors in $vectors: run test/gpu/stage_vectors.sh here and carry .gpu-vectors"
-  exit 1
-fi
+bench_check_vectors
 
 # ---------------------------------------------------------------- build
 build="$root/build/perf-gpu"
@@ -64,21 +49,6 @@ floorlib="$build/bench/libtkrt_bench_floor.so"
 xla_lib="$(find "$build" -name libtkrt_xla.so | head -n 1)"
 export TKRT_XLA_LIBRARY="$xla_lib"
 echo "libtkrt_xla: ${xla_lib:-none}; floor: $floorlib; build took $((SECONDS - started)) s"
-
-# step NAME SECONDS COMMAND...: runs a benchmark under a timeout, keeps its table.
-step() {
-  local name="$1" limit="$2" rc=0
-  shift 2
-  echo
-  echo "==> $name (at most $limit s): $*"
-  timeout --kill-after=10 "$limit" "$@" > "$out/step.txt" 2>&1 || rc=$?
-  cat "$out/step.txt"
-  { echo "## $name$([[ $rc == 0 ]] || echo " (exit $rc$([[ $rc == 124 ]] && echo ": timed out"))")"
-    grep -v '^bench_driver:\|^==> ' "$out/step.txt" | grep -v '^I0000\|^W0000' | tail -n 90
-    echo; } >> "$tables"
-  rm -f "$out/step.txt"
-  [[ $rc == 0 ]] || failures=$((failures + 1))
-}
 
 steps=" ${TKRT_PERF_STEPS:-1 2 3 4} "
 [[ $steps != *" 1 "* ]] || step "tuning, 4-config matmul (tkrt_bench tune)" 40 \
