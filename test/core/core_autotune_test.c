@@ -185,20 +185,12 @@ static void test_autotune_launch_reports_its_decision(void) {
   tkrt_buffer_t buffers[] = {{b->dx, N * 4}, {b->dy, N * 4}, {b->counter, 16}, {b->dx, N * 4}};
   tkrt_launch_decision_t decision;
   memset(&decision, 0xff, sizeof(decision));
-  tkrt_call_launch_args_t args;
-  tkrt_call_launch_args_init(&args);
-  args.device = g_device;
-  args.buffers = buffers;
-  args.input_count = 3;
-  args.output_count = 1;
-  args.tuner = tuner;
-  args.decision = &decision;
-  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_OK(core_launch_decided(call, g_device, NULL, buffers, 3, 1, tuner, &decision));
   EXPECT_TRUE(decision.decided && !decision.provisional && !decision.capturing);
   EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
   EXPECT_EQ_U64(decision.config, 1);
   EXPECT_OK(tkrt_memcpy_htod_async(g_device, b->dx, b->x, sizeof(b->x), NULL));
-  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_OK(core_launch_decided(call, g_device, NULL, buffers, 3, 1, tuner, &decision));
   EXPECT_TRUE(!decision.decided && !decision.provisional);
   EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
   EXPECT_EQ_U64(decision.config, 1);
@@ -453,16 +445,7 @@ static void test_autotune_capture_fallback_first_config(void) {
   ASSERT_OK(tkrt_stream_begin_capture(g_device, stream));
   tkrt_launch_decision_t decision;
   memset(&decision, 0, sizeof(decision));
-  tkrt_call_launch_args_t captured;
-  tkrt_call_launch_args_init(&captured);
-  captured.device = g_device;
-  captured.stream = stream;
-  captured.buffers = buffers;
-  captured.input_count = 3;
-  captured.output_count = 1;
-  captured.tuner = tuner;
-  captured.decision = &decision;
-  EXPECT_OK(tkrt_call_launch(call, &captured));
+  EXPECT_OK(core_launch_decided(call, g_device, stream, buffers, 3, 1, tuner, &decision));
   EXPECT_TRUE(decision.decided && decision.provisional && decision.capturing);
   EXPECT_EQ_U64(decision.config, 0);
   tkrt_graph_t* graph = NULL;
@@ -673,10 +656,6 @@ static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
 }
 
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_device = core_open_main_device(&exit_code);
-  if (!g_device) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_autotune_alias_same_buffer_exactly_once),
       TKRT_TEST_CASE(test_autotune_alias_partial_overlap),
@@ -694,8 +673,5 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_policy_never_and_pins),
       TKRT_TEST_CASE(test_autotune_decision_shared_by_devices_of_one_arch),
   };
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_device);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_device, NULL, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -93,13 +93,6 @@ static void test_concurrent_first_calls_tune_once(void) {
 }
 
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_device = core_open_main_device(&exit_code);
-  if (!g_device) return exit_code;
   static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(test_concurrent_first_calls_tune_once)};
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_device);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_device, NULL, cases, sizeof(cases) / sizeof(cases[0]));
 }

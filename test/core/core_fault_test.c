@@ -101,16 +101,9 @@ static void test_fault_every_operation_out_of_memory(void) {
 }
 
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_inner = core_open_main_device(&exit_code);
-  if (!g_inner) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_fault_every_operation_internal),
       TKRT_TEST_CASE(test_fault_every_operation_out_of_memory),
   };
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_inner);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_inner, NULL, cases, sizeof(cases) / sizeof(cases[0]));
 }

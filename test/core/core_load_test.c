@@ -127,15 +127,7 @@ static void test_distinct_images_load_concurrently(void) {
   tkrt_autotuner_t* tuner = core_tuner(NULL, 2.0, 4);
   tkrt_buffer_t buffers[] = {{dx, sizeof(x)}, {dy, sizeof(y)}, {dout, sizeof(out)}, {counter, 16}};
   tkrt_launch_decision_t decision;
-  tkrt_call_launch_args_t args;
-  tkrt_call_launch_args_init(&args);
-  args.device = device;
-  args.buffers = buffers;
-  args.input_count = 3;
-  args.output_count = 1;
-  args.tuner = tuner;
-  args.decision = &decision;
-  EXPECT_OK(tkrt_call_launch(call, &args));
+  EXPECT_OK(core_launch_decided(call, device, NULL, buffers, 3, 1, tuner, &decision));
   EXPECT_OK(tkrt_stream_synchronize(g_inner, NULL));
   EXPECT_EQ_U64(decision.config, 5); /* the one that does not spin */
   EXPECT_EQ_U64(stats->module_loads, CONFIGS); /* tuning loads nothing more */
@@ -268,18 +260,11 @@ static void test_concurrent_prepare(void) {
 }
 
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_inner = core_open_main_device(&exit_code);
-  if (!g_inner) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_distinct_images_load_concurrently),
       TKRT_TEST_CASE(test_shared_images_load_once),
       TKRT_TEST_CASE(test_failing_load_in_the_middle),
       TKRT_TEST_CASE(test_concurrent_prepare),
   };
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_inner);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_inner, NULL, cases, sizeof(cases) / sizeof(cases[0]));
 }

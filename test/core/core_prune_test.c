@@ -98,15 +98,7 @@ static void tune(size_t count, const uint32_t* micros, double target_ms, uint32_
   tkrt_deviceptr_t counter = core_upload(g_device, NULL, 16);
   tkrt_buffer_t buffers[] = {{dx, sizeof(x)}, {dy, sizeof(y)}, {dout, sizeof(result)}, {counter, 16}};
   tkrt_launch_decision_t decision;
-  tkrt_call_launch_args_t args;
-  tkrt_call_launch_args_init(&args);
-  args.device = g_device;
-  args.buffers = buffers;
-  args.input_count = 3;
-  args.output_count = 1;
-  args.tuner = tuner;
-  args.decision = &decision;
-  out->status = tkrt_call_launch(call, &args);
+  out->status = core_launch_decided(call, g_device, NULL, buffers, 3, 1, tuner, &decision);
   EXPECT_OK(tkrt_stream_synchronize(g_device, NULL));
   if (!out->status) {
     out->chosen = decision.config;
@@ -265,10 +257,6 @@ static void test_prune_margin_nan_refused(void) {
 }
 
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_device = core_open_main_device(&exit_code);
-  if (!g_device) return exit_code;
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_prune_same_winner_fewer_launches),
       TKRT_TEST_CASE(test_prune_keeps_configs_within_margin),
@@ -276,8 +264,5 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_prune_report_versioning),
       TKRT_TEST_CASE(test_prune_margin_nan_refused),
   };
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_device);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_device, NULL, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -117,6 +117,26 @@ static inline tkrt_device_t* core_open_main_device(int* out_exit_code) {
   return device;
 }
 
+/* The whole main of a core test program: reads the image (core_test_init), opens the first
+ * device into *device (then calls `opened`, if given), runs the cases named on the command line
+ * (all by default), releases the device and the image. Returns the exit code. */
+static inline int core_test_run(int argc, char** argv, tkrt_device_t** device,
+                                void (*opened)(void), const tkrt_test_case_t* cases,
+                                size_t count) {
+  int exit_code = core_test_init(&argc, argv);
+  if (exit_code) return exit_code;
+  *device = core_open_main_device(&exit_code);
+  if (*device) {
+    if (opened) opened();
+    exit_code = tkrt_test_main(argc - 1, argv + 1, cases, count);
+    tkrt_device_release(*device);
+    *device = NULL;
+  }
+  free(g_image);
+  g_image = NULL;
+  return exit_code;
+}
+
 /* Another device of the chosen backend, inside a test case (a failure counts). */
 static inline tkrt_device_t* core_open_device(void) {
   int exit_code = 0;
@@ -211,9 +231,12 @@ static inline void core_download(tkrt_device_t* device, void* data, tkrt_devicep
   EXPECT_OK(tkrt_stream_synchronize(device, NULL));
 }
 
-static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device,
-                                        tkrt_stream_t stream, const tkrt_buffer_t* buffers,
-                                        size_t inputs, size_t outputs, tkrt_autotuner_t* tuner) {
+/* One tkrt_call_launch; `decision` (may be NULL) receives what the core decided. */
+static inline tkrt_status_t core_launch_decided(tkrt_call_t* call, tkrt_device_t* device,
+                                                tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                                                size_t inputs, size_t outputs,
+                                                tkrt_autotuner_t* tuner,
+                                                tkrt_launch_decision_t* decision) {
   tkrt_call_launch_args_t args;
   tkrt_call_launch_args_init(&args);
   args.device = device;
@@ -222,7 +245,14 @@ static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device
   args.input_count = inputs;
   args.output_count = outputs;
   args.tuner = tuner;
+  args.decision = decision;
   return tkrt_call_launch(call, &args);
+}
+
+static inline tkrt_status_t core_launch(tkrt_call_t* call, tkrt_device_t* device,
+                                        tkrt_stream_t stream, const tkrt_buffer_t* buffers,
+                                        size_t inputs, size_t outputs, tkrt_autotuner_t* tuner) {
+  return core_launch_decided(call, device, stream, buffers, inputs, outputs, tuner, NULL);
 }
 
 /* The autotuned in-place call the core tests share: x += y over n floats, three configs

@@ -431,12 +431,10 @@ static void test_objects_reject_bad_descriptions(void) {
   tkrt_kernel_release(real);
 }
 
+/* The device's description, for the cases. */
+static void set_info(void) { g_info = tkrt_device_info(g_device); }
+
 int main(int argc, char** argv) {
-  int exit_code = core_test_init(&argc, argv);
-  if (exit_code) return exit_code;
-  g_device = core_open_main_device(&exit_code);
-  if (!g_device) return exit_code;
-  g_info = tkrt_device_info(g_device);
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_validate_too_few_buffers),
       TKRT_TEST_CASE(test_validate_divisibility),
@@ -451,8 +449,5 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_capture_needs_prepare),
       TKRT_TEST_CASE(test_objects_reject_bad_descriptions),
   };
-  int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
-  tkrt_device_release(g_device);
-  free(g_image);
-  return result;
+  return core_test_run(argc, argv, &g_device, set_info, cases, sizeof(cases) / sizeof(cases[0]));
 }
