@@ -17,14 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tkrt-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 unset TKRT_BACKEND TKRT_TUNE_DIR TKRT_TUNE_PIN TKRT_TRUST_SHARED_STORES
 export TKRT_TUNE_DIR=off
-failures=0
-
-fail() {
-  echo "FAIL [$current]: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect RC PATTERN... -- COMMAND... (60 s at most).
+# fail, expect RC PATTERN... -- COMMAND... (60 s at most), run_cases.
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 # json_check COMMAND...: stdout must be valid JSON (python3 -m json.tool); left in $json.
@@ -277,15 +270,5 @@ case_dump_utf8() {
     fail "metadata_hex: $json"
 }
 
-all=(options triton_options info_json info_backend_env errors save case_json dump_utf8)
-cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
-for current in "${cases[@]}"; do
-  echo "== $current"
-  "case_$current"
-done
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "all CLI cases passed"
+run_cases CLI options triton_options info_json info_backend_env errors save case_json dump_utf8 \
+  -- "$@"

@@ -14,14 +14,7 @@ chmod 700 "$work"
 trap 'rm -rf "$work"' EXIT
 export TKRT_TEST_MARKER="$work/marker"
 unset TKRT_BACKEND TKRT_TUNE_DIR TKRT_TUNE_PIN TKRT_TRUST_SHARED_STORES
-failures=0
-
-fail() {
-  echo "FAIL [$current]: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect RC PATTERN... -- COMMAND... (20 s at most: a hang is a failure).
+# fail, expect RC PATTERN... -- COMMAND... (20 s at most: a hang is a failure), run_cases.
 EXPECT_TIMEOUT=20
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
@@ -255,16 +248,5 @@ case_save() {
   [ "$(ls -A "$out/blocked")" = out0.bin ] || fail "--save left a temporary file: $(ls -A "$out/blocked")"
 }
 
-all=(consent triton_consent store_symlinks store_untrusted store_fifo store_readonly files options dump_escapes
-     hsaco_paths save)
-cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
-for current in "${cases[@]}"; do
-  echo "== $current"
-  "case_$current"
-done
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "all trust cases passed"
+run_cases trust consent triton_consent store_symlinks store_untrusted store_fifo store_readonly \
+  files options dump_escapes hsaco_paths save -- "$@"
