@@ -252,17 +252,7 @@ static bool floor_ffi_metadata(tkrt_ffi_call_frame_t* frame) {
   if (!frame->extension_start || frame->extension_start->type != TKRT_FFI_EXTENSION_METADATA) {
     return false;
   }
-  tkrt_ffi_metadata_t* md = ((tkrt_ffi_metadata_extension_t*)frame->extension_start)->metadata;
-  md->api_version = (tkrt_ffi_api_version_t){
-      .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_api_version_t, minor_version),
-      .extension_start = NULL,
-      .major_version = TKRT_FFI_API_MAJOR,
-      .minor_version = TKRT_FFI_API_MINOR,
-  };
-  md->traits = TKRT_FFI_TRAIT_COMMAND_BUFFER_COMPATIBLE;
-  if (md->struct_size >= TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, state_type_id)) {
-    md->state_type_id.type_id = 0;
-  }
+  tkrt_ffi_metadata_answer(((tkrt_ffi_metadata_extension_t*)frame->extension_start)->metadata, 0);
   return true;
 }
 

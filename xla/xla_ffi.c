@@ -183,22 +183,14 @@ static tkrt_ffi_error_t* tkrt_xla_answer_metadata(tkrt_ffi_call_frame_t* frame,
                           "tkrt_triton_kernel_call: metadata query with a too small struct");
   }
   tkrt_ffi_metadata_t* md = ext->metadata;
-  md->api_version = (tkrt_ffi_api_version_t){
-      .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_api_version_t, minor_version),
-      .extension_start = NULL,
-      .major_version = TKRT_FFI_API_MAJOR,
-      .minor_version = TKRT_FFI_API_MINOR,
-  };
-  md->traits = TKRT_FFI_TRAIT_COMMAND_BUFFER_COMPATIBLE;
-  if (md->struct_size >= TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, state_type_id)) {
-    int64_t id = 0;
-    if (reports_state) {
-      /* The instantiate handler creates a state: its type must be known to XLA by now. */
-      tkrt_ffi_error_t* error = tkrt_xla_type_id(api, &id);
-      if (error) return error;
-    }
-    md->state_type_id.type_id = id;
+  int64_t id = 0;
+  if (reports_state &&
+      md->struct_size >= TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, state_type_id)) {
+    /* The instantiate handler creates a state: its type must be known to XLA by now. */
+    tkrt_ffi_error_t* error = tkrt_xla_type_id(api, &id);
+    if (error) return error;
   }
+  tkrt_ffi_metadata_answer(md, id);
   return NULL;
 }
 

@@ -267,6 +267,22 @@ typedef struct tkrt_ffi_metadata {
   tkrt_ffi_type_id_t state_type_id;
 } tkrt_ffi_metadata_t;
 
+/* Answers a metadata query as a command-buffer-compatible handler of FFI API 0.4 whose
+ * instantiate stage makes states of type `state_type_id` (0: none). The caller checked that the
+ * struct reaches `traits`; the type id is written only when it reaches that far. */
+static inline void tkrt_ffi_metadata_answer(tkrt_ffi_metadata_t* md, int64_t state_type_id) {
+  md->api_version = (tkrt_ffi_api_version_t){
+      .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_api_version_t, minor_version),
+      .extension_start = NULL,
+      .major_version = TKRT_FFI_API_MAJOR,
+      .minor_version = TKRT_FFI_API_MINOR,
+  };
+  md->traits = TKRT_FFI_TRAIT_COMMAND_BUFFER_COMPATIBLE;
+  if (md->struct_size >= TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, state_type_id)) {
+    md->state_type_id.type_id = state_type_id;
+  }
+}
+
 typedef struct tkrt_ffi_metadata_extension {
   tkrt_ffi_internal_extension_t extension_base;
   tkrt_ffi_metadata_t* metadata;
