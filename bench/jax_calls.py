@@ -239,6 +239,27 @@ def run_mode(args):
 # ---------------------------------------------------------------- both modes, side by side
 
 
+def run_mode_process(script, mode, arguments, env, timeout=None):
+  """Runs `script --mode MODE --out F ARGUMENTS...` in a fresh process with `env` (each
+  command-buffer mode needs its own XLA_FLAGS, read once per process) and returns the JSON it
+  wrote to F, or {"mode", "error", "variants": []} when it failed or ran past `timeout` s."""
+  with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
+    out = tmp.name
+  try:
+    try:
+      rc = subprocess.call([sys.executable, os.path.abspath(script), "--mode", mode, "--out", out]
+                           + arguments, env=env, timeout=timeout)
+      error = None if rc == 0 else f"subprocess exited with {rc}"
+    except subprocess.TimeoutExpired:
+      error = f"subprocess timed out after {timeout} s"
+    if error:
+      return {"mode": mode, "error": error, "variants": []}
+    with open(out) as f:
+      return json.load(f)
+  finally:
+    os.unlink(out)
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--json", help="write the combined results here")
@@ -257,18 +278,9 @@ def main():
     env = dict(os.environ)
     if mode == "off":
       env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=").strip()
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-      out = tmp.name
-    command = [sys.executable, os.path.abspath(__file__), "--mode", mode, "--out", out,
-               "--vectors", args.vectors, "--k", str(args.k), "--k-small", str(args.k_small),
-               "--reps", str(args.reps)]
-    rc = subprocess.call(command, env=env)
-    if rc == 0:
-      with open(out) as f:
-        modes[mode] = json.load(f)
-    else:
-      modes[mode] = {"mode": mode, "error": f"subprocess exited with {rc}", "variants": []}
-    os.unlink(out)
+    modes[mode] = run_mode_process(
+        __file__, mode, ["--vectors", args.vectors, "--k", str(args.k), "--k-small",
+                         str(args.k_small), "--reps", str(args.reps)], env)
 
   print(f"\njax calls: K={args.k} sequential {N}-element Triton calls in one jitted function; "
         f"us per call = median jitted-call time / K (slope: between K={args.k_small} and "

@@ -31,16 +31,14 @@ import ctypes
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from jax_calls import _block, vector_kernels  # noqa: E402  (the vectors' kernels, shared)
+from jax_calls import _block, run_mode_process, vector_kernels  # noqa: E402  (shared)
 
 MODES = {
     "default": "",
@@ -353,23 +351,11 @@ def main():
       env = dict(os.environ)
       if MODES[mode]:
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + MODES[mode]).strip()
-      with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-        out = tmp.name
-      command = [sys.executable, os.path.abspath(__file__), "--mode", mode, "--out", out,
-                 "--vectors", args.vectors, "--floor-lib", args.floor_lib, "--n", str(args.n),
-                 "--k", str(args.k), "--iters", str(args.iters), "--reps", str(args.reps)]
+      arguments = ["--vectors", args.vectors, "--floor-lib", args.floor_lib, "--n", str(args.n),
+                   "--k", str(args.k), "--iters", str(args.iters), "--reps", str(args.reps)]
       if args.profile:
-        command.append("--profile")
-      try:
-        rc = subprocess.call(command, env=env, timeout=args.mode_timeout)
-      except subprocess.TimeoutExpired:
-        rc = f"timeout after {args.mode_timeout} s"
-      if rc == 0:
-        with open(out) as f:
-          modes[mode] = json.load(f)
-      else:
-        modes[mode] = {"mode": mode, "error": f"subprocess: {rc}", "variants": []}
-      os.unlink(out)
+        arguments.append("--profile")
+      modes[mode] = run_mode_process(__file__, mode, arguments, env, args.mode_timeout)
     return modes
 
   # Every run measures every mode in fresh processes; the table gives each runtime's median
