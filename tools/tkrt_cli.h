@@ -84,6 +84,56 @@ void tkrt_cli_args_init(tkrt_cli_args_t* args, int argc, char** argv, const char
  * printing "unknown option '--x'", "--x needs a value" or "--x takes no value". */
 int tkrt_cli_args_next(tkrt_cli_args_t* args);
 
+/* ---------------------------------------------------------------- run / tune: the session */
+
+/* What `run` and `tune` take whatever they run (a serialized call or Triton's compile output):
+ * the device, the timed launches and the tuner's settings. Each command lists those it offers
+ * with these option values (from TKRT_CLI_SESSION_OPTION_BASE; its own start at
+ * TKRT_CLI_OPTION_BASE) and hands them to tkrt_cli_session_option. */
+enum {
+  TKRT_CLI_SESSION_OPTION_BASE = TKRT_CLI_OPTION_BASE + 128,
+  TKRT_CLI_OPT_BACKEND = TKRT_CLI_SESSION_OPTION_BASE,
+  TKRT_CLI_OPT_DEVICE,
+  TKRT_CLI_OPT_ITERATIONS,
+  TKRT_CLI_OPT_STORE,
+  TKRT_CLI_OPT_POLICY,
+  TKRT_CLI_OPT_PIN,
+  TKRT_CLI_OPT_TARGET_MS,
+  TKRT_CLI_OPT_MAX_ITERATIONS,
+  TKRT_CLI_OPT_ALLOW_NATIVE_CODE,
+  TKRT_CLI_SESSION_OPTION_END,
+};
+#define TKRT_CLI_MAX_ITERATIONS 1000000u
+#define TKRT_CLI_MAX_PIN 1000000u
+
+typedef struct tkrt_cli_session_options {
+  const char* backend;   /* --backend: over TKRT_BACKEND */
+  int ordinal;           /* --device */
+  long iterations;       /* --iterations: timed launches after the checked one */
+  const char* store;     /* --store DIR|off */
+  const char* policy;    /* --policy auto|never */
+  long pin;              /* --pin N; -1: none */
+  double target_ms;      /* --target-ms; -1: the tuner's default */
+  long max_iterations;   /* --max-iterations; 0: the tuner's default */
+  int allow_native_code; /* --allow-native-code */
+} tkrt_cli_session_options_t;
+
+/* Defaults: 20 timed launches for run, 0 for tune; no pin; the tuner's own effort. */
+void tkrt_cli_session_options_init(tkrt_cli_session_options_t* options, int tune);
+/* Parses the session option `c` (its name as written and its value, from tkrt_cli_args_t).
+ * Returns 0, or TKRT_CLI_USAGE after printing what is wrong (numbers are checked against their
+ * range: --device up to INT_MAX, --iterations and --pin up to TKRT_CLI_MAX_ITERATIONS and
+ * TKRT_CLI_MAX_PIN, --max-iterations from 1, --target-ms from 0 to 3600000). */
+int tkrt_cli_session_option(const char* command, int c, const char* name, const char* value,
+                            tkrt_cli_session_options_t* options);
+/* The device and tuner options of a session: the environment's (TKRT_BACKEND, TKRT_CACHE_DIR,
+ * TKRT_TUNE_*, ...), then the flags over them; for tune, the store is refreshed and progress
+ * goes to stderr, naming each config by `config_word` ("config", "variant"). */
+tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* options, int tune,
+                                        const char* config_word,
+                                        tkrt_device_options_t* device_options,
+                                        tkrt_autotuner_options_t* tuner_options);
+
 /* ---------------------------------------------------------------- run / tune options */
 
 #define TKRT_CLI_MAX_BUFFERS 64
@@ -111,18 +161,11 @@ typedef struct tkrt_run_options {
   double rtol, atol;
   int rtol_given, atol_given;
   const char* dtype;
-  const char* backend;
-  int ordinal;
-  long iterations;
-  const char* store;
-  const char* policy;
-  long pin;
+  tkrt_cli_session_options_t session; /* --backend --device --iterations --store --policy --pin
+                                         --target-ms --max-iterations --allow-native-code */
   const char* save_dir;
-  double target_ms;
-  long max_iterations;
   double prune_margin;   /* tune --prune-margin, when prune_margin_set */
   int prune_margin_set;
-  int allow_native_code; /* --allow-native-code */
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;
 

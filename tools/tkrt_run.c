@@ -124,45 +124,24 @@ static void session_close(session_t* s) {
   tkrt_device_release(s->device);
 }
 
-static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
-                          float ms) {
-  (void)user;
-  fflush(stdout); /* the lines printed before stay before the progress when piped */
-  fprintf(stderr, "tkrt tune: pass %d, config %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
-          config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
-}
-
 static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
   if (o->save_dir) {
     /* Made before anything runs, so that a folder that cannot be made costs no launch. */
     TKRT_RETURN_IF_ERROR(tkrt_status_annotate(tkrt_cli_make_folder(o->save_dir), "--save"));
   }
   TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, o->read_hsaco_paths, &s->call));
-  /* The environment (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...) first, flags over it. */
   tkrt_device_options_t device_options;
-  tkrt_device_options_init(&device_options);
   tkrt_autotuner_options_t tune_options;
-  tkrt_autotuner_options_init(&tune_options);
-  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&device_options, &tune_options));
-  if (o->backend) device_options.backend = o->backend;
-  device_options.ordinal = o->ordinal;
-  device_options.allow_native_code_from_calls = o->allow_native_code != 0;
+  TKRT_RETURN_IF_ERROR(
+      tkrt_cli_session_settings(&o->session, o->tune, "config", &device_options, &tune_options));
+  /* Consent to the host images a serialized call carries. */
+  device_options.allow_native_code_from_calls = o->session.allow_native_code != 0;
   TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
-
-  if (o->store) tune_options.store_dir = o->store;
-  if (o->policy) {
-    tune_options.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER
-                                                          : TKRT_TUNE_POLICY_AUTO;
-  }
-  if (o->tune) {
-    tune_options.refresh_store = true;
-    tune_options.progress = tune_progress;
-    if (o->target_ms >= 0) tune_options.target_ms = o->target_ms;
-    if (o->max_iterations > 0) tune_options.max_iterations = (uint32_t)o->max_iterations;
-    if (o->prune_margin_set) tune_options.prune_margin = o->prune_margin;
-  }
+  if (o->prune_margin_set) tune_options.prune_margin = o->prune_margin;
   TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune_options, &s->tuner));
-  if (o->pin >= 0) TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->pin));
+  if (o->session.pin >= 0) {
+    TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->session.pin));
+  }
 
   s->input_count = o->input_count;
   for (size_t i = 0; i < o->input_count; ++i) {
@@ -420,20 +399,20 @@ static int run_or_tune(int argc, char** argv, int tune) {
     free(got);
   }
 
-  if (!status && o.iterations > 0) {
+  if (!status && o.session.iterations > 0) {
     /* Timing after the check: an in-place kernel keeps updating its buffer from here on. */
     tkrt_event_t begin = NULL, end = NULL;
     float ms = 0;
     status = tkrt_event_create(s.device, &begin);
     if (!status) status = tkrt_event_create(s.device, &end);
     if (!status) status = tkrt_event_record(s.device, begin, NULL);
-    for (long i = 0; i < o.iterations && !status; ++i) status = session_launch(&s);
+    for (long i = 0; i < o.session.iterations && !status; ++i) status = session_launch(&s);
     if (!status) status = tkrt_event_record(s.device, end, NULL);
     if (!status) status = tkrt_event_synchronize(s.device, end);
     if (!status) status = tkrt_event_elapsed_ms(s.device, begin, end, &ms);
     if (!status) {
       printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
-             (double)ms / (double)o.iterations, o.iterations);
+             (double)ms / (double)o.session.iterations, o.session.iterations);
     }
     if (begin) tkrt_status_free(tkrt_event_destroy(s.device, begin));
     if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));

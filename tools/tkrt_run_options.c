@@ -73,8 +73,6 @@ static const char kTuneUsage[] =
 
 /* Upper bounds of the numeric options: beyond them a value is a typo, not a wish. */
 #define TKRT_CLI_MAX_OUT_SIZE ((uint64_t)1 << 40) /* 1 TiB */
-#define TKRT_CLI_MAX_ITERATIONS 1000000u
-#define TKRT_CLI_MAX_PIN 1000000u
 
 /* A decimal number in [0, max]: digits only (no sign, blanks or suffix), no overflow. */
 static int parse_number(const char* text, uint64_t max, uint64_t* out) {
@@ -95,13 +93,109 @@ static int bad_number(const char* command, const char* option, const char* text,
                               (unsigned long long)max);
 }
 
+/* ---------------------------------------------------------------- the session's options */
+
+void tkrt_cli_session_options_init(tkrt_cli_session_options_t* s, int tune) {
+  memset(s, 0, sizeof(*s));
+  s->iterations = tune ? 0 : 20;
+  s->pin = -1;
+  s->target_ms = -1;
+}
+
+int tkrt_cli_session_option(const char* command, int c, const char* name, const char* value,
+                            tkrt_cli_session_options_t* s) {
+  uint64_t number = 0;
+  switch (c) {
+    case TKRT_CLI_OPT_BACKEND:
+      s->backend = value;
+      return 0;
+    case TKRT_CLI_OPT_DEVICE:
+      if (!parse_number(value, INT_MAX, &number)) return bad_number(command, name, value, INT_MAX);
+      s->ordinal = (int)number;
+      return 0;
+    case TKRT_CLI_OPT_ITERATIONS:
+      if (!parse_number(value, TKRT_CLI_MAX_ITERATIONS, &number)) {
+        return bad_number(command, name, value, TKRT_CLI_MAX_ITERATIONS);
+      }
+      s->iterations = (long)number;
+      return 0;
+    case TKRT_CLI_OPT_STORE:
+      s->store = value;
+      return 0;
+    case TKRT_CLI_OPT_POLICY:
+      if (strcmp(value, "auto") && strcmp(value, "never")) {
+        return tkrt_cli_usage_error(command, "bad --policy '%s' (auto or never)", value);
+      }
+      s->policy = value;
+      return 0;
+    case TKRT_CLI_OPT_PIN:
+      if (!parse_number(value, TKRT_CLI_MAX_PIN, &number)) {
+        return bad_number(command, name, value, TKRT_CLI_MAX_PIN);
+      }
+      s->pin = (long)number;
+      return 0;
+    case TKRT_CLI_OPT_TARGET_MS: {
+      char* end = NULL;
+      double ms = strtod(value, &end);
+      if (end == value || *end || !(ms >= 0) || ms > 3600e3) {
+        return tkrt_cli_usage_error(command, "bad --target-ms '%s' (0 to 3600000)", value);
+      }
+      s->target_ms = ms;
+      return 0;
+    }
+    case TKRT_CLI_OPT_MAX_ITERATIONS:
+      if (!parse_number(value, TKRT_CLI_MAX_ITERATIONS, &number) || number == 0) {
+        return tkrt_cli_usage_error(command, "bad --max-iterations '%s' (1 to %u)", value,
+                                    TKRT_CLI_MAX_ITERATIONS);
+      }
+      s->max_iterations = (long)number;
+      return 0;
+    case TKRT_CLI_OPT_ALLOW_NATIVE_CODE:
+      s->allow_native_code = 1;
+      return 0;
+    default:
+      return tkrt_cli_usage_error(command, "unexpected argument '%s'", name);
+  }
+}
+
+/* Tuning progress on stderr, one line per config and pass; `user` is the word for a config. */
+static void session_progress(void* user, size_t config, size_t count, int pass,
+                             uint32_t iterations, float ms) {
+  fflush(stdout); /* the lines printed before stay before the progress when piped */
+  fprintf(stderr, "tkrt tune: pass %d, %s %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
+          (const char*)user, config + 1, count, (double)ms, iterations,
+          iterations == 1 ? "" : "es");
+}
+
+tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* s, int tune,
+                                        const char* config_word, tkrt_device_options_t* device,
+                                        tkrt_autotuner_options_t* tuner) {
+  tkrt_device_options_init(device);
+  tkrt_autotuner_options_init(tuner);
+  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(device, tuner));
+  if (s->backend) device->backend = s->backend;
+  device->ordinal = s->ordinal;
+  if (s->store) tuner->store_dir = s->store;
+  if (s->policy) {
+    tuner->policy = strcmp(s->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
+  }
+  if (s->target_ms >= 0) tuner->target_ms = s->target_ms;
+  if (s->max_iterations > 0) tuner->max_iterations = (uint32_t)s->max_iterations;
+  if (tune) {
+    tuner->refresh_store = true;
+    tuner->progress = session_progress;
+    tuner->progress_user = (void*)config_word;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- run / tune options */
+
 void tkrt_cli_run_options_init(tkrt_run_options_t* o, int tune) {
   memset(o, 0, sizeof(*o));
   o->command = tune ? "tune" : "run";
   o->tune = tune;
-  o->iterations = tune ? 0 : 20;
-  o->pin = -1;
-  o->target_ms = -1;
+  tkrt_cli_session_options_init(&o->session, tune);
 }
 
 void tkrt_cli_run_options_free(tkrt_run_options_t* o) {
@@ -119,47 +213,38 @@ enum {
   OPT_RTOL,
   OPT_ATOL,
   OPT_DTYPE,
-  OPT_BACKEND,
-  OPT_DEVICE,
-  OPT_ITERATIONS,
-  OPT_STORE,
-  OPT_POLICY,
-  OPT_PIN,
   OPT_SAVE,
-  OPT_ALLOW_NATIVE_CODE,
   OPT_READ_HSACO_PATHS,
-  OPT_TARGET_MS,
-  OPT_MAX_ITERATIONS,
   OPT_PRUNE_MARGIN,
 };
 
-#define COMMON_OPTIONS                                                  \
-  {"help", no_argument, NULL, 'h'},                                     \
-  {"in", required_argument, NULL, OPT_IN},                              \
-  {"expect", required_argument, NULL, OPT_EXPECT},                      \
-  {"out-size", required_argument, NULL, OPT_OUT_SIZE},                  \
-  {"alias", required_argument, NULL, OPT_ALIAS},                        \
-  {"rtol", required_argument, NULL, OPT_RTOL},                          \
-  {"atol", required_argument, NULL, OPT_ATOL},                          \
-  {"dtype", required_argument, NULL, OPT_DTYPE},                        \
-  {"backend", required_argument, NULL, OPT_BACKEND},                    \
-  {"device", required_argument, NULL, OPT_DEVICE},                      \
-  {"store", required_argument, NULL, OPT_STORE},                        \
-  {"allow-native-code", no_argument, NULL, OPT_ALLOW_NATIVE_CODE},      \
+#define COMMON_OPTIONS                                                       \
+  {"help", no_argument, NULL, 'h'},                                          \
+  {"in", required_argument, NULL, OPT_IN},                                   \
+  {"expect", required_argument, NULL, OPT_EXPECT},                           \
+  {"out-size", required_argument, NULL, OPT_OUT_SIZE},                       \
+  {"alias", required_argument, NULL, OPT_ALIAS},                             \
+  {"rtol", required_argument, NULL, OPT_RTOL},                               \
+  {"atol", required_argument, NULL, OPT_ATOL},                               \
+  {"dtype", required_argument, NULL, OPT_DTYPE},                             \
+  {"backend", required_argument, NULL, TKRT_CLI_OPT_BACKEND},                \
+  {"device", required_argument, NULL, TKRT_CLI_OPT_DEVICE},                  \
+  {"store", required_argument, NULL, TKRT_CLI_OPT_STORE},                    \
+  {"allow-native-code", no_argument, NULL, TKRT_CLI_OPT_ALLOW_NATIVE_CODE},  \
   {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS}
 
 static const struct option kRunOptions[] = {
     COMMON_OPTIONS,
-    {"iterations", required_argument, NULL, OPT_ITERATIONS},
-    {"policy", required_argument, NULL, OPT_POLICY},
-    {"pin", required_argument, NULL, OPT_PIN},
+    {"iterations", required_argument, NULL, TKRT_CLI_OPT_ITERATIONS},
+    {"policy", required_argument, NULL, TKRT_CLI_OPT_POLICY},
+    {"pin", required_argument, NULL, TKRT_CLI_OPT_PIN},
     {"save", required_argument, NULL, OPT_SAVE},
     {NULL, 0, NULL, 0},
 };
 static const struct option kTuneOptions[] = {
     COMMON_OPTIONS,
-    {"target-ms", required_argument, NULL, OPT_TARGET_MS},
-    {"max-iterations", required_argument, NULL, OPT_MAX_ITERATIONS},
+    {"target-ms", required_argument, NULL, TKRT_CLI_OPT_TARGET_MS},
+    {"max-iterations", required_argument, NULL, TKRT_CLI_OPT_MAX_ITERATIONS},
     {"prune-margin", required_argument, NULL, OPT_PRUNE_MARGIN},
     {NULL, 0, NULL, 0},
 };
@@ -264,58 +349,12 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         }
         o->dtype = next;
         break;
-      case OPT_BACKEND:
-        o->backend = next;
-        break;
-      case OPT_DEVICE:
-        if (!parse_number(next, INT_MAX, &number)) return bad_number(o->command, a, next, INT_MAX);
-        o->ordinal = (int)number;
-        break;
-      case OPT_ITERATIONS:
-        if (!parse_number(next, TKRT_CLI_MAX_ITERATIONS, &number)) {
-          return bad_number(o->command, a, next, TKRT_CLI_MAX_ITERATIONS);
-        }
-        o->iterations = (long)number;
-        break;
-      case OPT_STORE:
-        o->store = next;
-        break;
-      case OPT_POLICY:
-        if (strcmp(next, "auto") && strcmp(next, "never")) {
-          return tkrt_cli_usage_error(o->command, "bad --policy '%s' (auto or never)", next);
-        }
-        o->policy = next;
-        break;
-      case OPT_PIN:
-        if (!parse_number(next, TKRT_CLI_MAX_PIN, &number)) {
-          return bad_number(o->command, a, next, TKRT_CLI_MAX_PIN);
-        }
-        o->pin = (long)number;
-        break;
       case OPT_SAVE:
         if (!*next) return tkrt_cli_usage_error(o->command, "--save needs a folder name");
         o->save_dir = next;
         break;
-      case OPT_ALLOW_NATIVE_CODE:
-        o->allow_native_code = 1;
-        break;
       case OPT_READ_HSACO_PATHS:
         o->read_hsaco_paths = 1;
-        break;
-      case OPT_TARGET_MS: {
-        char* end = NULL;
-        o->target_ms = strtod(next, &end);
-        if (end == next || *end || !(o->target_ms >= 0) || o->target_ms > 3600e3) {
-          return tkrt_cli_usage_error(o->command, "bad --target-ms '%s' (0 to 3600000)", next);
-        }
-        break;
-      }
-      case OPT_MAX_ITERATIONS:
-        if (!parse_number(next, TKRT_CLI_MAX_ITERATIONS, &number) || number == 0) {
-          return tkrt_cli_usage_error(o->command, "bad --max-iterations '%s' (1 to %u)", next,
-                                      TKRT_CLI_MAX_ITERATIONS);
-        }
-        o->max_iterations = (long)number;
         break;
       case OPT_PRUNE_MARGIN: {
         char* end = NULL;
@@ -329,8 +368,11 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         o->prune_margin_set = 1;
         break;
       }
-      default:
-        return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
+      default: {
+        int rc = tkrt_cli_session_option(o->command, c, a, next, &o->session);
+        if (rc) return rc;
+        break;
+      }
     }
   }
   if (!o->path) return tkrt_cli_usage_error(o->command, "no call file or case directory given");

@@ -103,15 +103,7 @@ typedef struct triton_opts {
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
-  int allow_native_code;
-  const char* backend;
-  int ordinal;
-  long iterations;
-  const char* store;
-  const char* policy;
-  long pin;
-  double target_ms;
-  long max_iterations;
+  tkrt_cli_session_options_t session; /* the options run and tune share with serialized calls */
 } triton_opts_t;
 
 /* getopt_long values of the Triton commands' options. */
@@ -125,16 +117,7 @@ enum {
   OPT_INOUT,
   OPT_RTOL,
   OPT_ATOL,
-  OPT_TARGET_MS,
-  OPT_DEVICE,
-  OPT_ITERATIONS,
-  OPT_PIN,
-  OPT_MAX_ITERATIONS,
-  OPT_BACKEND,
-  OPT_STORE,
-  OPT_POLICY,
   OPT_IMAGE_KIND,
-  OPT_ALLOW_NATIVE,
   OPT_IMAGE,
   OPT_TRITON_CACHE,
   OPT_KERNEL,
@@ -343,16 +326,16 @@ static const struct option kTritonRunOptions[] = {
     {"inout", required_argument, NULL, OPT_INOUT},
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"atol", required_argument, NULL, OPT_ATOL},
-    {"target-ms", required_argument, NULL, OPT_TARGET_MS},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"iterations", required_argument, NULL, OPT_ITERATIONS},
-    {"pin", required_argument, NULL, OPT_PIN},
-    {"max-iterations", required_argument, NULL, OPT_MAX_ITERATIONS},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"store", required_argument, NULL, OPT_STORE},
-    {"policy", required_argument, NULL, OPT_POLICY},
+    {"target-ms", required_argument, NULL, TKRT_CLI_OPT_TARGET_MS},
+    {"device", required_argument, NULL, TKRT_CLI_OPT_DEVICE},
+    {"iterations", required_argument, NULL, TKRT_CLI_OPT_ITERATIONS},
+    {"pin", required_argument, NULL, TKRT_CLI_OPT_PIN},
+    {"max-iterations", required_argument, NULL, TKRT_CLI_OPT_MAX_ITERATIONS},
+    {"backend", required_argument, NULL, TKRT_CLI_OPT_BACKEND},
+    {"store", required_argument, NULL, TKRT_CLI_OPT_STORE},
+    {"policy", required_argument, NULL, TKRT_CLI_OPT_POLICY},
     {"image-kind", required_argument, NULL, OPT_IMAGE_KIND},
-    {"allow-native-code", no_argument, NULL, OPT_ALLOW_NATIVE},
+    {"allow-native-code", no_argument, NULL, TKRT_CLI_OPT_ALLOW_NATIVE_CODE},
     {NULL, 0, NULL, 0},
 };
 
@@ -409,56 +392,27 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
         o->inout[o->inout_count++] = next;
         break;
       case OPT_RTOL:
-      case OPT_ATOL:
-      case OPT_TARGET_MS: {
+      case OPT_ATOL: {
         char* end = NULL;
         double value = strtod(next, &end);
         if (!*next || *end || !(value >= 0) || value > 1e300) {
           return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
         }
         if (c == OPT_RTOL) o->rtol = value, o->tolerant = 1;
-        else if (c == OPT_ATOL) o->atol = value, o->tolerant = 1;
-        else o->target_ms = value;
+        else o->atol = value, o->tolerant = 1;
         break;
       }
-      case OPT_DEVICE:
-      case OPT_ITERATIONS:
-      case OPT_PIN:
-      case OPT_MAX_ITERATIONS: {
-        char* end = NULL;
-        long value = strtol(next, &end, 10);
-        if (!*next || *end || value < 0 || value > INT_MAX) {
-          return tkrt_cli_usage_error(o->command, "bad %s '%s'", a, next);
-        }
-        if (c == OPT_DEVICE) o->ordinal = (int)value;
-        else if (c == OPT_ITERATIONS) o->iterations = value;
-        else if (c == OPT_PIN) o->pin = value;
-        else o->max_iterations = value;
-        break;
-      }
-      case OPT_BACKEND:
-        o->backend = next;
-        break;
-      case OPT_STORE:
-        o->store = next;
-        break;
-      case OPT_POLICY:
-        if (strcmp(next, "auto") != 0 && strcmp(next, "never") != 0) {
-          return tkrt_cli_usage_error(o->command, "--policy is auto or never, not '%s'", next);
-        }
-        o->policy = next;
-        break;
       case OPT_IMAGE_KIND:
         if (!parse_kind(next, &o->image_kinds)) {
           return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
                                       next);
         }
         break;
-      case OPT_ALLOW_NATIVE:
-        o->allow_native_code = 1;
+      default: {
+        int rc = tkrt_cli_session_option(o->command, c, a, next, &o->session);
+        if (rc) return rc;
         break;
-      default:
-        return tkrt_cli_usage_error(o->command, "unexpected argument '%s'", a);
+      }
     }
   }
   if (o->variant_count == 0) return tkrt_cli_usage_error(o->command, "no kernel given");
@@ -583,14 +537,6 @@ static void session_close(triton_session_t* s) {
   tkrt_device_release(s->device);
 }
 
-static void tune_progress(void* user, size_t config, size_t count, int pass, uint32_t iterations,
-                          float ms) {
-  (void)user;
-  fflush(stdout); /* the variant lines printed before stay before the progress when piped */
-  fprintf(stderr, "tkrt tune: pass %d, variant %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
-          config + 1, count, (double)ms, iterations, iterations == 1 ? "" : "es");
-}
-
 static const triton_named_t* find_named(const triton_named_t* list, size_t count, const char* name) {
   for (size_t i = 0; i < count; ++i) {
     if (strlen(name) == list[i].name_length && strncmp(list[i].name, name, list[i].name_length) == 0) {
@@ -654,7 +600,7 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   tkrt_triton_load_options_t load;
   tkrt_triton_load_options_init(&load);
   load.image_kinds = o->image_kinds;
-  load.allow_native_code = o->allow_native_code != 0;
+  load.allow_native_code = o->session.allow_native_code != 0;
   tkrt_triton_variant_t variants[TRITON_MAX_VARIANTS];
   for (size_t v = 0; v < o->variant_count; ++v) {
     const triton_variant_opts_t* vo = &o->variants[v];
@@ -688,28 +634,18 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   desc.inout_count = o->inout_count;
   TKRT_RETURN_IF_ERROR(tkrt_triton_call_create(&desc, &s->call));
 
-  /* The environment (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...) first, flags over it. */
   tkrt_device_options_t device_options;
-  tkrt_device_options_init(&device_options);
   tkrt_autotuner_options_t tune;
-  tkrt_autotuner_options_init(&tune);
-  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&device_options, &tune));
-  if (o->backend) device_options.backend = o->backend;
-  device_options.ordinal = o->ordinal;
+  TKRT_RETURN_IF_ERROR(
+      tkrt_cli_session_settings(&o->session, o->tune, "variant", &device_options, &tune));
   TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
   for (size_t v = 0; v < o->variant_count; ++v) {
     TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
   }
-  if (o->store) tune.store_dir = o->store;
-  if (o->policy) tune.policy = strcmp(o->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
-  if (o->target_ms > 0) tune.target_ms = o->target_ms;
-  if (o->max_iterations > 0) tune.max_iterations = (uint32_t)o->max_iterations;
-  if (o->tune) {
-    tune.refresh_store = true;
-    tune.progress = tune_progress;
-  }
   TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune, &s->tuner));
-  if (o->pin >= 0) TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->pin));
+  if (o->session.pin >= 0) {
+    TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->session.pin));
+  }
 
   /* One buffer per pointer parameter, in order. */
   size_t count = tkrt_triton_kernel_param_count(k);
@@ -766,8 +702,7 @@ static int triton_run(int argc, char** argv, int tune) {
   if (!o) return tkrt_cli_fail(argv[0], TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
   o->command = tune ? "tune" : "run";
   o->tune = tune;
-  o->iterations = tune ? 0 : 20;
-  o->pin = -1;
+  tkrt_cli_session_options_init(&o->session, tune);
   int rc = parse_options(argc, argv, o);
   if (rc) {
     free(o);
@@ -854,13 +789,13 @@ static int triton_run(int argc, char** argv, int tune) {
     }
   }
 
-  if (o->iterations > 0) {
+  if (o->session.iterations > 0) {
     float ms = 0;
     if ((status = tkrt_event_create(s.device, &start)) || (status = tkrt_event_create(s.device, &end)) ||
         (status = tkrt_event_record(s.device, start, NULL))) {
       goto done;
     }
-    for (long i = 0; i < o->iterations && !status; ++i) {
+    for (long i = 0; i < o->session.iterations && !status; ++i) {
       status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count, s.tuner);
     }
     if (status || (status = tkrt_event_record(s.device, end, NULL)) ||
@@ -869,7 +804,7 @@ static int triton_run(int argc, char** argv, int tune) {
       goto done;
     }
     printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
-           (double)ms / (double)o->iterations, o->iterations);
+           (double)ms / (double)o->session.iterations, o->session.iterations);
   }
 
 done:

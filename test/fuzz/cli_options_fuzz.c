@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rc == 0) {
     if (!options.path || options.input_count > TKRT_CLI_MAX_BUFFERS ||
         options.expect_count > TKRT_CLI_MAX_BUFFERS || options.alias_count > TKRT_CLI_MAX_BUFFERS ||
-        options.iterations < 0 || options.ordinal < 0 || !(options.rtol >= 0) ||
+        options.session.iterations < 0 || options.session.ordinal < 0 || !(options.rtol >= 0) ||
         !(options.atol >= 0) || (options.rtol_given && options.rtol > 1e300)) {
       abort();
     }

@@ -98,6 +98,13 @@ case_triton_options() {
   expect 2 "unknown option '--in'" "did you mean --inout?" -- "$tkrt" run "$triton_add" \
     --grid 1 "${args[@]}" --in out_ptr
   expect 2 "unknown option '--frobnicate'" -- "$tkrt" run "$triton_add" --grid 1 --frobnicate
+  # The options run and tune share with serialized calls are checked by the same code.
+  expect 2 "bad --policy 'sometimes' (auto or never)" -- "$tkrt" run "$triton_add" --grid 1 \
+    --policy sometimes
+  expect 2 "bad --iterations '99999999999' (a whole number from 0 to 1000000)" -- \
+    "$tkrt" run "$triton_add" --grid 1 --iterations 99999999999
+  expect 2 "bad --max-iterations '0' (1 to 1000000)" -- "$tkrt" tune "$triton_add" --grid 1 \
+    --max-iterations 0
   expect 0 "Triton kernel add_kernel" -- "$tkrt" info "--image=$triton_add"
   expect 2 "--json describes backends and image files" -- "$tkrt" info --image "$triton_add" --json
   expect 0 "tkrt run KERNEL" -- "$tkrt" help triton
