@@ -247,12 +247,14 @@ static tkrt_ffi_error_t* floor_ffi_error(const tkrt_ffi_api_t* api, const char* 
 }
 
 /* Registration asks each handler for its FFI version and traits: command-buffer compatible, as
- * tkrt's FFI target says, so that XLA treats both alike. */
+ * tkrt's FFI target says, so that XLA treats both alike. True for a metadata query (answered
+ * when its struct is large enough), which the handler must not take for an execution. */
 static bool floor_ffi_metadata(tkrt_ffi_call_frame_t* frame) {
   if (!frame->extension_start || frame->extension_start->type != TKRT_FFI_EXTENSION_METADATA) {
     return false;
   }
-  tkrt_ffi_metadata_answer(((tkrt_ffi_metadata_extension_t*)frame->extension_start)->metadata, 0);
+  tkrt_ffi_metadata_t* md = tkrt_ffi_metadata_of(frame->extension_start);
+  if (md) tkrt_ffi_metadata_answer(md, 0);
   return true;
 }
 

@@ -175,14 +175,11 @@ static bool tkrt_xla_is_metadata_query(const tkrt_ffi_call_frame_t* frame) {
 static tkrt_ffi_error_t* tkrt_xla_answer_metadata(tkrt_ffi_call_frame_t* frame,
                                                   bool reports_state) {
   const tkrt_ffi_api_t* api = frame->api;
-  tkrt_ffi_metadata_extension_t* ext = (tkrt_ffi_metadata_extension_t*)frame->extension_start;
-  if (ext->extension_base.struct_size < TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_extension_t, metadata) ||
-      !ext->metadata ||
-      ext->metadata->struct_size < TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, traits)) {
+  tkrt_ffi_metadata_t* md = tkrt_ffi_metadata_of(frame->extension_start);
+  if (!md) {
     return tkrt_xla_error(api, TKRT_FFI_ERROR_INVALID_ARGUMENT,
                           "tkrt_triton_kernel_call: metadata query with a too small struct");
   }
-  tkrt_ffi_metadata_t* md = ext->metadata;
   int64_t id = 0;
   if (reports_state &&
       md->struct_size >= TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, state_type_id)) {
@@ -251,29 +248,35 @@ static tkrt_ffi_error_t* tkrt_xla_entry_of(tkrt_ffi_call_frame_t* frame,
   return tkrt_xla_entry_from_attrs(frame, out_entry);
 }
 
-static tkrt_ffi_error_t* tkrt_xla_device_of(tkrt_ffi_call_frame_t* frame, int* out_ordinal,
-                                            tkrt_device_t** out_device, tkrt_stream_t* out_stream,
-                                            const char* label) {
-  const tkrt_ffi_api_t* api = frame->api;
-  tkrt_ffi_device_ordinal_get_args_t ordinal = {
+/* The execution's device ordinal, as XLA gives it. */
+static tkrt_ffi_error_t* tkrt_xla_ordinal_of(tkrt_ffi_call_frame_t* frame, int* out_ordinal) {
+  tkrt_ffi_device_ordinal_get_args_t query = {
       .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_device_ordinal_get_args_t, device_ordinal),
       .extension_start = NULL,
       .ctx = frame->ctx,
       .device_ordinal = -1,
   };
-  tkrt_ffi_error_t* error = api->device_ordinal_get(&ordinal);
+  tkrt_ffi_error_t* error = frame->api->device_ordinal_get(&query);
   if (error) return error;
+  *out_ordinal = query.device_ordinal;
+  return NULL;
+}
+
+/* tkrt's device for the ordinal, and the execution's stream. */
+static tkrt_ffi_error_t* tkrt_xla_device_of(tkrt_ffi_call_frame_t* frame, int ordinal,
+                                            tkrt_device_t** out_device, tkrt_stream_t* out_stream,
+                                            const char* label) {
+  const tkrt_ffi_api_t* api = frame->api;
   tkrt_ffi_stream_get_args_t stream = {
       .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_stream_get_args_t, stream),
       .extension_start = NULL,
       .ctx = frame->ctx,
       .stream = NULL,
   };
-  error = api->stream_get(&stream);
+  tkrt_ffi_error_t* error = api->stream_get(&stream);
   if (error) return error;
-  tkrt_status_t status = tkrt_xla_device_get(ordinal.device_ordinal, out_device);
+  tkrt_status_t status = tkrt_xla_device_get(ordinal, out_device);
   if (status) return tkrt_xla_from_status(api, status, "on", label);
-  *out_ordinal = ordinal.device_ordinal;
   *out_stream = (tkrt_stream_t)stream.stream;
   return NULL;
 }
@@ -337,15 +340,10 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
   /* XLA runs this stage before every execution of every call site, not once: after the first
    * successful prepare on a device, the ordinal and one bit answer it. */
-  tkrt_ffi_device_ordinal_get_args_t query = {
-      .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_device_ordinal_get_args_t, device_ordinal),
-      .extension_start = NULL,
-      .ctx = frame->ctx,
-      .device_ordinal = -1,
-  };
-  if ((error = frame->api->device_ordinal_get(&query))) return error;
-  uint_fast64_t bit = query.device_ordinal >= 0 && query.device_ordinal < TKRT_XLA_MAX_DEVICES
-                          ? (uint_fast64_t)1 << (unsigned)query.device_ordinal
+  int ordinal;
+  if ((error = tkrt_xla_ordinal_of(frame, &ordinal))) return error;
+  uint_fast64_t bit = ordinal >= 0 && ordinal < TKRT_XLA_MAX_DEVICES
+                          ? (uint_fast64_t)1 << (unsigned)ordinal
                           : 0;
   if (bit && (atomic_load_explicit(&entry->prepared_on, memory_order_acquire) & bit)) {
     TKRT_XLA_COUNT(initialized);
@@ -354,10 +352,9 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
     TKRT_XLA_PROF(init_total, t0, t1);
     return NULL;
   }
-  int ordinal;
   tkrt_device_t* device;
   tkrt_stream_t stream;
-  if ((error = tkrt_xla_device_of(frame, &ordinal, &device, &stream, entry->label))) return error;
+  if ((error = tkrt_xla_device_of(frame, ordinal, &device, &stream, entry->label))) return error;
   /* Loading modules and allocating scratch would break a capture; initialize runs outside one,
    * but if it ever does not, leave the work to the first uncaptured execute (which then says
    * clearly why a captured execute cannot run). */
@@ -388,7 +385,10 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
   int ordinal;
   tkrt_device_t* device;
   tkrt_stream_t stream;
-  if ((error = tkrt_xla_device_of(frame, &ordinal, &device, &stream, entry->label))) return error;
+  if ((error = tkrt_xla_ordinal_of(frame, &ordinal)) ||
+      (error = tkrt_xla_device_of(frame, ordinal, &device, &stream, entry->label))) {
+    return error;
+  }
   TKRT_PROFILE_TICK(t2);
 
   size_t inputs = (size_t)frame->args.size, outputs = (size_t)frame->rets.size;

@@ -267,9 +267,26 @@ typedef struct tkrt_ffi_metadata {
   tkrt_ffi_type_id_t state_type_id;
 } tkrt_ffi_metadata_t;
 
-/* Answers a metadata query as a command-buffer-compatible handler of FFI API 0.4 whose
- * instantiate stage makes states of type `state_type_id` (0: none). The caller checked that the
- * struct reaches `traits`; the type id is written only when it reaches that far. */
+typedef struct tkrt_ffi_metadata_extension {
+  tkrt_ffi_internal_extension_t extension_base;
+  tkrt_ffi_metadata_t* metadata;
+} tkrt_ffi_metadata_extension_t;
+
+/* The metadata struct of a metadata query's extension, or NULL when the extension or the struct
+ * is too small to hold what a handler must answer (up to `traits`). */
+static inline tkrt_ffi_metadata_t* tkrt_ffi_metadata_of(const tkrt_ffi_internal_extension_t* ext) {
+  const tkrt_ffi_metadata_extension_t* m = (const tkrt_ffi_metadata_extension_t*)ext;
+  if (ext->struct_size < TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_extension_t, metadata) ||
+      !m->metadata ||
+      m->metadata->struct_size < TKRT_FFI_STRUCT_SIZE(tkrt_ffi_metadata_t, traits)) {
+    return NULL;
+  }
+  return m->metadata;
+}
+
+/* Answers a metadata query (`md` from tkrt_ffi_metadata_of) as a command-buffer-compatible
+ * handler of FFI API 0.4 whose instantiate stage makes states of type `state_type_id` (0: none);
+ * the type id is written only when the struct reaches that far. */
 static inline void tkrt_ffi_metadata_answer(tkrt_ffi_metadata_t* md, int64_t state_type_id) {
   md->api_version = (tkrt_ffi_api_version_t){
       .struct_size = TKRT_FFI_STRUCT_SIZE(tkrt_ffi_api_version_t, minor_version),
@@ -282,11 +299,6 @@ static inline void tkrt_ffi_metadata_answer(tkrt_ffi_metadata_t* md, int64_t sta
     md->state_type_id.type_id = state_type_id;
   }
 }
-
-typedef struct tkrt_ffi_metadata_extension {
-  tkrt_ffi_internal_extension_t extension_base;
-  tkrt_ffi_metadata_t* metadata;
-} tkrt_ffi_metadata_extension_t;
 
 typedef tkrt_ffi_error_t* tkrt_ffi_error_create_fn(tkrt_ffi_error_create_args_t* args);
 typedef tkrt_ffi_error_t* tkrt_ffi_type_register_fn(tkrt_ffi_type_register_args_t* args);
