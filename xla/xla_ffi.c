@@ -352,8 +352,8 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
     TKRT_XLA_PROF(init_total, t0, t1);
     return NULL;
   }
-  tkrt_device_t* device;
-  tkrt_stream_t stream;
+  tkrt_device_t* device = NULL;
+  tkrt_stream_t stream = NULL;
   if ((error = tkrt_xla_device_of(frame, ordinal, &device, &stream, entry->label))) return error;
   /* Loading modules and allocating scratch would break a capture; initialize runs outside one,
    * but if it ever does not, leave the work to the first uncaptured execute (which then says
@@ -383,8 +383,8 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
   TKRT_PROFILE_TICK(t1);
   int ordinal;
-  tkrt_device_t* device;
-  tkrt_stream_t stream;
+  tkrt_device_t* device = NULL;
+  tkrt_stream_t stream = NULL;
   if ((error = tkrt_xla_ordinal_of(frame, &ordinal)) ||
       (error = tkrt_xla_device_of(frame, ordinal, &device, &stream, entry->label))) {
     return error;
