@@ -317,7 +317,16 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
   }
   char* data = NULL;
   size_t size = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_triton_read_file(path, TKRT_TRITON_IMAGE_LIMIT, &data, &size));
+  if (kind == TKRT_IMAGE_HOST) {
+    /* Consent covers the folder's own file: a symbolic link, which could lead anywhere (one
+     * planted in a shared cache, say), is not followed to native code. */
+    void* bytes = NULL;
+    TKRT_RETURN_IF_ERROR(tkrt_fs_read_file(path, TKRT_TRITON_IMAGE_LIMIT, TKRT_FS_READ_NOFOLLOW,
+                                           &bytes, &size));
+    data = bytes;
+  } else {
+    TKRT_RETURN_IF_ERROR(tkrt_triton_read_file(path, TKRT_TRITON_IMAGE_LIMIT, &data, &size));
+  }
   tkrt_image_info_t* info = malloc(sizeof(*info));
   if (!info) {
     free(data);

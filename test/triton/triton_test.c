@@ -1006,6 +1006,18 @@ static void native_code_consent(void) {
   EXPECT_EQ_U64(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->image_count, 3);
   EXPECT_TRUE(tkrt_triton_kernel_target(k, 0)->native_code_left_out == NULL);
   tkrt_triton_kernel_release(k);
+
+  /* Consent covers the folder's own file: a host image that is a symbolic link (here to a real
+   * host image elsewhere) is not followed, even with consent. */
+  char linked[1024], link_path[1100];
+  make_host_output(make_dir("consent_symlink", linked, sizeof(linked)), g_host[2], 8);
+  snprintf(link_path, sizeof(link_path), "%s/add_kernel.so", linked);
+  ASSERT_TRUE(unlink(link_path) == 0 && symlink(g_host[2], link_path) == 0);
+  path = linked;
+  k = NULL;
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_FAILED_PRECONDITION,
+                "add_kernel.so is a symbolic link, which is not followed here");
+  EXPECT_TRUE(k == NULL);
 }
 
 static const tkrt_test_case_t kCases[] = {
