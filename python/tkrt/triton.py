@@ -29,7 +29,9 @@ import glob
 import json
 import numbers
 import os
+import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -1039,6 +1041,24 @@ def _refuse_left_out_native_code(kernel: Kernel) -> None:
 _IMAGE_KINDS = {"ptx": 1, "cubin": 2, "fatbin": 3, "hsaco": 4, "host": 5}
 
 
+_JSON_LIMIT = 1 << 20  # the loader's limit for a metadata JSON (core/triton_internal.h)
+
+
+def _read_cache_json(path: str) -> Any:
+  """A cache entry's metadata JSON, read as the C loader reads files: a regular file (a FIFO
+  cannot block the caller), not through a symbolic link (a shared cache's entries cannot lead
+  elsewhere), at most _JSON_LIMIT bytes. OSError or ValueError otherwise."""
+  fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+  try:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _JSON_LIMIT:
+      raise ValueError(f"{path} is not a regular file of at most {_JSON_LIMIT} bytes")
+    with os.fdopen(fd, "rb", closefd=False) as f:
+      return json.loads(f.read(_JSON_LIMIT + 1).decode("utf-8"))
+  finally:
+    os.close(fd)
+
+
 def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   """The metadata JSON of a CompiledKernel: from its metadata_group (the cache files Triton wrote
   for it), else the cache entry with its hash, else None."""
@@ -1054,10 +1074,9 @@ def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
     name = getattr(compiled, "name", None) or "*"
     for path in sorted(glob.glob(os.path.join(root, "*", f"{name}.json"))):
       try:
-        with open(path, encoding="utf-8") as f:
-          if json.load(f).get("hash") == wanted:
-            return path
-      except (OSError, ValueError):
+        if _read_cache_json(path).get("hash") == wanted:
+          return path
+      except (OSError, ValueError, AttributeError):
         continue
   return None
 
@@ -1084,6 +1103,9 @@ def _write_compiled(compiled: Any) -> str:
   asm = getattr(compiled, "asm", None)
   if not name or not asm:
     raise ValueError("tkrt.triton.load: the compiled kernel has no name or no asm to write")
+  if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(name)):
+    # It names the files written: no '/' or '..' may lead out of the new folder.
+    raise ValueError(f"tkrt.triton.load: the compiled kernel's name {name!r} is not an identifier")
   folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
   for ext in ("cubin", "ptx", "hsaco", "ttir", "source"):
     if ext in asm:

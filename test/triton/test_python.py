@@ -343,6 +343,20 @@ def run(work):
     check(from_asm.params == real.params and from_asm.targets[0]["arch"] == real.targets[0]["arch"],
           f"CompiledKernel outside any cache: written out from its asm ({from_asm!r})")
     check(not os.path.exists(from_asm.source), "the folder written out from the asm is removed once loaded")
+    # A cache's entries are read as the C loader reads files: a symbolic link is not followed
+    # and a FIFO does not block; neither is taken for the kernel's entry.
+    for kind in ("symlink", "fifo"):
+      fake = os.path.join(work, "cache_" + kind, "entry")
+      os.makedirs(fake)
+      planted = os.path.join(fake, "add_kernel.json")
+      os.symlink(os.path.join(entry, "add_kernel.json"), planted) if kind == "symlink" else os.mkfifo(planted)
+      expect_raises(ValueError, "no name or no asm", lambda: tt.load(by_hash, cache_dir=os.path.dirname(fake)),
+                    f"a {kind} in the cache is not read as the kernel's entry")
+    # The kernel's name names the files written out: it cannot lead out of the new folder.
+    evil = Compiled("../evil", "nowhere", asm, Metadata(**dict(fields, name="../evil")), None)
+    expect_raises(ValueError, "is not an identifier",
+                  lambda: tt.load(evil, cache_dir=os.path.join(work, "empty")),
+                  "a compiled kernel named '../evil' is refused before anything is written")
   else:
     print("note: no Triton 3.6 vectors given; the cache-entry checks are not run")
 
