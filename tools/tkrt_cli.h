@@ -188,6 +188,11 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* option
  * in<i>.bin and out<i>.bin. Fills options->compare for every output. A case.json that cannot be
  * used is an error naming the file and the member (INVALID_ARGUMENT, NOT_FOUND, ...). */
 tkrt_status_t tkrt_cli_resolve_case(tkrt_run_options_t* options);
+/* Reads a file the options name (tkrt_cli_read_file). A file a case folder names (its case.json,
+ * the files that lists, its in<i>.bin and out<i>.bin) is read without following a symbolic link,
+ * so that a case someone else made cannot point at other files of the user's. */
+tkrt_status_t tkrt_cli_read_option_file(const tkrt_run_options_t* options, const char* path,
+                                        size_t max_size, void** out_data, size_t* out_size);
 /* Frees what tkrt_cli_resolve_case took; the options may be parsed again after _init. */
 void tkrt_cli_run_options_free(tkrt_run_options_t* options);
 

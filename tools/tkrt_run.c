@@ -147,7 +147,8 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
   for (size_t i = 0; i < o->input_count; ++i) {
     void* bytes = NULL;
     size_t size = 0;
-    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->inputs[i], TKRT_CLI_MAX_BUFFER_FILE, &bytes, &size));
+    TKRT_RETURN_IF_ERROR(
+        tkrt_cli_read_option_file(o, o->inputs[i], TKRT_CLI_MAX_BUFFER_FILE, &bytes, &size));
     if (size == 0) {
       /* A device buffer cannot be empty (there would be no address to pass). */
       free(bytes);
@@ -170,8 +171,8 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s) {
   s->output_count = o->expect_count > o->out_size_count ? o->expect_count : o->out_size_count;
   uint64_t sizes[MAX_BUFFERS] = {0};
   for (size_t i = 0; i < o->expect_count; ++i) {
-    TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(o->expects[i], TKRT_CLI_MAX_BUFFER_FILE,
-                                            &s->expected[i], &s->expected_size[i]));
+    TKRT_RETURN_IF_ERROR(tkrt_cli_read_option_file(o, o->expects[i], TKRT_CLI_MAX_BUFFER_FILE,
+                                                   &s->expected[i], &s->expected_size[i]));
     if (s->expected_size[i] == 0) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "expected output %zu (%s) is empty: an output buffer needs at least "

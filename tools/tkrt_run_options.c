@@ -487,8 +487,8 @@ static tkrt_status_t case_buffer(tkrt_run_options_t* o, const char* file, const 
   const char* path = NULL;
   TKRT_RETURN_IF_ERROR(own_path(o, o->path, name->string, &path));
   if (use && type && shape) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    struct stat st; /* lstat: a symbolic link is refused when the file is read */
+    if (lstat(path, &st) != 0) {
       int error = errno;
       return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "%s: %s: cannot find %s: %s", file,
                               where, path, strerror(error));
@@ -560,10 +560,19 @@ static tkrt_status_t scan_folder(tkrt_run_options_t* o, const char* prefix, cons
   return NULL;
 }
 
+tkrt_status_t tkrt_cli_read_option_file(const tkrt_run_options_t* o, const char* path,
+                                        size_t max_size, void** out_data, size_t* out_size) {
+  unsigned flags = 0;
+  for (size_t i = 0; i < o->owned_count; ++i) {
+    if (path == o->owned_paths[i]) flags = TKRT_FS_READ_NOFOLLOW; /* the case named it */
+  }
+  return tkrt_fs_read_file(path, max_size, flags, out_data, out_size);
+}
+
 static tkrt_status_t read_case(tkrt_run_options_t* o, const char* file) {
   void* text = NULL;
   size_t size = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_cli_read_file(file, TKRT_CLI_MAX_CASE_JSON, &text, &size));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_read_option_file(o, file, TKRT_CLI_MAX_CASE_JSON, &text, &size));
   tkrt_json_value_t* root = NULL;
   tkrt_status_t status = tkrt_json_parse(text, size, file, &root);
   free(text);

@@ -248,9 +248,18 @@ case_case_json() {
   expect 3 "case.json: rtol: expected a number >= 0" -- "$tkrt" run "$work/tolbad" --allow-native-code
   make_case broken "{\"inputs\": [}"
   expect 3 "INVALID_ARGUMENT" "case.json:1:" -- "$tkrt" run "$work/broken" --allow-native-code
-  mkfifo "$work/fifo-case" && make_case fifo "{}" && rm "$work/fifo/case.json" &&
-    ln -s "$work/fifo-case" "$work/fifo/case.json"
+  make_case fifo "{}" && rm "$work/fifo/case.json" && mkfifo "$work/fifo/case.json"
   expect 3 "is a FIFO" -- "$tkrt" run "$work/fifo" --allow-native-code
+  # A case names files in its folder: symbolic links there are not followed (a case someone
+  # else made cannot point at the user's other files), for case.json and the files it lists.
+  make_case linked "{}" && rm "$work/linked/case.json" &&
+    ln -s "$work/plain/case.json" "$work/linked/case.json"
+  expect 3 "case.json is a symbolic link, which is not followed here" -- \
+    "$tkrt" run "$work/linked" --allow-native-code
+  make_case linked_input "{$io, \"outputs\": [{\"file\": \"out0.bin\", $f32}]}" &&
+    rm "$work/linked_input/in0.bin" && ln -s "$work/plain/in0.bin" "$work/linked_input/in0.bin"
+  expect 3 "in0.bin is a symbolic link, which is not followed here" -- \
+    "$tkrt" run "$work/linked_input" --allow-native-code
   # tune reads it too.
   expect 0 "case: vadd" "nothing to tune" "matches bit for bit" -- "$tkrt" tune "$work/plain" \
     --store off --allow-native-code
