@@ -38,11 +38,10 @@ static tkrt_status_t tkrt_host_backend_device_create(const tkrt_device_options_t
 
 const tkrt_hal_backend_t tkrt_host_backend = {
     .name = "host",
+    /* Always compiled; with TKRT_BACKEND_HOST=OFF the registry refuses it before any call. */
     .compiled = TKRT_HAVE_BACKEND_HOST,
-#if TKRT_HAVE_BACKEND_HOST
     .probe = tkrt_host_probe,
     .device_create = tkrt_host_backend_device_create,
     .native_stream_ordinal = tkrt_host_native_stream_ordinal,
-#endif
     .image_rank = tkrt_host_image_rank,
 };
