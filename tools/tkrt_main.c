@@ -182,7 +182,9 @@ tkrt_status_t tkrt_cli_make_folder(const char* dir) { return tkrt_fs_mkdirs(dir)
 void tkrt_cli_join_path(char* out, size_t capacity, const char* dir, const char* name) {
   size_t length = strlen(dir);
   while (length > 1 && dir[length - 1] == '/') --length;
-  snprintf(out, capacity, "%.*s%s%s", (int)length, dir, dir[length - 1] == '/' ? "" : "/", name);
+  /* "" + name is name (no leading slash, no read before dir); "/" + name is "/name". */
+  const char* slash = length == 0 || dir[length - 1] == '/' ? "" : "/";
+  snprintf(out, capacity, "%.*s%s%s", (int)length, dir, slash, name);
 }
 
 tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
