@@ -258,6 +258,19 @@ class Device:
     # The device index arrays report: frameworks number GPUs as the driver does; host is -1 in
     # PyTorch (get_device()) and 0 in DLPack.
     self.torch_index = -1 if self.backend == "host" else self.ordinal
+    # The host backend's streams are tkrt's own objects: Python knows every one (create_stream),
+    # and refuses any other handle before C would follow it.
+    self._host_streams: set = set()
+
+  def _stream(self, stream: Any) -> int:
+    """The native handle of `stream` for this device (0: the default stream). A handle must be an
+    int in 0..2^64-1; on the host backend, 0 or a stream of create_stream that is not destroyed."""
+    handle = _stream_handle(stream)
+    if handle and self.backend == "host" and handle not in self._host_streams:
+      raise ValueError(f"tkrt.triton: stream {handle:#x} is not a stream of host:{self.ordinal} "
+                       f"(host streams come from Device.create_stream; 0 or None is the default "
+                       f"stream)")
+    return handle
 
   def __repr__(self):
     return f"<tkrt.triton.Device {self.backend}:{self.ordinal} {self.name!r} {self.arch}>"
@@ -265,26 +278,61 @@ class Device:
   def synchronize(self, stream: Any = None) -> None:
     """Waits for the work queued on `stream` (a native handle or a framework stream object;
     None: the default stream, which on CUDA waits for the legacy stream's work)."""
-    _check(_c().stream_synchronize(self._handle, _stream_handle(stream) or None),
+    _check(_c().stream_synchronize(self._handle, self._stream(stream) or None),
            f"synchronizing {self.backend}:{self.ordinal}")
 
   def create_stream(self) -> int:
     """A new stream of the device (its native handle); free it with destroy_stream."""
     out = ctypes.c_void_p()
     _check(_c().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
+    if self.backend == "host" and out.value:
+      with _lock:
+        self._host_streams.add(out.value)
     return out.value or 0
 
-  def destroy_stream(self, stream: int) -> None:
-    _check(_c().stream_destroy(self._handle, stream), "destroying a stream")
+  def destroy_stream(self, stream: Any) -> None:
+    handle = self._stream(stream)
+    if not handle:
+      raise ValueError("tkrt.triton: the default stream (0) cannot be destroyed")
+    _check(_c().stream_destroy(self._handle, handle), "destroying a stream")
+    with _lock:
+      self._host_streams.discard(handle)
 
 
-def _parse_device_spec(spec: Any) -> Tuple[Optional[str], int]:
-  """(backend or None, ordinal) from "cuda", "cuda:1", "host", "cpu", a torch.device, an array."""
+# Device names Python takes, and the backend (or C comma list) each opens. "cpu" is the host
+# backend (torch.device("cpu"), NumPy's DLPack device); "gpu" is the first GPU backend that has a
+# device (CUDA, then HIP), never the host; "rocm" is HIP (PyTorch's ROCm builds say "cuda").
+_DEVICE_NAMES = {"cuda": "cuda", "hip": "hip", "host": "host", "cpu": "host", "rocm": "hip",
+                 "gpu": "cuda,hip"}
+_ORDINAL_MAX = 2**31 - 1  # tkrt_device_options_t.ordinal is a C int
+
+
+def _ordinal(value: Any, spec: Any) -> int:
+  """A device ordinal in 0..2^31-1, or a ValueError naming the device spec."""
+  if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+      or not 0 <= int(value) <= _ORDINAL_MAX:
+    raise ValueError(f"tkrt.triton: device {spec!r}: the device index {value!r} is not an "
+                     f"integer in 0..{_ORDINAL_MAX}")
+  return int(value)
+
+
+def _parse_device_spec(spec: Any) -> Tuple[str, int]:
+  """(backend, ordinal) from "cuda", "cuda:1", "hip", "host", "cpu", "gpu", a torch.device, an
+  array. Names outside _DEVICE_NAMES and malformed indices are a ValueError."""
   if isinstance(spec, str):
-    name, _, index = spec.partition(":")
-    ordinal = int(index) if index else 0
+    name, colon, index = spec.partition(":")
+    if name not in _DEVICE_NAMES:
+      raise ValueError(f"tkrt.triton: unknown device {spec!r}: expected one of "
+                       f"{', '.join(_DEVICE_NAMES)}, optionally with ':<index>' (e.g. 'cuda:1')")
+    if colon and not re.fullmatch(r"[0-9]{1,10}", index):
+      raise ValueError(f"tkrt.triton: device {spec!r}: the index after ':' must be decimal "
+                       f"digits, 0..{_ORDINAL_MAX}")
+    ordinal = _ordinal(int(index) if colon else 0, spec)
   elif hasattr(spec, "type") and hasattr(spec, "index") and not hasattr(spec, "__dlpack__"):
-    name, ordinal = spec.type, spec.index or 0  # torch.device
+    name = spec.type  # torch.device
+    if name not in _DEVICE_NAMES:
+      raise ValueError(f"tkrt.triton: a torch.device of type {name!r} has no tkrt backend")
+    ordinal = _ordinal(0 if spec.index is None else spec.index, spec)
   elif hasattr(spec, "__dlpack_device__"):
     kind, ordinal = spec.__dlpack_device__()
     kind = int(kind)
@@ -293,17 +341,18 @@ def _parse_device_spec(spec: Any) -> Tuple[Optional[str], int]:
     if name is None:
       raise ValueError(f"tkrt.triton: an array on DLPack device type {kind} "
                        f"({_DLPACK_DEVICE_NAMES.get(kind, 'unknown')}) has no tkrt backend")
+    ordinal = _ordinal(ordinal, f"an array on DLPack device ({kind}, {ordinal})")
   else:
     raise TypeError(f"tkrt.triton: device must be a tkrt.triton.Device, a string such as "
                     f"'cuda:0' or 'host', a torch.device or an array; got {type(spec).__name__}")
-  name = {"cpu": "host", "rocm": "hip", "gpu": None, "": None}.get(name, name)
-  return name, int(ordinal)
+  return _DEVICE_NAMES[name], ordinal
 
 
 def device(spec: Any = None) -> Device:
   """The tkrt device for `spec`: None (TKRT_BACKEND, else the first of cuda, hip, host that has a
-  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" ("cpu"), a torch.device, an array (its
-  DLPack device) or a Device. Options come from the TKRT_* environment variables
+  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" (alias "cpu"), "gpu" (the first of cuda,
+  hip that has a device, never the host), a torch.device, an array (its DLPack device) or a
+  Device. Other names, and indices outside 0..2^31-1, are a ValueError. Options come from the TKRT_* environment variables
   (tkrt_options_from_environment: TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR, ...)."""
   if isinstance(spec, Device):
     return spec
@@ -544,18 +593,27 @@ def _is_jax_array(obj) -> bool:
 
 
 def _stream_handle(stream: Any) -> int:
-  """A native stream handle from an int or a framework's stream object."""
+  """A native stream handle (an int in 0..2^64-1) from an int or a framework's stream object."""
   if stream is None:
     return 0
-  if isinstance(stream, int):
-    return stream
-  protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
-  if protocol is not None:
-    return int(protocol()[1])
-  for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
-    value = getattr(stream, attribute, None)
-    if isinstance(value, int):
-      return value
+  handle = None
+  if isinstance(stream, int) and not isinstance(stream, bool):
+    handle = stream
+  else:
+    protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
+    if protocol is not None:
+      handle = protocol()[1]
+    else:
+      for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
+        value = getattr(stream, attribute, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+          handle = value
+          break
+  if handle is not None:
+    if isinstance(handle, int) and not isinstance(handle, bool) and 0 <= handle < 2**64:
+      return handle
+    raise ValueError(f"tkrt.triton: stream handle {handle!r} (from {type(stream).__name__}) is not "
+                     f"an integer in 0..2^64-1")
   raise TypeError(f"tkrt.triton: stream must be an int (a CUstream / hipStream_t handle) or a "
                   f"framework stream (torch.cuda.Stream, cupy.cuda.Stream, an object with "
                   f"__cuda_stream__); got {type(stream).__name__}")
@@ -632,11 +690,85 @@ class Variant:
                       f"tkrt.triton.load), not {type(kernel).__name__}")
     self.kernel = kernel
     self.grid = grid
-    if constants is None or isinstance(constants, str):
-      self.constants = constants or ""
-    else:
-      self.constants = ",".join(f"{k}={int(v)}" for k, v in dict(constants).items())
+    self.constants = _constants_text(constants)
+    if description is not None:
+      _no_nul(str(description), "a variant's description")
     self.description = description
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def _no_nul(text: str, what: str) -> str:
+  """`text`, or a ValueError when it holds a NUL byte (C would read only what comes before it),
+  as os functions refuse such paths."""
+  if "\x00" in text:
+    raise ValueError(f"tkrt.triton: {what} {text!r} contains a NUL byte")
+  return text
+
+
+def _constants_text(constants: Any) -> str:
+  """The C form ("BM=64,BN=128") of a variant's constexprs: a dict of integers (bool: 1 or 0, as
+  Triton's boolean constexprs) or that text. A float, or any other non-integer, is a TypeError:
+  it would change the grid without a word (1.9 is not 1)."""
+  if constants is None:
+    return ""
+  if isinstance(constants, str):
+    return _no_nul(constants, "constants")
+  try:
+    items = dict(constants).items()
+  except (TypeError, ValueError):
+    raise TypeError(f"tkrt.triton: constants must be a dict of name: integer or a string "
+                    f"'NAME=INT,...'; got {type(constants).__name__}") from None
+  parts = []
+  for name, value in items:
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+      raise ValueError(f"tkrt.triton: constant name {name!r} is not an identifier")
+    if not isinstance(value, numbers.Integral):  # bool is Integral
+      raise TypeError(f"tkrt.triton: constant {name}={value!r} is a {type(value).__name__}, not "
+                      f"an integer (constants are the integer constexprs of the grid; bool "
+                      f"counts as 1 or 0)")
+    value = int(value)
+    if not _INT64[0] <= value <= _INT64[1]:
+      raise ValueError(f"tkrt.triton: constant {name}={value} is outside the 64-bit signed "
+                       f"range ({_INT64[0]}..{_INT64[1]})")
+    parts.append(f"{name}={value}")
+  return ",".join(parts)
+
+
+# The integer range each scalar type takes. TTIR is signless: iN takes the signed and the unsigned
+# range of its width (as the C library checks), except i64, whose value travels as a C int64_t.
+_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**8 - 1), "i16": (-2**15, 2**16 - 1),
+               "i32": (-2**31, 2**32 - 1), "i64": _INT64, "u1": (0, 1), "u8": (0, 2**8 - 1),
+               "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
+_FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
+
+
+def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, value: Any
+                   ) -> Tuple[bool, int, float]:
+  """(is_float, i, f) of tkrt_triton_scalar_t for scalar `name`, with every integer checked
+  against its parameter's type here, before it is narrowed to a C int64_t."""
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+    raise ValueError(f"tkrt.triton.prepare: scalar name {name!r} is not an identifier")
+  param = params.get(name)
+  if isinstance(value, numbers.Integral):
+    value = int(value)
+    if param is not None and param.type in _FLOAT_TYPES:
+      try:
+        return True, 0, float(value)
+      except OverflowError:
+        raise Error("OUT_OF_RANGE", f"scalar '{name}' is {param.type}; {value} is too large for "
+                                    f"a float") from None
+    low, high = _INT_RANGES.get(param.type if param is not None else "", _INT64)
+    if not low <= value <= high:
+      what = f"is {param.type}" if param is not None else "(no such parameter) is an integer"
+      raise Error("OUT_OF_RANGE", f"scalar '{name}' {what}; {value} is out of range "
+                                  f"({low}..{high}) (kernel '{kernel_name}')")
+    return False, value if value <= _INT64[1] else value - 2**64, 0.0
+  if isinstance(value, numbers.Real):
+    return True, 0, float(value)
+  raise TypeError(f"tkrt.triton.prepare: scalar {name}={value!r} is neither an integer nor a float")
 
 
 def _constants_dict(text: str) -> Dict[str, int]:
@@ -826,8 +958,7 @@ class PreparedLaunch:
         words[i] = a.data_ptr()
         i += 1
       else:
-        words[0] = self._torch_stream() if stream is None else (
-            stream if isinstance(stream, int) else _stream_handle(stream))
+        words[0] = self._torch_stream() if stream is None else self.device._stream(stream)
         status = self._enqueue(self._launch or _closed(self), words)
         if status:
           _raise(status, f"launching {self.kernel.name}")
@@ -842,7 +973,7 @@ class PreparedLaunch:
       else:
         words[0] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
     else:
-      words[0] = stream if isinstance(stream, int) else _stream_handle(stream)
+      words[0] = self.device._stream(stream)
     status = self._enqueue(self._launch or _closed(self), words)
     del captured  # the capsules lived until the launch was queued
     if status:
@@ -948,6 +1079,10 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   variants = list(variants)
   if not variants:
     raise ValueError("tkrt.triton.prepare: no variant")
+  for v in variants:
+    if not isinstance(v, Variant):
+      raise TypeError(f"tkrt.triton.prepare: variants must be tkrt.triton.Variant objects "
+                      f"(kernel.variant(grid, constants)); got {type(v).__name__}")
   dev = _device_of(device)
   api = _c()
   int_scalars = {k: int(v) for k, v in scalars.items()
@@ -963,39 +1098,38 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
     return cached
   keep: List[Any] = []  # byte strings the C structs point at
 
-  def text(value: Optional[str]):
+  def text(value: Optional[str], what: str):
     if value is None:
       return None
-    keep.append(value.encode())
+    if not isinstance(value, str):
+      raise TypeError(f"tkrt.triton.prepare: {what} must be a string; got {type(value).__name__}")
+    keep.append(_no_nul(value, what).encode())
     return keep[-1]
 
+  kernel = variants[0].kernel
+  params = {p.name: p for p in kernel.params if not p.is_pointer}
   c_scalars = (_Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
-    c_scalars[i].name = text(scalar_name)
-    if isinstance(value, (bool, numbers.Integral)):
-      c_scalars[i].i = int(value)
-    elif isinstance(value, numbers.Real):
-      c_scalars[i].is_float, c_scalars[i].f = True, float(value)
-    else:
-      raise TypeError(f"tkrt.triton.prepare: scalar {scalar_name}={value!r} is neither an integer nor a float")
+    fields = _scalar_fields(kernel.name, params, scalar_name, value)
+    c_scalars[i].name = text(scalar_name, "a scalar name")
+    c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f = fields
   c_variants = (_Variant * len(variants))()
   for i, v in enumerate(variants):
     grid, dims = grids[i]
     c_variants[i].kernel = v.kernel._handle.value
-    c_variants[i].grid = text(grid.decode()) if grid else None
+    c_variants[i].grid = text(grid.decode(), "the grid") if grid else None
     c_variants[i].grid_dims[:] = dims
-    c_variants[i].constants = text(v.constants) if v.constants else None
-    c_variants[i].description = text(v.description)
-  c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n) for n in inout])
+    c_variants[i].constants = text(v.constants, "constants") if v.constants else None
+    c_variants[i].description = text(v.description, "a variant's description")
+  c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n, "an inout name") for n in inout])
   desc = _versioned(_CallDesc, api.triton_call_desc_init)
-  desc.name = text(name)
+  desc.name = text(name, "the call's name")
   desc.variants = c_variants
   desc.variant_count = len(variants)
   desc.scalars = c_scalars
   desc.scalar_count = len(scalars)
   desc.inout = c_inout
   desc.inout_count = len(inout)
-  kernel = variants[0].kernel
   if dev.backend == "host":
     for v in variants:
       _refuse_left_out_native_code(v.kernel)
