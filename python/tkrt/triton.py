@@ -23,9 +23,10 @@ building a capsule costs microseconds per array; `array_info` shows what either 
 
 from __future__ import annotations
 
+import base64
 import collections
+import collections.abc
 import ctypes
-import glob
 import json
 import numbers
 import os
@@ -35,6 +36,7 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import load_library, library_path
@@ -1193,25 +1195,128 @@ def _read_cache_json(path: str) -> Any:
     os.close(fd)
 
 
+def _trust_problem(info: os.stat_result) -> Optional[str]:
+  """Why a cache file or folder is not trusted (another user owns it, or others can write it), or
+  None: the rule of the C stores (base/fs.c, tkrt_fs_check_trusted)."""
+  if info.st_uid not in (os.geteuid(), 0):
+    return f"another user owns it (uid {info.st_uid})"
+  if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    return f"other users can write it (mode {stat.S_IMODE(info.st_mode):04o})"
+  return None
+
+
+def _shared_cache_trusted() -> bool:
+  """TKRT_TRUST_SHARED_STORES, read by the C library as for its own stores and caches."""
+  api = _c()
+  options = _versioned(_DeviceOptions, api.device_options_init)
+  _check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
+  return bool(options.trust_shared_cache)
+
+
+def _cache_entry_problem(folder: str, name: str, shared_ok: bool) -> Optional[str]:
+  """Why the Triton cache entry `folder` may not be read for kernel `name`, or None. The folder
+  must be a real folder (not a link); unless shared_ok, it and every `<name>.*` file in it (what
+  the loader reads, the host image included) must be this user's or root's and writable by no one
+  else, and its parent (the cache) must be writable by no one else or sticky (/tmp-like: others
+  can then not rename this user's entries). Links among the files are refused by the loader."""
+  try:
+    info = os.lstat(folder)
+  except OSError as e:
+    return f"cannot read it ({e.strerror})"
+  if not stat.S_ISDIR(info.st_mode):
+    return "it is not a folder (a symbolic link or another file)"
+  if shared_ok:
+    return None
+  problem = _trust_problem(info)
+  if problem:
+    return problem
+  try:
+    root = os.stat(os.path.dirname(folder))
+  except OSError as e:
+    return f"cannot read its cache folder ({e.strerror})"
+  if root.st_uid not in (os.geteuid(), 0):
+    return f"another user owns its cache folder (uid {root.st_uid})"
+  if root.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not root.st_mode & stat.S_ISVTX:
+    return (f"other users can write its cache folder (mode {stat.S_IMODE(root.st_mode):04o}, "
+            f"not sticky) and so replace the entry")
+  try:
+    with os.scandir(folder) as entries:
+      for entry in entries:
+        if entry.name.startswith(name + "."):
+          if entry.is_symlink():
+            return f"{entry.name} is a symbolic link"
+          problem = _trust_problem(entry.stat(follow_symlinks=False))
+          if problem:
+            return f"{entry.name}: {problem}"
+  except OSError as e:
+    return f"cannot list it ({e.strerror})"
+  return None
+
+
+def _triton_folder_names(key: str) -> List[str]:
+  """The cache folder names Triton gives the entry of hash `key` (a hex SHA-256): Triton 3.x names
+  it base32(bytes of the hash) without padding (triton/runtime/cache.py), earlier versions by the
+  hex string itself. [] when `key` is not a hex string."""
+  if not isinstance(key, str) or not re.fullmatch(r"(?:[0-9a-f]{2}){16,64}", key):
+    return []
+  return [base64.b32encode(bytes.fromhex(key)).decode("ascii").rstrip("="), key]
+
+
+def _compiled_name(compiled: Any) -> Optional[str]:
+  """A CompiledKernel's name (its own, else its metadata's), checked to be an identifier: it
+  names the cache files looked for and written, so no '/' or '..' may lead elsewhere."""
+  name = getattr(compiled, "name", None)
+  if name is None:
+    metadata = getattr(compiled, "metadata", None)
+    name = metadata.get("name") if isinstance(metadata, dict) else getattr(metadata, "name", None)
+  if name is None:
+    return None
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+    raise ValueError(f"tkrt.triton.load: the compiled kernel's name {name!r} is not an identifier")
+  return name
+
+
 def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   """The metadata JSON of a CompiledKernel: from its metadata_group (the cache files Triton wrote
-  for it), else the cache entry with its hash, else None."""
-  group = getattr(compiled, "metadata_group", None)
-  if isinstance(group, dict) and cache_dir is None:
-    for filename, path in group.items():
-      if filename.endswith(".json") and not filename.startswith("__grp__") and os.path.isfile(path):
-        return path
+  for it), else from the cache entry Triton names after its hash; only an entry whose JSON has
+  the kernel's name and hash and that _cache_entry_problem finds trusted. None otherwise (an
+  untrusted entry is named in a RuntimeWarning), and the caller writes the object's asm out."""
+  name = _compiled_name(compiled)
+  if not name:
+    return None
   wanted = getattr(compiled, "hash", None)
-  root = cache_dir or os.environ.get("TRITON_CACHE_DIR") or os.path.join(
-      os.path.expanduser("~"), ".triton", "cache")
-  if wanted:
-    name = getattr(compiled, "name", None) or "*"
-    for path in sorted(glob.glob(os.path.join(root, "*", f"{name}.json"))):
+  group = getattr(compiled, "metadata_group", None)
+  candidates = []
+  if isinstance(group, dict) and cache_dir is None:
+    path = group.get(f"{name}.json")
+    if isinstance(path, str) and os.path.basename(path) == f"{name}.json":
+      candidates.append(os.path.dirname(_no_nul(path, "a metadata_group path")) or ".")
+  root = cache_dir or os.environ.get("TRITON_CACHE_DIR", "").strip() or os.path.join(
+      os.environ.get("TRITON_HOME") or os.path.expanduser("~"), ".triton", "cache")
+  candidates += [os.path.join(root, folder) for folder in _triton_folder_names(wanted)]
+  shared_ok = None
+  for folder in candidates:
+    path = os.path.join(folder, f"{name}.json")
+    if not os.path.lexists(path):
+      continue
+    if shared_ok is None:
+      shared_ok = _shared_cache_trusted()
+    problem = _cache_entry_problem(folder, name, shared_ok)
+    if problem is None:
       try:
-        if _read_cache_json(path).get("hash") == wanted:
-          return path
-      except (OSError, ValueError, AttributeError):
-        continue
+        metadata = _read_cache_json(path)
+      except (OSError, ValueError) as e:
+        problem = f"its JSON cannot be read ({e})"
+      else:
+        if not isinstance(metadata, dict) or metadata.get("name") != name or (
+            wanted and metadata.get("hash") != wanted):
+          problem = "its JSON names another kernel or hash"
+    if problem is None:
+      return path
+    warnings.warn(f"tkrt.triton.load: the Triton cache entry {path} is not used: {problem}; "
+                  f"the kernel is written out from its asm instead (docs/security.md; "
+                  f"TKRT_TRUST_SHARED_STORES=1 trusts caches shared with other users)",
+                  RuntimeWarning, stacklevel=3)
   return None
 
 
@@ -1229,25 +1334,46 @@ def _jsonable(value):
   return str(value)
 
 
+_ASM_FILES = ("cubin", "ptx", "hsaco", "ttir", "source")  # what is written out of compiled.asm
+
+
 def _write_compiled(compiled: Any) -> str:
   """Writes a CompiledKernel's metadata and images (compiled.asm) into a new folder, as Triton's
-  cache lays them out, for one that is not in a cache."""
+  cache lays them out, for one that is not in a cache. Everything is checked before the folder is
+  made, and the folder is removed on any error: nothing is left behind."""
   metadata = _jsonable(compiled.metadata)
+  if not isinstance(metadata, dict):
+    raise TypeError(f"tkrt.triton.load: the compiled kernel's metadata is a "
+                    f"{type(compiled.metadata).__name__}, not a mapping or named tuple")
   name = metadata.get("name") or getattr(compiled, "name", None)
   asm = getattr(compiled, "asm", None)
   if not name or not asm:
     raise ValueError("tkrt.triton.load: the compiled kernel has no name or no asm to write")
-  if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(name)):
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
     # It names the files written: no '/' or '..' may lead out of the new folder.
     raise ValueError(f"tkrt.triton.load: the compiled kernel's name {name!r} is not an identifier")
-  folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
-  for ext in ("cubin", "ptx", "hsaco", "ttir", "source"):
+  if not isinstance(asm, collections.abc.Mapping):
+    raise TypeError(f"tkrt.triton.load: the compiled kernel's asm is a {type(asm).__name__}, not "
+                    f"a mapping of stage name to bytes or text")
+  files = {}
+  for ext in _ASM_FILES:
     if ext in asm:
       data = asm[ext]
-      with open(os.path.join(folder, f"{name}.{ext}"), "wb") as f:
-        f.write(data if isinstance(data, (bytes, bytearray)) else str(data).encode())
-  with open(os.path.join(folder, f"{name}.json"), "w", encoding="utf-8") as f:
-    json.dump(metadata, f)
+      if isinstance(data, str):
+        data = data.encode()
+      elif not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"tkrt.triton.load: the compiled kernel's asm[{ext!r}] is a "
+                        f"{type(data).__name__}, not bytes or text")
+      files[f"{name}.{ext}"] = bytes(data)
+  files[f"{name}.json"] = json.dumps(metadata).encode()
+  folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
+  try:
+    for filename, data in files.items():
+      with open(os.path.join(folder, filename), "xb") as f:
+        f.write(data)
+  except BaseException:
+    shutil.rmtree(folder, ignore_errors=True)
+    raise
   return folder
 
 
@@ -1269,9 +1395,14 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   resolved = []
   written = []  # folders written out from a CompiledKernel's asm, removed once loaded
   try:
+    if cache_dir is not None:
+      cache_dir = _no_nul(os.fspath(cache_dir), "cache_dir")
     for p in paths:
       if isinstance(p, (str, os.PathLike)):
-        resolved.append(os.path.expanduser(os.fspath(p)))
+        path = os.fspath(p)
+        if not isinstance(path, str):
+          raise TypeError(f"tkrt.triton.load: {p!r} is a bytes path; give a str or os.PathLike")
+        resolved.append(os.path.expanduser(_no_nul(path, "the path")))
       elif hasattr(p, "asm") and hasattr(p, "metadata"):
         found = _compiled_json(p, cache_dir)
         if not found:
