@@ -671,11 +671,14 @@ class Kernel:
     return Variant(self, grid, constants, description)
 
   def prepare(self, grid: Any, *, constants: Any = None, device: Any = None,
-              inout: Iterable[str] = (), **scalars: Union[int, float, bool]) -> "PreparedLaunch":
+              inout: Iterable[str] = (), min_elements: Optional[Dict[str, int]] = None,
+              **scalars: Union[int, float, bool]) -> "PreparedLaunch":
     """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
     (`constants`, for the grid), a value for every scalar parameter (by name), the device (see
-    device(); default: the default device), the pointer parameters it updates in place."""
-    return prepare([Variant(self, grid, constants)], device=device, inout=inout, **scalars)
+    device(); default: the default device), the pointer parameters it updates in place, and the
+    element count each array must at least hold (`min_elements`, see prepare())."""
+    return prepare([Variant(self, grid, constants)], device=device, inout=inout,
+                   min_elements=min_elements, **scalars)
 
 
 class Variant:
@@ -907,6 +910,7 @@ class PreparedLaunch:
     self._host = dev.backend == "host"
     self._enqueue = _c().enqueue
     self._torch_checks: Optional[tuple] = None  # per pointer: the torch dtypes it accepts
+    self._min_bytes: Optional[tuple] = None  # per pointer: least extent in bytes (prepare's min_elements)
 
   # No __del__: freeing the call unloads its kernels, which must not happen while a launch may
   # still be queued or running, and Python cannot know that. Prepared launches live in prepare()'s
@@ -940,7 +944,7 @@ class PreparedLaunch:
     if reader is False:
       reader = _fast_reader(type(first))
     captured = None
-    if reader is not None and reader.name == "torch" and not self._sized:
+    if reader is not None and reader.name == "torch" and not self._sized and not self._min_bytes:
       # PyTorch: data_ptr(), with the dtype and device index compared to what prepare() expects;
       # anything else (another array type, a mismatch) takes the general path, which explains.
       checks = self._torch_checks
@@ -1025,6 +1029,12 @@ class PreparedLaunch:
       if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._host)
           or (expect.element and info[2] != expect.element)):
         raise _array_error(expect, info, a)
+      if self._min_bytes and info[3] < self._min_bytes[i]:
+        p = expect.param
+        need = self._min_bytes[i]
+        raise ValueError(f"{self._where}: argument {i} ({p.name}: {p.type}) spans {info[3]} bytes; "
+                         f"the launch was prepared with min_elements {p.name}="
+                         f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
       words[1 + i] = info[0]
       if self._sized:
         words[1 + n + i] = info[3]
@@ -1054,6 +1064,43 @@ class PreparedLaunch:
 
 _prepared: Dict[tuple, PreparedLaunch] = {}
 
+# Bytes per element of Triton's pointee types.
+_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "fp16": 2, "bf16": 2,
+                  "fp32": 4, "fp64": 8, "fp8e5": 1, "fp8e4nv": 1, "fp8e4b8": 1, "fp8e5b16": 1,
+                  "fp8e4b15": 1}
+
+
+def _min_bytes(kernel: Kernel, min_elements: Optional[Dict[str, int]]) -> Optional[tuple]:
+  """Per pointer parameter, the least extent in bytes an array must have (0: unchecked), from
+  prepare's `min_elements`; None when none is given."""
+  if min_elements is None:
+    return None
+  pointers = [p for p in kernel.params if p.is_pointer]
+  names = {p.name for p in pointers}
+  try:
+    items = dict(min_elements).items()
+  except (TypeError, ValueError):
+    raise TypeError(f"tkrt.triton.prepare: min_elements must be a dict of pointer parameter: "
+                    f"element count; got {type(min_elements).__name__}") from None
+  wanted = {}
+  for name, count in items:
+    if name not in names:
+      raise ValueError(f"tkrt.triton.prepare: min_elements names {name!r}, which is not a pointer "
+                       f"parameter of '{kernel.name}' ({', '.join(sorted(names))})")
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) \
+        or not 0 <= int(count) < 2**63:
+      raise ValueError(f"tkrt.triton.prepare: min_elements[{name!r}] = {count!r} is not an "
+                       f"integer in 0..2^63-1")
+    wanted[name] = int(count)
+  out = []
+  for p in pointers:
+    count = wanted.get(p.name, 0)
+    if count and p.element not in _ELEMENT_BYTES:
+      raise ValueError(f"tkrt.triton.prepare: min_elements[{p.name!r}]: the size of a {p.type} "
+                       f"element is not known")
+    out.append(count * _ELEMENT_BYTES.get(p.element, 0))
+  return tuple(out)
+
 
 def _closed(launch: PreparedLaunch):
   raise ValueError(f"{launch.kernel.name}: this prepared launch was closed")
@@ -1069,13 +1116,17 @@ def clear_cache() -> None:
 
 def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
             inout: Iterable[str] = (), tuner: Optional[Tuner] = None, name: Optional[str] = None,
+            min_elements: Optional[Dict[str, int]] = None,
             **scalars: Union[int, float, bool]) -> PreparedLaunch:
   """A launch over one or more compiled variants of a kernel (several: an autotuned call; the
   tuner benchmarks them on the first launch, or takes a stored or pinned decision). `scalars`
   gives every scalar parameter by name; `inout` names the pointer parameters the kernel reads
   and writes in place (restored while tuning). The kernels are loaded on the device now, so
   launches only enqueue (and may be captured into a CUDA graph; an autotuned call should be
-  launched once before capture, else the capture runs its first variant: see docs/triton.md)."""
+  launched once before capture, else the capture runs its first variant: see docs/triton.md).
+  `min_elements` ({pointer parameter: count}): what the kernel reads or writes, as the caller
+  knows it (tkrt cannot see a kernel's indexing); each launch then refuses an array whose extent
+  holds fewer elements, before anything is enqueued. Without it array sizes are not checked."""
   if isinstance(variants, Variant):
     variants = [variants]
   variants = list(variants)
@@ -1090,10 +1141,11 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   int_scalars = {k: int(v) for k, v in scalars.items()
                  if isinstance(v, (bool, numbers.Integral))}
   grids = [_grid_fields(v, int_scalars) for v in variants]
+  minimum = _min_bytes(variants[0].kernel, min_elements)
   inout = list(inout)
   key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
          dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
-         tuple(inout), id(tuner) if len(variants) > 1 else None, name)
+         tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum)
   with _lock:
     cached = _prepared.get(key)
   if cached is not None:
@@ -1150,6 +1202,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   prepared = PreparedLaunch(call.value, launch.value, kernel, dev, scalars, chosen_tuner,
                             sized=len(variants) > 1 and bool(inout), variant_count=len(variants))
   prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
+  prepared._min_bytes = minimum
   with _lock:
     kept = _prepared.setdefault(key, prepared)
   if kept is not prepared:  # another thread prepared the same meanwhile; ours never launched
