@@ -1435,8 +1435,9 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   """Loads a kernel from Triton's output: each argument a `<name>.json`, a folder holding one
   (a Triton cache entry), a folder of target folders, or a CompiledKernel (from triton.compile,
   or returned by a JIT function's `kernel[grid](...)`), which is read from its cache files (or
-  from the cache entry with its hash under `cache_dir` / $TRITON_CACHE_DIR / ~/.triton/cache),
-  else written out from its asm. Several arguments: one kernel with an image per target.
+  from the entry Triton names after its hash under `cache_dir` / $TRITON_CACHE_DIR /
+  ~/.triton/cache), when trusted (this user's, writable by no one else: docs/security.md), else
+  written out from its asm. Several arguments: one kernel with an image per target.
   `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host"). `allow_native_code`: take a
   host image `<name>.so` beside a JSON (native code, run in this process by the host backend);
   off by default, when it is left out (named in `targets[i]["native_code_left_out"]`) and a
