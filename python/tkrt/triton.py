@@ -1268,37 +1268,36 @@ def _shared_cache_trusted() -> bool:
 
 def _cache_entry_problem(folder: str, name: str, shared_ok: bool) -> Optional[str]:
   """Why the Triton cache entry `folder` may not be read for kernel `name`, or None. The folder
-  must be a real folder (not a link); unless shared_ok, it and every `<name>.*` file in it (what
-  the loader reads, the host image included) must be this user's or root's and writable by no one
-  else, and its parent (the cache) must be writable by no one else or sticky (/tmp-like: others
-  can then not rename this user's entries). Links among the files are refused by the loader."""
+  must be a real folder (not a link) and no `<name>.*` file in it (what the loader reads, the host
+  image included) a link; unless shared_ok, the folder and those files must be this user's or
+  root's and writable by no one else, and its parent (the cache) writable by no one else or
+  sticky (/tmp-like: others can then not rename this user's entries)."""
   try:
     info = os.lstat(folder)
   except OSError as e:
     return f"cannot read it ({e.strerror})"
   if not stat.S_ISDIR(info.st_mode):
     return "it is not a folder (a symbolic link or another file)"
-  if shared_ok:
-    return None
-  problem = _trust_problem(info)
-  if problem:
-    return problem
-  try:
-    root = os.stat(os.path.dirname(folder))
-  except OSError as e:
-    return f"cannot read its cache folder ({e.strerror})"
-  if root.st_uid not in (os.geteuid(), 0):
-    return f"another user owns its cache folder (uid {root.st_uid})"
-  if root.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not root.st_mode & stat.S_ISVTX:
-    return (f"other users can write its cache folder (mode {stat.S_IMODE(root.st_mode):04o}, "
-            f"not sticky) and so replace the entry")
+  if not shared_ok:
+    problem = _trust_problem(info)
+    if problem:
+      return problem
+    try:
+      root = os.stat(os.path.dirname(folder))
+    except OSError as e:
+      return f"cannot read its cache folder ({e.strerror})"
+    if root.st_uid not in (os.geteuid(), 0):
+      return f"another user owns its cache folder (uid {root.st_uid})"
+    if root.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not root.st_mode & stat.S_ISVTX:
+      return (f"other users can write its cache folder (mode {stat.S_IMODE(root.st_mode):04o}, "
+              f"not sticky) and so replace the entry")
   try:
     with os.scandir(folder) as entries:
       for entry in entries:
         if entry.name.startswith(name + "."):
           if entry.is_symlink():
             return f"{entry.name} is a symbolic link"
-          problem = _trust_problem(entry.stat(follow_symlinks=False))
+          problem = None if shared_ok else _trust_problem(entry.stat(follow_symlinks=False))
           if problem:
             return f"{entry.name}: {problem}"
   except OSError as e:

@@ -269,6 +269,14 @@ def run(work):
   os.chmod(os.path.join(entry, "add_kernel.json"), 0o666)
   refused("a world-writable JSON", "add_kernel.json: other users can write it")
   os.chmod(os.path.join(entry, "add_kernel.json"), 0o644)
+  # A link among the entry's files leads elsewhere: refused, even when shared caches are trusted.
+  ptx = os.path.join(entry, "add_kernel.ptx")
+  os.rename(ptx, ptx + ".real")
+  os.symlink(ptx + ".real", ptx)
+  refused("a symbolic link among the entry's files (TKRT_TRUST_SHARED_STORES=1)",
+          "add_kernel.ptx is a symbolic link", env={"TKRT_TRUST_SHARED_STORES": "1"})
+  os.remove(ptx)
+  os.rename(ptx + ".real", ptx)
   os.chmod(cache, 0o777)
   refused("a cache folder anyone can write, not sticky", "other users can write its cache folder")
   os.chmod(cache, 0o1777)
