@@ -108,6 +108,14 @@ def triton_folder(hash_hex):
   return base64.b32encode(bytes.fromhex(hash_hex)).decode().rstrip("=")
 
 
+def copy_entry(src, dst):
+  """A copy of a kernel folder that this user may change (the test data may be read-only)."""
+  shutil.copytree(src, dst)
+  os.chmod(dst, 0o755)
+  for name in os.listdir(dst):
+    os.chmod(os.path.join(dst, name), 0o644)
+
+
 def chown_tree(path, uid):
   for root, dirs, files in os.walk(path):
     for name in dirs + files:
@@ -194,14 +202,14 @@ def run(work):
   is_root = os.geteuid() == 0
   cache = os.path.join(work, "cache")
   entry = os.path.join(cache, triton_folder(good_hash))
-  shutil.copytree(source, entry)
+  copy_entry(source, entry)
   shutil.copy(HOST[2], os.path.join(entry, "add_kernel.so"))  # BLOCK 1024
   os.chmod(cache, 0o755)
   os.chmod(entry, 0o755)
   # Another user's folder, sorted before the real one, with a copy of the JSON (same hash) and
   # its own host image (BLOCK 256: under the 1024 grid it would cover a quarter of the output).
   planted = os.path.join(cache, "0000")
-  shutil.copytree(source, planted)
+  copy_entry(source, planted)
   shutil.copy(HOST[0], os.path.join(planted, "add_kernel.so"))
   if is_root:
     chown_tree(planted, OTHER_UID)
@@ -287,7 +295,7 @@ def run(work):
   # The entry's JSON must carry the kernel's hash and name.
   other_hash = "00" * 32
   relabelled = os.path.join(cache, triton_folder(other_hash))
-  shutil.copytree(source, relabelled)
+  copy_entry(source, relabelled)
   os.chmod(relabelled, 0o755)
   refused("a JSON whose hash is not the folder's", "names another kernel or hash",
           obj=Compiled("add_kernel", other_hash, asm, meta, None))
@@ -351,7 +359,7 @@ def run(work):
   # The same at the boundaries of i1, i8, i16, i64 and for a float parameter: a kernel whose TTIR
   # declares them (its CUDA images do not run on the host: in-range values get that far).
   wide = os.path.join(work, "wide")
-  shutil.copytree(source, wide)
+  copy_entry(source, wide)
   ttir = os.path.join(wide, "add_kernel.ttir")
   with open(ttir) as f:
     text = f.read()
