@@ -5,7 +5,7 @@ Builds Triton-style kernel folders around host builds of Triton's add_kernel (BL
 1024), loads them from Python, launches on NumPy arrays and compares with NumPy bit for bit; an
 autotuned in-place call over the three; hand-made DLPack capsules of both kinds; the error cases
 (wrong device, dtype, argument count, scalar, alignment); Triton's real cache entry for add_kernel
-(../shared/vectors/triton-3.6) with the host image beside it; loading from CompiledKernel-like
+(test/data/triton-3.6) with the host image beside it; loading from CompiledKernel-like
 objects; and that `import tkrt` stays light.
 
 usage: test_python.py HOST_256.so HOST_512.so HOST_1024.so [TRITON_VECTORS_DIR]
