@@ -327,6 +327,66 @@ static void test_handles_and_frees_are_checked(void) {
   tkrt_device_release(b);
 }
 
+/* Stream handles are looked up, never dereferenced: an arbitrary integer (what Python's
+ * `stream=12345` passes) and a destroyed stream's handle are refused by name; NULL is the default
+ * stream. Under ASan a dereference of either would be reported; without it, 12345 crashed. */
+static void test_unknown_stream_handles_are_refused(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  ASSERT_TRUE(module != NULL);
+  tkrt_function_t* fn = NULL;
+  ASSERT_OK(tkrt_module_get_function(module, "squares", &fn));
+  int64_t n = 64;
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, (size_t)n * 8, &out));
+  ASSERT_OK(tkrt_memset_async(device, out, 0xff, (size_t)n * 8, NULL));
+  void* params[] = {&out, &n};
+  tkrt_launch_params_t p = {.grid = {(uint32_t)n, 1, 1}, .block = {32, 1, 1}, .params = params,
+                            .param_count = 2};
+
+  tkrt_stream_t bogus = (tkrt_stream_t)(uintptr_t)12345;
+  EXPECT_STATUS(tkrt_launch(fn, &p, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "stream 0x3039 (12345) is not a live stream of this host device");
+  EXPECT_STATUS(tkrt_memset_async(device, out, 0, 8, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  EXPECT_STATUS(tkrt_stream_synchronize(device, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  EXPECT_STATUS(tkrt_stream_destroy(device, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  /* A pointer into live memory that is not a stream (here a device allocation) is refused too. */
+  EXPECT_STATUS(tkrt_launch(fn, &p, (tkrt_stream_t)(uintptr_t)out), TKRT_STATUS_INVALID_ARGUMENT,
+                "is not a live stream");
+
+  /* A destroyed stream's handle: refused, without touching the freed stream. */
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(device, &stream));
+  EXPECT_OK(tkrt_launch(fn, &p, stream));
+  EXPECT_OK(tkrt_stream_synchronize(device, stream));
+  EXPECT_OK(tkrt_stream_destroy(device, stream));
+  EXPECT_STATUS(tkrt_launch(fn, &p, stream), TKRT_STATUS_INVALID_ARGUMENT, "not a live stream");
+  EXPECT_STATUS(tkrt_stream_synchronize(device, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  EXPECT_STATUS(tkrt_stream_destroy(device, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  tkrt_event_t event = NULL;
+  ASSERT_OK(tkrt_event_create(device, &event));
+  EXPECT_STATUS(tkrt_event_record(device, event, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  EXPECT_OK(tkrt_event_destroy(device, event));
+
+  /* Nothing ran from the refused calls; NULL, the default stream, still works. */
+  uint64_t values[64];
+  ASSERT_OK(tkrt_memset_async(device, out, 0, (size_t)n * 8, NULL));
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, values, out, sizeof(values), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ_U64(values[i], (uint64_t)(i * i));
+  EXPECT_OK(tkrt_memory_free(device, out));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
 static void test_device_limits(void) {
   tkrt_device_t* device = open_host();
   ASSERT_TRUE(device != NULL);
@@ -424,6 +484,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_events_time_real_work),
       TKRT_TEST_CASE(test_capture_rules),
       TKRT_TEST_CASE(test_handles_and_frees_are_checked),
+      TKRT_TEST_CASE(test_unknown_stream_handles_are_refused),
       TKRT_TEST_CASE(test_device_limits),
       TKRT_TEST_CASE(test_same_kernel_name_in_two_images),
       TKRT_TEST_CASE(test_event_recorded_on_two_streams),
