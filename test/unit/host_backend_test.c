@@ -2,8 +2,11 @@
 /* The host backend's own behaviour beyond the conformance suite: loading from memory, kernel
  * signatures, parameter packing, the worker pool, capture rules, handle checks and limits. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "test/harness.h"
@@ -437,6 +440,127 @@ static void test_same_kernel_name_in_two_images(void) {
   tkrt_device_release(device);
 }
 
+/* ---------------------------------------------------------------- file descriptors (D10) */
+
+/* The process's open descriptors (its /proc/self/fd entries, less the one listing them). */
+static size_t count_open_descriptors(void) {
+  size_t entries = count_entries("/proc/self/fd");
+  return entries > 0 ? entries - 1 : 0;
+}
+
+/* Runs which_image of `module`: 1 for the first test image, 2 for the second. */
+static uint32_t which_image(tkrt_device_t* device, tkrt_module_t* module, tkrt_deviceptr_t out) {
+  tkrt_function_t* fn = NULL;
+  EXPECT_OK(tkrt_module_get_function(module, "which_image", &fn));
+  if (!fn) return 0;
+  void* params[] = {&out};
+  tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                            .param_count = 1};
+  uint32_t value = 0;
+  EXPECT_OK(tkrt_memset_async(device, out, 0, 4, NULL));
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, &value, out, 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  return value;
+}
+
+/* A loaded module holds no file descriptor: under a soft limit of a few dozen descriptors, 200
+ * modules (the two test images in turn) all load and each runs its own code, and the count of
+ * open descriptors is the same before and after. Each module used to keep its memfd open, so a
+ * call with ~1020 host-image configs ran out under the default limit of 1024. */
+static void test_loaded_modules_hold_no_descriptor(void) {
+  enum { kModules = 200 };
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  size_t size[2] = {0, 0};
+  void* bytes[2] = {tkrt_test_read_file(g_image_path, &size[0]),
+                    tkrt_test_read_file(g_image_b_path, &size[1])};
+  ASSERT_TRUE(bytes[0] && bytes[1]);
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4, &out));
+  struct rlimit saved;
+  ASSERT_TRUE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  size_t before = count_open_descriptors();
+  struct rlimit low = saved;
+  low.rlim_cur = before + 32 < kModules / 2 ? before + 32 : kModules / 2; /* far below kModules */
+  ASSERT_TRUE(low.rlim_cur <= saved.rlim_max);
+  ASSERT_TRUE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  tkrt_module_t** modules = calloc(kModules, sizeof(*modules));
+  ASSERT_TRUE(modules != NULL);
+  size_t loaded = 0;
+  for (int i = 0; i < kModules; ++i) {
+    tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes[i % 2], .size = size[i % 2]};
+    EXPECT_OK(tkrt_module_load(device, &image, &modules[i]));
+    loaded += modules[i] != NULL;
+  }
+  EXPECT_EQ_U64(loaded, kModules);
+  EXPECT_EQ_U64(count_open_descriptors(), before);
+  /* Every module runs its own image's code (distinct paths: no module answered for another). */
+  size_t right = 0;
+  for (int i = 0; i < kModules; ++i) {
+    if (modules[i]) right += which_image(device, modules[i], out) == (uint32_t)(i % 2 + 1);
+  }
+  EXPECT_EQ_U64(right, kModules);
+  for (int i = 0; i < kModules; ++i) tkrt_module_unload(modules[i]);
+  EXPECT_EQ_U64(count_open_descriptors(), before);
+  free(modules);
+  EXPECT_TRUE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  free(bytes[0]);
+  free(bytes[1]);
+  tkrt_device_release(device);
+}
+
+/* Out of descriptors is RESOURCE_EXHAUSTED, whichever step runs out: none free (memfd_create),
+ * one free (dlopen's own open); with two free, loads succeed again and again (none is kept). */
+static void test_out_of_descriptors_is_resource_exhausted(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  size_t size = 0;
+  void* bytes = tkrt_test_read_file(g_image_path, &size);
+  ASSERT_TRUE(bytes != NULL);
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4, &out));
+  struct rlimit saved;
+  ASSERT_TRUE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  struct rlimit low = saved;
+  low.rlim_cur = count_open_descriptors() + 64;
+  ASSERT_TRUE(low.rlim_cur <= saved.rlim_max);
+  ASSERT_TRUE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  /* Fill every free descriptor. */
+  int fillers[256];
+  size_t filled = 0;
+  for (; filled < sizeof(fillers) / sizeof(fillers[0]); ++filled) {
+    fillers[filled] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fillers[filled] < 0) break;
+  }
+  int error = errno;
+  EXPECT_TRUE(filled > 0 && filled < sizeof(fillers) / sizeof(fillers[0]) && error == EMFILE);
+  tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes, .size = size};
+  tkrt_module_t* module = NULL;
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_RESOURCE_EXHAUSTED,
+                "memfd_create failed: Too many open files");
+  EXPECT_TRUE(filled >= 2);
+  if (filled >= 2) {
+    close(fillers[--filled]); /* one free: the memfd takes it, dlopen finds none */
+    EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_RESOURCE_EXHAUSTED,
+                  "out of file descriptors");
+    close(fillers[--filled]); /* two free: enough, and each load gives both back */
+    tkrt_module_t* modules[20] = {NULL};
+    for (int i = 0; i < 20; ++i) EXPECT_OK(tkrt_module_load(device, &image, &modules[i]));
+    for (int i = 0; i < 20; ++i) {
+      if (modules[i]) EXPECT_EQ_U64(which_image(device, modules[i], out), 1);
+      tkrt_module_unload(modules[i]);
+    }
+  }
+  EXPECT_TRUE(module == NULL);
+  while (filled > 0) close(fillers[--filled]);
+  EXPECT_TRUE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  free(bytes);
+  tkrt_device_release(device);
+}
+
 static void test_event_recorded_on_two_streams(void) {
   /* The older record (on a busy stream) runs after the newer one: the event must outlive both
    * and keep the newer record's time. */
@@ -488,6 +612,8 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_device_limits),
       TKRT_TEST_CASE(test_same_kernel_name_in_two_images),
       TKRT_TEST_CASE(test_event_recorded_on_two_streams),
+      TKRT_TEST_CASE(test_loaded_modules_hold_no_descriptor),
+      TKRT_TEST_CASE(test_out_of_descriptors_is_resource_exhausted),
   };
   return tkrt_test_main(argc - 2, argv + 2, cases, sizeof(cases) / sizeof(cases[0]));
 }
