@@ -21,6 +21,9 @@ typedef struct tkrt_hostsig_elf {
   uint64_t phoff, shoff;
   uint32_t phentsize, phnum, shentsize, shnum;
   uint32_t relative_type, abs64_type; /* the machine's R_*_RELATIVE and R_*_64 */
+  /* Symbols and relocations left to look at: tables may overlap (a hostile image could list the
+   * same large table in every section header), so the work is bounded by the file's size. */
+  uint64_t budget;
 } tkrt_hostsig_elf_t;
 
 typedef struct tkrt_hostsig_section {
@@ -77,7 +80,7 @@ static bool tkrt_hostsig_vaddr(const tkrt_hostsig_elf_t* e, uint64_t vaddr, uint
 }
 
 /* Finds the defined symbol `name` in a symbol table section (.dynsym or .symtab). */
-static bool tkrt_hostsig_find_symbol(const tkrt_hostsig_elf_t* e,
+static bool tkrt_hostsig_find_symbol(tkrt_hostsig_elf_t* e,
                                      const tkrt_hostsig_section_t* table, const char* name,
                                      uint64_t* out_value, uint64_t* out_size) {
   tkrt_hostsig_section_t strings;
@@ -88,6 +91,8 @@ static bool tkrt_hostsig_find_symbol(const tkrt_hostsig_elf_t* e,
   size_t name_length = strlen(name);
   uint64_t count = table->size / table->entsize;
   for (uint64_t i = 1; i < count; ++i) {
+    if (e->budget == 0) return false;
+    --e->budget;
     uint64_t at = table->offset + i * table->entsize;
     uint64_t name_offset = tkrt_hostsig_u(e, at, 4);
     if (tkrt_hostsig_u(e, at + 6, 2) == 0 /* SHN_UNDEF */) continue;
@@ -104,13 +109,15 @@ static bool tkrt_hostsig_find_symbol(const tkrt_hostsig_elf_t* e,
 /* The value the dynamic loader stores at `vaddr` (a pointer field of the descriptor): from its
  * RELA relocation (RELATIVE: the addend; 64: the symbol's value plus the addend), else (RELR, or
  * relocations applied at link time) the bytes in the file. */
-static bool tkrt_hostsig_pointer(const tkrt_hostsig_elf_t* e, uint64_t vaddr, uint64_t* out) {
+static bool tkrt_hostsig_pointer(tkrt_hostsig_elf_t* e, uint64_t vaddr, uint64_t* out) {
   for (uint32_t i = 1; i < e->shnum; ++i) {
     tkrt_hostsig_section_t rela;
     if (!tkrt_hostsig_section(e, i, &rela) || rela.type != 4 /* SHT_RELA */) continue;
     if (rela.entsize < 24) return false;
     uint64_t count = rela.size / rela.entsize;
     for (uint64_t r = 0; r < count; ++r) {
+      if (e->budget == 0) return false;
+      --e->budget;
       uint64_t at = rela.offset + r * rela.entsize;
       if (tkrt_hostsig_u(e, at, 8) != vaddr) continue;
       uint64_t info = tkrt_hostsig_u(e, at + 8, 8), addend = tkrt_hostsig_u(e, at + 16, 8);
@@ -139,7 +146,7 @@ static bool tkrt_hostsig_pointer(const tkrt_hostsig_elf_t* e, uint64_t vaddr, ui
 tkrt_status_t tkrt_triton_host_signature(const void* data, size_t size, const char* kernel,
                                          const char* what, char** out_signature) {
   *out_signature = NULL;
-  tkrt_hostsig_elf_t e = {.bytes = data, .size = size};
+  tkrt_hostsig_elf_t e = {.bytes = data, .size = size, .budget = size / 8 + 65536};
   if (size < 64 || memcmp(data, "\x7f" "ELF", 4) != 0 || e.bytes[4] != 2 || e.bytes[5] != 1) {
     return NULL; /* not a 64-bit little-endian ELF: the loader refuses it anyway */
   }
@@ -173,7 +180,10 @@ tkrt_status_t tkrt_triton_host_signature(const void* data, size_t size, const ch
       found = tkrt_hostsig_find_symbol(&e, &table, symbol, &value, &symbol_size);
     }
   }
-  if (!why && !found) why = "it exports no such descriptor";
+  if (!why && !found) {
+    why = e.budget == 0 ? "its symbol tables hold more entries than its size allows"
+                        : "it exports no such descriptor";
+  }
   /* The descriptor: abi_version (u32), static_shared_bytes (u32), name, signature, fn. */
   uint64_t offset = 0, available = 0, target = 0;
   if (!why && (symbol_size < 32 || !tkrt_hostsig_vaddr(&e, value, 32, &offset, NULL))) {
@@ -183,7 +193,8 @@ tkrt_status_t tkrt_triton_host_signature(const void* data, size_t size, const ch
     return NULL; /* another ABI: the host backend refuses it by name when it loads */
   }
   if (!why && !tkrt_hostsig_pointer(&e, value + 16, &target)) {
-    why = "its descriptor's signature pointer has no relocation tkrt can read";
+    why = e.budget == 0 ? "its relocation tables hold more entries than its size allows"
+                        : "its descriptor's signature pointer has no relocation tkrt can read";
   }
   if (!why && (!tkrt_hostsig_vaddr(&e, target, 0, &offset, &available) ||
                !memchr(e.bytes + offset, '\0',

@@ -344,6 +344,7 @@ static void test_unknown_stream_handles_are_refused(void) {
   tkrt_deviceptr_t out = 0;
   ASSERT_OK(tkrt_memory_alloc(device, (size_t)n * 8, &out));
   ASSERT_OK(tkrt_memset_async(device, out, 0xff, (size_t)n * 8, NULL));
+  ASSERT_OK(tkrt_stream_synchronize(device, NULL)); /* streams do not order with each other */
   void* params[] = {&out, &n};
   tkrt_launch_params_t p = {.grid = {(uint32_t)n, 1, 1}, .block = {32, 1, 1}, .params = params,
                             .param_count = 2};
