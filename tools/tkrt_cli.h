@@ -44,6 +44,9 @@ tkrt_status_t tkrt_cli_make_folder(const char* dir);
 tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths, tkrt_call_t** out_call);
 /* Prints text with control and non-ASCII bytes escaped (\xNN): for strings from a call. */
 void tkrt_cli_print_text(FILE* out, const char* text);
+/* The text escaped as tkrt_cli_print_text writes it, for printf's %s: one of 8 static buffers
+ * used in turn (so up to 8 may appear in one printf), each holding 16 KiB. */
+const char* tkrt_cli_escaped(const char* text);
 /* True when `path` is a directory. */
 bool tkrt_cli_is_directory(const char* path);
 /* dir + "/" + name without doubling a slash that dir ends with, cut to fit (snprintf). */

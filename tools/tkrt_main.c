@@ -44,6 +44,23 @@ void tkrt_cli_print_text(FILE* out, const char* text) {
   }
 }
 
+const char* tkrt_cli_escaped(const char* text) {
+  static char buffers[8][4 * 4200 + 8];
+  static unsigned next;
+  char* out = buffers[next++ % 8];
+  size_t capacity = sizeof(buffers[0]), n = 0;
+  out[0] = '\0';
+  for (const unsigned char* p = (const unsigned char*)text; p && *p && n + 5 < capacity; ++p) {
+    if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+      n += (size_t)snprintf(out + n, capacity - n, *p == '\\' ? "\\\\" : "\\x%02x", *p);
+    } else {
+      out[n++] = (char)*p;
+      out[n] = '\0';
+    }
+  }
+  return out;
+}
+
 /* Prints the message once more without an annotation that merely repeats what follows it:
  * tkrt_status_annotate prefixes "context: ", and a context naming the same thing as the message
  * it wraps ("kernel 'k': kernel 'k' has no image ...") would say it twice. */

@@ -173,13 +173,15 @@ static const char* image_value(int argc, char** argv, int i) {
 /* ---------------------------------------------------------------- info */
 
 static void print_kernel(const tkrt_triton_kernel_t* k) {
+  /* Every string here comes from the kernel's files (its .json, TTIR, image) or their names:
+   * escaped (\xNN) as dump does, so that a file cannot send the terminal escape sequences. */
   const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
-  printf("Triton kernel %s\n", tkrt_triton_kernel_name(k));
+  printf("Triton kernel %s\n", tkrt_cli_escaped(tkrt_triton_kernel_name(k)));
   printf("  parameters (%zu, then the hidden global- and profile-scratch pointers):\n",
          tkrt_triton_kernel_param_count(k));
   for (size_t i = 0; i < tkrt_triton_kernel_param_count(k); ++i) {
     const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
-    printf("    %zu %s: %s", i, p->name, p->type);
+    printf("    %zu %s: %s", i, tkrt_cli_escaped(p->name), tkrt_cli_escaped(p->type));
     if (p->divisibility) printf(" (divisibility %u)", p->divisibility);
     printf("\n");
   }
@@ -194,27 +196,33 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
     const tkrt_triton_target_t* target = tkrt_triton_kernel_target(k, t);
     printf("  target %s %s: warp size %u (block %u threads), shared %u bytes, num_stages %u, "
            "triton %s\n",
-           target->backend, target->arch, target->warp_size, target->warp_size * d->num_warps,
-           target->shared_mem_bytes, target->num_stages,
-           target->triton_version[0] ? target->triton_version : "?");
-    printf("    from %s", target->json_path);
-    if (target->hash[0]) printf(" (hash %.16s...)", target->hash);
+           tkrt_cli_escaped(target->backend), tkrt_cli_escaped(target->arch), target->warp_size,
+           target->warp_size * d->num_warps, target->shared_mem_bytes, target->num_stages,
+           target->triton_version[0] ? tkrt_cli_escaped(target->triton_version) : "?");
+    printf("    from %s", tkrt_cli_escaped(target->json_path));
+    if (target->hash[0]) {
+      char hash[17];
+      snprintf(hash, sizeof(hash), "%s", target->hash);
+      printf(" (hash %s...)", tkrt_cli_escaped(hash));
+    }
     printf("\n");
   }
   for (size_t i = 0; i < d->image_count; ++i) {
     const tkrt_kernel_image_t* image = &d->images[i];
     printf("  image %zu: %s %s%s%s, %zu bytes%s\n", i, tkrt_kernel_image_backend(image),
            tkrt_image_kind_name(image->kind), image->arch ? " for " : "",
-           image->arch ? image->arch : "", image->size,
+           image->arch ? tkrt_cli_escaped(image->arch) : "", image->size,
            image->kind == TKRT_IMAGE_HOST
                ? " (native code: run and tune take it only with --allow-native-code)"
                : "");
   }
 }
 
+/* One cache entry: its kernel's name and its .json's path, escaped (a cache is shared data:
+ * its folder and file names are not the user's to trust). */
 static bool print_cache_entry(const char* json_path, const char* name, void* user) {
   size_t* count = user;
-  printf("%s  %s\n", name, json_path);
+  printf("%s  %s\n", tkrt_cli_escaped(name), tkrt_cli_escaped(json_path));
   ++*count;
   return true;
 }

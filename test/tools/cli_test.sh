@@ -148,6 +148,39 @@ case_info_backend_env() {
   expect 3 "TKRT_BACKEND=bogus" -- env TKRT_BACKEND=bogus "$tkrt" info --json
 }
 
+# info on Triton output prints strings from the kernel's files and a cache's folder names escaped
+# (\xNN, as dump does): a JSON whose hash and triton_version hold terminal escapes, a HIP JSON
+# whose target.arch does, and a cache folder named with one (issue 23, D4).
+case_info_escapes() {
+  if [ ! -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    echo "skip: $triton_add has no Triton add_kernel"
+    return
+  fi
+  cp -r "$triton_add/cuda_sm90" "$work/k" && cp -r "$triton_add/hip_gfx942" "$work/h"
+  python3 - "$work" <<'PY'
+import json, sys
+for sub, edit in (("k", lambda d: d.update(hash="\x1b[2J" + d["hash"], triton_version="3.6\x1b]0;t\x07")),
+                  ("h", lambda d: d["target"].update(arch="gfx942\x1b[2J"))):
+    path = sys.argv[1] + "/" + sub + "/add_kernel.json"
+    d = json.load(open(path))
+    edit(d)
+    json.dump(d, open(path, "w"))
+PY
+  local out
+  out=$("$tkrt" info --image "$work/k" 2>&1)
+  grep -qF '(hash \x1b[2J26d88513' <<<"$out" || fail "hash not escaped: $out"
+  grep -qF 'triton 3.6\x1b]0;t\x07' <<<"$out" || fail "triton_version not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --image wrote a raw escape byte: $out"; fi
+  out=$("$tkrt" info --image "$work/h" 2>&1)
+  grep -qF 'gfx942\x1b[2J' <<<"$out" || fail "HIP arch not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --image (HIP) wrote a raw escape byte: $out"; fi
+  mkdir -p "$work/cache/"$'\x1b[2Jx'
+  cp "$work/k/add_kernel.json" "$work/k/add_kernel.cubin" "$work/cache/"$'\x1b[2Jx/'
+  out=$("$tkrt" info --triton-cache "$work/cache" 2>&1)
+  grep -qF "$work/cache/\x1b[2Jx/add_kernel.json" <<<"$out" || fail "cache folder not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --triton-cache wrote a raw escape byte: $out"; fi
+}
+
 # ---------------------------------------------------------------- errors
 
 case_errors() {
@@ -286,5 +319,6 @@ case_dump_utf8() {
     fail "metadata_hex: $json"
 }
 
-run_cases CLI options triton_options info_json info_backend_env errors save case_json dump_utf8 \
+run_cases CLI options triton_options info_json info_backend_env info_escapes errors save case_json \
+  dump_utf8 \
   -- "$@"
