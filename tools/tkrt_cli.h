@@ -24,6 +24,8 @@ enum {
  * piped output keeps its order), frees the status, returns 3. An annotation that only repeats
  * the start of the message it wraps ("kernel 'k': kernel 'k' has no image") is printed once. */
 int tkrt_cli_fail(const char* command, tkrt_status_t status);
+/* As tkrt_cli_fail, with the --help hint, returning 2: the library refused what a flag asked for. */
+int tkrt_cli_fail_usage(const char* command, tkrt_status_t status);
 /* Prints "tkrt <command>: <message>" and a hint to use --help; returns 2. */
 int tkrt_cli_usage_error(const char* command, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -112,6 +114,7 @@ enum {
 typedef struct tkrt_cli_session_options {
   const char* backend;   /* --backend: over TKRT_BACKEND */
   int ordinal;           /* --device */
+  int ordinal_given;
   long iterations;       /* --iterations: timed launches after the checked one */
   const char* store;     /* --store DIR|off */
   const char* policy;    /* --policy auto|never */
@@ -136,6 +139,15 @@ tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* option
                                         const char* config_word,
                                         tkrt_device_options_t* device_options,
                                         tkrt_autotuner_options_t* tuner_options);
+
+/* tkrt_device_open, and tkrt_autotuner_pin with the --pin given (nothing when none was); when the
+ * library refuses what a flag asked for (an unknown --backend, a --device or --pin out of range),
+ * *usage is set: the command exits 2, as for any usage mistake. */
+tkrt_status_t tkrt_cli_session_open_device(const tkrt_cli_session_options_t* options,
+                                           const tkrt_device_options_t* device_options,
+                                           int* usage, tkrt_device_t** out_device);
+tkrt_status_t tkrt_cli_session_pin(const tkrt_cli_session_options_t* options,
+                                   tkrt_autotuner_t* tuner, const tkrt_call_t* call, int* usage);
 
 /* ---------------------------------------------------------------- run / tune options */
 
@@ -171,6 +183,7 @@ typedef struct tkrt_run_options {
   int prune_margin_set;
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;
+  int json;              /* --json */
 
   /* Filled by tkrt_cli_resolve_case. */
   tkrt_cli_compare_t compare[TKRT_CLI_MAX_BUFFERS];
@@ -198,6 +211,42 @@ tkrt_status_t tkrt_cli_read_option_file(const tkrt_run_options_t* options, const
                                         size_t max_size, void** out_data, size_t* out_size);
 /* Frees what tkrt_cli_resolve_case took; the options may be parsed again after _init. */
 void tkrt_cli_run_options_free(tkrt_run_options_t* options);
+
+/* ---------------------------------------------------------------- run / tune: reports */
+
+/* Timed launches: `launches` calls of launch(user), in samples of nearly equal launch counts
+ * (at most 1000 samples) each timed with device events. */
+typedef struct tkrt_cli_timing {
+  long launches;            /* 0: nothing timed */
+  size_t samples;
+  long launches_per_sample, launches_per_sample_max; /* the fewest and most in one sample */
+  double mean_ms;           /* all launches' time / launches */
+  double median_ms, min_ms, p90_ms; /* over the samples' per-launch times (p90: nearest rank) */
+} tkrt_cli_timing_t;
+tkrt_status_t tkrt_cli_time_launches(tkrt_device_t* device, long launches,
+                                     tkrt_status_t (*launch)(void*), void* user,
+                                     tkrt_cli_timing_t* out);
+/* "timing: M ms per launch (mean of N launches, device events); median, min, p90 ..." */
+void tkrt_cli_print_timing(FILE* out, const tkrt_cli_timing_t* timing);
+/* {"launches", "samples", "launches_per_sample": [fewest, most], "mean_ms", "median_ms",
+ * "min_ms", "p90_ms"}, or null when nothing was timed. */
+void tkrt_cli_json_timing(FILE* out, const tkrt_cli_timing_t* timing);
+
+/* The tuner's report on a call, with a time and a pruned flag for every config. */
+typedef struct tkrt_cli_decision {
+  tkrt_tune_report_t report;
+  float* times;    /* config_count entries: mean ms, or TKRT_TUNE_SKIPPED_MS */
+  uint8_t* pruned; /* config_count entries */
+} tkrt_cli_decision_t;
+tkrt_status_t tkrt_cli_decision_get(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                    const char* arch, tkrt_cli_decision_t* decision);
+void tkrt_cli_decision_free(tkrt_cli_decision_t* decision);
+/* Writes the members "decision": {...},\n  "configs": [...] (no braces around them). */
+void tkrt_cli_json_decision(FILE* out, const tkrt_call_t* call,
+                            const tkrt_cli_decision_t* decision);
+/* --json: returns a stream on the real stdout and points stdout at stderr, so that what the
+ * command prints for people goes to stderr and stdout carries the JSON alone; NULL on failure. */
+FILE* tkrt_cli_json_begin(void);
 
 int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);

@@ -101,6 +101,12 @@ int tkrt_cli_fail(const char* command, tkrt_status_t status) {
   return TKRT_CLI_ERROR;
 }
 
+int tkrt_cli_fail_usage(const char* command, tkrt_status_t status) {
+  tkrt_cli_fail(command, status);
+  fprintf(stderr, "(see `tkrt %s --help`)\n", command);
+  return TKRT_CLI_USAGE;
+}
+
 int tkrt_cli_usage_error(const char* command, const char* format, ...) {
   fflush(stdout);
   fprintf(stderr, "tkrt %s: ", command);

@@ -74,6 +74,8 @@ static const char kTritonUsage[] =
     "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
     "  --policy auto|never --pin N    as for serialized calls\n"
     "  --target-ms MS --max-iterations N   tuning effort (default 10 ms, 100)\n"
+    "  --json             one JSON object on stdout, as for serialized calls (\"kernel\", \"device\",\n"
+    "                     \"decision\", \"configs\", \"outputs\", \"timing\", \"result\")\n"
     "Every pointer parameter needs an --arg, every scalar one too. `tkrt tune` benchmarks every\n"
     "variant (even with a stored decision) and stores the decision.\n"
     "exit status: 0 success (outputs as expected), 1 an output differs, 2 bad usage, 3 error.\n";
@@ -103,6 +105,7 @@ typedef struct triton_opts {
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
+  int json; /* --json */
   tkrt_cli_session_options_t session; /* the options run and tune share with serialized calls */
 } triton_opts_t;
 
@@ -344,6 +347,7 @@ static const struct option kTritonRunOptions[] = {
     {"policy", required_argument, NULL, TKRT_CLI_OPT_POLICY},
     {"image-kind", required_argument, NULL, OPT_IMAGE_KIND},
     {"allow-native-code", no_argument, NULL, TKRT_CLI_OPT_ALLOW_NATIVE_CODE},
+    {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0},
 };
 
@@ -410,6 +414,9 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
         else o->atol = value, o->tolerant = 1;
         break;
       }
+      case OPT_JSON:
+        o->json = 1;
+        break;
       case OPT_IMAGE_KIND:
         if (!parse_kind(next, &o->image_kinds)) {
           return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
@@ -604,7 +611,7 @@ static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_de
   return NULL;
 }
 
-static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
+static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, int* usage) {
   tkrt_triton_load_options_t load;
   tkrt_triton_load_options_init(&load);
   load.image_kinds = o->image_kinds;
@@ -646,14 +653,13 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   tkrt_autotuner_options_t tune;
   TKRT_RETURN_IF_ERROR(
       tkrt_cli_session_settings(&o->session, o->tune, "variant", &device_options, &tune));
-  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_open_device(&o->session, &device_options, usage,
+                                                    &s->device));
   for (size_t v = 0; v < o->variant_count; ++v) {
     TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
   }
   TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune, &s->tuner));
-  if (o->session.pin >= 0) {
-    TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->session.pin));
-  }
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   /* One buffer per pointer parameter, in order. */
   size_t count = tkrt_triton_kernel_param_count(k);
@@ -705,6 +711,11 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   return NULL;
 }
 
+static tkrt_status_t triton_launch_once(void* user) {
+  triton_session_t* s = user;
+  return tkrt_triton_call_launch(s->call, s->device, NULL, s->buffers, s->pointer_count, s->tuner);
+}
+
 static int triton_run(int argc, char** argv, int tune) {
   triton_opts_t* o = calloc(1, sizeof(*o));
   if (!o) return tkrt_cli_fail(argv[0], TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
@@ -716,49 +727,57 @@ static int triton_run(int argc, char** argv, int tune) {
     free(o);
     return rc < 0 ? TKRT_CLI_OK : rc;
   }
+  FILE* json = NULL;
+  if (o->json && !(json = tkrt_cli_json_begin())) {
+    free(o);
+    return tkrt_cli_fail(tune ? "tune" : "run",
+                         TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "--json: cannot duplicate stdout"));
+  }
   triton_session_t s;
   memset(&s, 0, sizeof(s));
-  tkrt_status_t status = session_open(o, &s);
+  int usage = 0;
+  tkrt_cli_decision_t decision;
+  memset(&decision, 0, sizeof(decision));
+  tkrt_cli_timing_t timing;
+  memset(&timing, 0, sizeof(timing));
+  int checked[TRITON_MAX_ARGS] = {0}, matched[TRITON_MAX_ARGS] = {0};
+  tkrt_status_t status = session_open(o, &s, &usage);
   int result = TKRT_CLI_OK;
   void* host = NULL;
-  tkrt_event_t start = NULL, end = NULL;
   if (status) goto done;
   const tkrt_device_info_t* info = tkrt_device_info(s.device);
   const tkrt_call_desc_t* cd = tkrt_call_get_desc(s.call);
-  printf("kernel %s, %zu variant%s, on %s device %d (%s, %s)\n", tkrt_triton_kernel_name(s.kernels[0]),
-         cd->config_count, cd->config_count == 1 ? "" : "s", info->backend, info->ordinal,
-         info->name, info->arch);
+  printf("kernel %s, %zu variant%s, on %s device %d (%s, %s)\n",
+         tkrt_cli_escaped(tkrt_triton_kernel_name(s.kernels[0])), cd->config_count,
+         cd->config_count == 1 ? "" : "s", info->backend, info->ordinal,
+         tkrt_cli_escaped(info->name), info->arch);
   for (size_t v = 0; v < cd->config_count; ++v) {
     printf("  variant %zu: grid %u x %u x %u, %s\n", v, cd->configs[v].grid[0],
-           cd->configs[v].grid[1], cd->configs[v].grid[2], cd->configs[v].description);
+           cd->configs[v].grid[1], cd->configs[v].grid[2],
+           tkrt_cli_escaped(cd->configs[v].description));
   }
-  if ((status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count,
-                                        s.tuner)) ||
-      (status = tkrt_stream_synchronize(s.device, NULL))) {
+  if ((status = triton_launch_once(&s)) || (status = tkrt_stream_synchronize(s.device, NULL))) {
     goto done;
   }
-  tkrt_tune_report_t report;
-  float times[TRITON_MAX_VARIANTS];
-  uint8_t pruned[TRITON_MAX_VARIANTS];
-  tkrt_tune_report_init(&report);
-  report.times_ms = times;
-  report.pruned = pruned;
-  report.times_capacity = TRITON_MAX_VARIANTS;
-  if ((status = tkrt_autotuner_get_report(s.tuner, s.call, info->arch, &report))) goto done;
-  printf("variant: %zu of %zu, decided by: %s\n", report.chosen, cd->config_count,
-         tkrt_tune_source_name(report.source));
-  if (report.source == TKRT_TUNE_SOURCE_TUNED || report.source == TKRT_TUNE_SOURCE_STORE) {
-    for (size_t v = 0; v < cd->config_count && v < TRITON_MAX_VARIANTS; ++v) {
+  if ((status = tkrt_cli_decision_get(s.tuner, s.call, info->arch, &decision))) goto done;
+  const tkrt_tune_report_t* report = &decision.report;
+  const float* times = decision.times;
+  /* Variants are numbered from 0, as in the list above, --pin and the progress lines. */
+  printf("variant: %zu of 0..%zu, decided by: %s\n", report->chosen, cd->config_count - 1,
+         tkrt_tune_source_name(report->source));
+  if (report->source == TKRT_TUNE_SOURCE_TUNED || report->source == TKRT_TUNE_SOURCE_STORE) {
+    for (size_t v = 0; v < cd->config_count; ++v) {
       if (times[v] == TKRT_TUNE_SKIPPED_MS) printf("  variant %zu: skipped\n", v);
-      else if (report.source == TKRT_TUNE_SOURCE_TUNED && pruned[v]) {
+      else if (report->source == TKRT_TUNE_SOURCE_TUNED && decision.pruned[v]) {
         printf("  variant %zu: pruned after %u launches (%.4f ms/launch)\n", v,
-               report.round1_iterations, (double)times[v]);
-      } else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report.chosen ? "  <- chosen" : "");
+               report->round1_iterations, (double)times[v]);
+      } else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report->chosen ? "  <- chosen" : "");
     }
   }
   if (tune) {
     if (cd->config_count == 1) printf("nothing to tune: one variant\n");
-    else if (report.store_file[0]) printf("decision stored in %s\n", report.store_file);
+    else if (report->source == TKRT_TUNE_SOURCE_PINNED) printf("not benchmarked: variant %zu is pinned (--pin or TKRT_TUNE_PIN)\n", report->chosen);
+    else if (report->store_file[0]) printf("decision stored in %s\n", tkrt_cli_escaped(report->store_file));
     else printf("decision NOT stored: the store is off or unusable (see --store, TKRT_TUNE_DIR)\n");
   }
 
@@ -786,11 +805,12 @@ static int triton_run(int argc, char** argv, int tune) {
                                          "--expect %s", expect->name))) {
         goto done;
       }
+      checked[i] = 1;
       if (want_size != s.buffers[i].size) {
         printf("%s: MISMATCH: the buffer is %llu bytes but %s is %zu\n", p->name,
-               (unsigned long long)s.buffers[i].size, expect->value, want_size);
+               (unsigned long long)s.buffers[i].size, tkrt_cli_escaped(expect->value), want_size);
         result = TKRT_CLI_MISMATCH;
-      } else if (!compare(o, p, host, want, want_size)) {
+      } else if (!(matched[i] = compare(o, p, host, want, want_size))) {
         result = TKRT_CLI_MISMATCH;
       }
       free(want);
@@ -798,29 +818,44 @@ static int triton_run(int argc, char** argv, int tune) {
   }
 
   if (o->session.iterations > 0) {
-    float ms = 0;
-    if ((status = tkrt_event_create(s.device, &start)) || (status = tkrt_event_create(s.device, &end)) ||
-        (status = tkrt_event_record(s.device, start, NULL))) {
-      goto done;
+    status = tkrt_cli_time_launches(s.device, o->session.iterations, triton_launch_once, &s,
+                                    &timing);
+    if (status) goto done;
+    tkrt_cli_print_timing(stdout, &timing);
+  }
+  if (json) {
+    fprintf(json, "{\n  \"command\": \"%s\",\n  \"kernel\": ", o->command);
+    tkrt_cli_json_string(json, tkrt_triton_kernel_name(s.kernels[0]));
+    fputs(",\n  \"device\": {\"backend\": ", json);
+    tkrt_cli_json_string(json, info->backend);
+    fprintf(json, ", \"ordinal\": %d, \"name\": ", info->ordinal);
+    tkrt_cli_json_string(json, info->name);
+    fputs(", \"arch\": ", json);
+    tkrt_cli_json_string(json, info->arch);
+    fputs("},\n  ", json);
+    tkrt_cli_json_decision(json, s.call, &decision);
+    fputs(",\n  \"outputs\": [", json);
+    int first = 1;
+    for (size_t i = 0; i < s.pointer_count; ++i) {
+      if (!checked[i]) continue;
+      fprintf(json, "%s{\"name\": ", first ? "" : ", ");
+      tkrt_cli_json_string(json, s.pointer_params[i]->name);
+      fprintf(json, ", \"bytes\": %llu, \"matches\": %s}", (unsigned long long)s.buffers[i].size,
+              matched[i] ? "true" : "false");
+      first = 0;
     }
-    for (long i = 0; i < o->session.iterations && !status; ++i) {
-      status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count, s.tuner);
-    }
-    if (status || (status = tkrt_event_record(s.device, end, NULL)) ||
-        (status = tkrt_event_synchronize(s.device, end)) ||
-        (status = tkrt_event_elapsed_ms(s.device, start, end, &ms))) {
-      goto done;
-    }
-    printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
-           (double)ms / (double)o->session.iterations, o->session.iterations);
+    fputs("],\n  \"timing\": ", json);
+    tkrt_cli_json_timing(json, &timing);
+    fprintf(json, ",\n  \"result\": \"%s\"\n}\n", result == TKRT_CLI_OK ? "ok" : "mismatch");
   }
 
 done:
-  if (start) tkrt_status_free(tkrt_event_destroy(s.device, start));
-  if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));
+  tkrt_cli_decision_free(&decision);
   free(host);
   session_close(&s);
   free(o);
+  if (json) fclose(json);
+  if (status && usage) return tkrt_cli_fail_usage(tune ? "tune" : "run", status);
   if (status) return tkrt_cli_fail(tune ? "tune" : "run", status);
   return result;
 }

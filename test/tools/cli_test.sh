@@ -207,6 +207,110 @@ case_errors() {
   expect 3 "NOT_FOUND" "neither call.pb.z nor call.pb" -- "$tkrt" tune "$work/nocall"
 }
 
+# ---------------------------------------------------------------- --json, timing, numbering
+
+# run --json and tune --json (issue 27): stdout is one JSON object (the lines for people go to
+# stderr), with the decision, every config's time and launches, the outputs and the timing
+# (median, min, p90, mean and the launch counts).
+case_json_output() {
+  local a="$examples/autotuned_inplace"
+  json_check "$tkrt" run "$examples/vector_add" --json --iterations 7 --allow-native-code
+  [ "$(json_get 'j["command"], j["result"], j["decision"]["source"], j["decision"]["config"]')" = \
+    "('run', 'ok', 'single', 0)" ] || fail "run --json: $json"
+  [ "$(json_get 'j["outputs"][0]["matches"], j["outputs"][0]["bytes"]')" = "(True, 400012)" ] ||
+    fail "run --json outputs: $json"
+  [ "$(json_get 'j["timing"]["launches"], j["timing"]["samples"], j["timing"]["launches_per_sample"]')" = \
+    "(7, 7, [1, 1])" ] || fail "run --json timing counts: $json"
+  [ "$(json_get 'all(j["timing"][k] >= 0 for k in ("mean_ms", "median_ms", "min_ms", "p90_ms")) and j["timing"]["min_ms"] <= j["timing"]["median_ms"] <= j["timing"]["p90_ms"]')" = True ] ||
+    fail "run --json timing: $json"
+  grep -q '^device: host' "$work/stderr" || fail "run --json: the text report is not on stderr"
+  # --iterations 0: no timing (null).
+  json_check "$tkrt" run "$examples/vector_add" --json --iterations 0 --allow-native-code
+  [ "$(json_get 'j["timing"]')" = None ] || fail "run --json --iterations 0: $json"
+  # tune: every config with its mean and launch count; the chosen one marked; pinned run.
+  json_check "$tkrt" tune "$a" --json --store off --target-ms 1000 --max-iterations 16 \
+    --prune-margin -1 --allow-native-code
+  [ "$(json_get 'j["command"], j["decision"]["source"], j["decision"]["config_count"], len(j["configs"])')" = \
+    "('tune', 'tuned', 3, 3)" ] || fail "tune --json: $json"
+  [ "$(json_get 'all(c["mean_ms"] is not None and c["launches"] == 16 for c in j["configs"])')" = True ] ||
+    fail "tune --json configs: $json"
+  [ "$(json_get '[c["index"] for c in j["configs"] if c["chosen"]] == [j["decision"]["config"]]')" = True ] ||
+    fail "tune --json chosen: $json"
+  json_check "$tkrt" run "$a" --json --pin 2 --store off --iterations 3 --allow-native-code
+  [ "$(json_get 'j["decision"]["source"], j["decision"]["config"], j["timing"]["launches"]')" = \
+    "('pinned', 2, 3)" ] || fail "run --json --pin 2: $json"
+  # A mismatch: exit 1, the JSON says so.
+  json=$("$tkrt" run "$examples/vector_add" --json --iterations 0 --allow-native-code \
+    --expect "$examples/vector_add/in0.bin" 2>/dev/null)
+  [ $? = 1 ] || fail "run --json with a mismatch: exit code"
+  [ "$(json_get 'j["result"], j["outputs"][0]["matches"]')" = "('mismatch', False)" ] ||
+    fail "run --json mismatch: $json"
+  # The text: median, min, p90 and mean with their launch counts.
+  expect 0 "mean of 5 launches, device events); median" "min " "p90 " "over 5 samples of 1 launch" \
+    -- "$tkrt" run "$examples/vector_add" --iterations 5 --allow-native-code
+  # Triton's output, when present.
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    json_check "$tkrt" run "$triton_add" --grid 'cdiv(n, BLOCK)' --const BLOCK=1024 \
+      --arg x_ptr=zeros:400 --arg y_ptr=zeros:400 --arg out_ptr=zeros:400 --arg n=100 \
+      --backend host --iterations 4 --allow-native-code --json
+    [ "$(json_get 'j["kernel"], j["decision"]["source"], j["timing"]["launches"], len(j["configs"])')" = \
+      "('add_kernel', 'single', 4, 1)" ] || fail "triton run --json: $json"
+  fi
+}
+
+# Configs are numbered from 0 everywhere (issue 27): the progress lines, the table, the decision.
+case_numbering() {
+  expect 0 "pass 1, config 0 of 0..2" "pass 2, config 2 of 0..2" "!config 3" "config: " \
+    -- "$tkrt" tune "$examples/autotuned_inplace" --store off --target-ms 1 --allow-native-code
+  expect 0 "config: 2 of 0..2 " "decided by: pinned" -- "$tkrt" run "$examples/autotuned_inplace" \
+    --pin 2 --store off --iterations 0 --allow-native-code
+  expect 0 "not benchmarked: config 2 is pinned" -- env 'TKRT_TUNE_PIN=*=2' "$tkrt" tune \
+    "$examples/autotuned_inplace" --store off --allow-native-code
+}
+
+# tune's table shows every config's time, beyond 256 (issue 23, D14): a 1014-config call.
+case_tune_many() {
+  local m="$trust/many_configs"
+  "$tkrt" tune "$m" --store off --target-ms 0 --max-iterations 1 --prune-margin -1 \
+    --allow-native-code >"$work/out" 2>"$work/err" || fail "tune of 1014 configs: exit $?: $(cat "$work/err")"
+  [ "$(grep -c '^[ *] [0-9]* *config [0-9]' "$work/out")" = 1014 ] ||
+    fail "the table does not have 1014 rows: $(head -c 2000 "$work/out")"
+  if grep -q 'skipped' "$work/out"; then fail "configs shown as skipped: $(grep skipped "$work/out" | head)"; fi
+  grep -q '^\* [0-9]* *config [0-9]* .* [0-9]\.[0-9]\{4\}$' "$work/out" ||
+    fail "the chosen row has no time: $(grep '^\*' "$work/out")"
+  grep -q '^  1013 config 1013 ' "$work/out" || fail "no row for config 1013"
+  json_check "$tkrt" tune "$m" --json --store off --target-ms 0 --max-iterations 1 --prune-margin -1 \
+    --allow-native-code
+  [ "$(json_get 'len(j["configs"]), all(c["mean_ms"] is not None for c in j["configs"])')" = \
+    "(1014, True)" ] || fail "tune --json of 1014 configs: $(head -c 2000 <<<"$json")"
+  [ "$(json_get 'j["configs"][j["decision"]["config"]]["chosen"]')" = True ] || fail "chosen config"
+}
+
+# Usage mistakes exit 2, those the library finds in a flag too (issue 27, docs/security.md), and
+# refused values are named (issue 23, D16).
+case_exit_codes() {
+  local a="$examples/autotuned_inplace"
+  expect 2 "bad --backend ''" "leave the option out" -- "$tkrt" run "$a" --backend '' --allow-native-code
+  expect 2 "bad --backend 'host,'" -- "$tkrt" run "$a" --backend host, --allow-native-code
+  expect 2 "bad --backend ',,'" -- "$tkrt" tune "$a" --backend=,, --allow-native-code
+  expect 2 "INVALID_ARGUMENT" "--backend: unknown backend 'foo'" "tkrt run --help" -- \
+    "$tkrt" run "$a" --backend foo --allow-native-code
+  expect 2 "OUT_OF_RANGE" "--device" "not ordinal 5" -- "$tkrt" run "$a" --backend host --device 5 \
+    --allow-native-code
+  expect 2 "OUT_OF_RANGE" "--pin 7" "the call has 3 configs" -- "$tkrt" run "$a" --pin 7 \
+    --store off --allow-native-code
+  # An unavailable backend is not a usage mistake: the environment, not the flag, is at fault.
+  expect 3 "TKRT_BACKEND=bogus" -- env TKRT_BACKEND=bogus "$tkrt" info
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    local args=(--grid 1 --arg x_ptr=zeros:4 --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1)
+    expect 2 "bad --backend ''" -- "$tkrt" run "$triton_add" "${args[@]}" --backend ''
+    expect 2 "unknown backend 'foo'" -- "$tkrt" run "$triton_add" "${args[@]}" --backend foo \
+      --allow-native-code
+    expect 2 "--pin 3" -- "$tkrt" run "$triton_add" "${args[@]}" --backend host --pin 3 \
+      --allow-native-code --store off
+  fi
+}
+
 # ---------------------------------------------------------------- --save
 
 case_save() {
@@ -319,6 +423,6 @@ case_dump_utf8() {
     fail "metadata_hex: $json"
 }
 
-run_cases CLI options triton_options info_json info_backend_env info_escapes errors save case_json \
-  dump_utf8 \
+run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
+  tune_many exit_codes errors save case_json dump_utf8 \
   -- "$@"
