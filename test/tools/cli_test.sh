@@ -311,6 +311,35 @@ case_exit_codes() {
   fi
 }
 
+# The environment's settings as the tool reads them (tkrt_options_from_environment): every on/off
+# setting reads the same words in any case; bad values are refused naming the variable and the
+# value (issue 23 D16, issue 27).
+case_env_settings() {
+  local a="$examples/autotuned_inplace" word
+  for word in on ON True yes 1 off FALSE No 0; do
+    expect 0 "host: available" -- env TKRT_LOG=$word TKRT_TRUST_SHARED_STORES=$word "$tkrt" info
+  done
+  expect 3 "INVALID_ARGUMENT" "TKRT_LOG is 'foo'" -- env TKRT_LOG=foo "$tkrt" info
+  expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" -- env TKRT_TRUST_SHARED_STORES=maybe "$tkrt" info
+  expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" "!device:" -- env TKRT_TRUST_SHARED_STORES=maybe \
+    "$tkrt" run "$a" --iterations 0 --allow-native-code
+  # TKRT_TUNE_POLICY ignores case; NEVER runs config 0 untuned.
+  expect 0 "config: 0 of 0..2" "decided by: default" -- env TKRT_TUNE_POLICY=NEVER "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  expect 3 "TKRT_TUNE_POLICY is 'sometimes'" -- env TKRT_TUNE_POLICY=sometimes "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  # TKRT_TUNE_PIN: a config index is a whole number; no sign, no wrap past 2^64.
+  local pin
+  for pin in '*=-1' '*=18446744073709551617' '*=+1' '*=1x' '*='; do
+    expect 3 "INVALID_ARGUMENT" "TKRT_TUNE_PIN) entry '$pin'" "!device:" -- env "TKRT_TUNE_PIN=$pin" \
+      "$tkrt" run "$a" --iterations 0 --allow-native-code
+  done
+  expect 0 "config: 2 of 0..2" "decided by: pinned" -- env 'TKRT_TUNE_PIN=*= 2 ' "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  expect 3 "OUT_OF_RANGE" -- env 'TKRT_TUNE_PIN=*=18446744073709551615' "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+}
+
 # ---------------------------------------------------------------- --save
 
 case_save() {
@@ -424,5 +453,5 @@ case_dump_utf8() {
 }
 
 run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
-  tune_many exit_codes errors save case_json dump_utf8 \
+  tune_many exit_codes env_settings errors save case_json dump_utf8 \
   -- "$@"
