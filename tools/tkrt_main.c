@@ -243,6 +243,11 @@ tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
                                   "with --read-hsaco-paths)", file);
     return status;
   }
+  if (status && strlen(file) > 5 && strcmp(file + strlen(file) - 5, ".json") == 0) {
+    return tkrt_status_annotate(status, "decoding %s (not Triton compile output: its <stem>.cubin, "
+                                ".ptx, .hsaco, .ttir or .so is not beside it; `tkrt help triton`)",
+                                file);
+  }
   return tkrt_status_annotate(status, "decoding %s", file);
 }
 

@@ -134,7 +134,33 @@ static int ends_with(const char* text, const char* suffix) {
   return a >= b && strcmp(text + a - b, suffix) == 0;
 }
 
-/* True when `dir` holds a <name>.json (not a case folder's case.json), or one of its subfolders
+/* A regular file (a symbolic link is not followed: Triton writes plain files). */
+static int is_regular_file(const char* path) {
+  struct stat st;
+  return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Triton's own compile output, recognised by Triton's files only: a regular file <stem>.json
+ * with beside it a regular <stem>.cubin, .ptx, .hsaco, .ttir or .so (what Triton, or tkrt's
+ * host-image build, writes for the same kernel). A case folder's case.json, a project's
+ * CMakePresets.json or a folder named like a .json are not. */
+static int is_triton_json(const char* path) {
+  if (!ends_with(path, ".json") || !is_regular_file(path)) return 0;
+  const char* slash = strrchr(path, '/');
+  if (strcmp(slash ? slash + 1 : path, "case.json") == 0) return 0;
+  static const char* const kinds[] = {".cubin", ".ptx", ".hsaco", ".ttir", ".so"};
+  size_t stem = strlen(path) - 5;
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+    char sibling[4200];
+    if (stem + strlen(kinds[i]) >= sizeof(sibling)) return 0;
+    memcpy(sibling, path, stem);
+    strcpy(sibling + stem, kinds[i]);
+    if (is_regular_file(sibling)) return 1;
+  }
+  return 0;
+}
+
+/* True when `dir` holds a Triton kernel's .json (is_triton_json), or one of its subfolders
  * does (Triton's per-target folders). */
 static int holds_kernel_json(const char* dir, int depth) {
   DIR* folder = opendir(dir);
@@ -145,7 +171,7 @@ static int holds_kernel_json(const char* dir, int depth) {
     char path[4200];
     tkrt_cli_join_path(path, sizeof(path), dir, entry->d_name);
     if (ends_with(entry->d_name, ".json")) {
-      found = strcmp(entry->d_name, "case.json") != 0 && !tkrt_cli_is_directory(path);
+      found = is_triton_json(path);
     } else if (depth == 0 && tkrt_cli_is_directory(path)) {
       found = holds_kernel_json(path, 1);
     }
@@ -154,10 +180,11 @@ static int holds_kernel_json(const char* dir, int depth) {
   return found;
 }
 
-/* A Triton output: a .json file, or a folder with a kernel's .json that is not a serialized-call
- * case folder. Any other folder goes to the serialized-call path, which names what is missing. */
+/* A Triton output: a kernel's .json (is_triton_json), or a folder holding one (itself or in a
+ * per-target subfolder) and no serialized call. Anything else goes to the serialized-call path,
+ * which names what is missing. */
 static int is_triton_path(const char* path) {
-  if (ends_with(path, ".json")) return 1;
+  if (is_triton_json(path)) return 1;
   if (!tkrt_cli_is_directory(path)) return 0;
   char probe[4200];
   struct stat st;
@@ -873,7 +900,7 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
       const char* image = image_value(argc, argv, i);
       if (strcmp(argv[i], "--triton-cache") == 0) return triton_info(argc, argv);
-      if (image && (ends_with(image, ".json") || tkrt_cli_is_directory(image))) {
+      if (image && (is_triton_json(image) || tkrt_cli_is_directory(image))) {
         return triton_info(argc, argv);
       }
     }
@@ -883,6 +910,23 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     /* The first operand decides: a Triton output, or a serialized call. */
     if (argc >= 2 && argv[1][0] != '-' && is_triton_path(argv[1])) {
       return triton_run(argc, argv, command[0] == 't');
+    }
+    /* Options only Triton's output takes, given with something else: say what the path is not,
+     * rather than that the serialized-call path knows no --grid. */
+    static const char* const triton_only[] = {"--grid", "--const", "--also", "--arg", "--inout",
+                                              "--image-kind"};
+    for (int i = 2; argc >= 2 && argv[1][0] != '-' && i < argc && strcmp(argv[i], "--"); ++i) {
+      for (size_t t = 0; t < sizeof(triton_only) / sizeof(triton_only[0]); ++t) {
+        size_t length = strlen(triton_only[t]);
+        if (strncmp(argv[i], triton_only[t], length) == 0 &&
+            (argv[i][length] == '\0' || argv[i][length] == '=')) {
+          return tkrt_cli_usage_error(
+              command, "%s is for Triton compile output, and '%s' is none: Triton output is a "
+              "<name>.json with its <name>.cubin, .ptx, .hsaco, .ttir or .so beside it, or a "
+              "folder holding one (see `tkrt help triton`)",
+              triton_only[t], tkrt_cli_escaped(argv[1]));
+        }
+      }
     }
   }
   return -1;

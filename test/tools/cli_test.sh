@@ -340,6 +340,45 @@ case_env_settings() {
     --iterations 0 --allow-native-code
 }
 
+# Triton's output is recognised by Triton's own files only: a <stem>.json with a <stem>.cubin,
+# .ptx, .hsaco, .ttir or .so beside it (issue 27; issue 23 D16 for the folder named like a .json).
+case_triton_detect() {
+  # The repository root (CMakePresets.json and other JSON) is no Triton output.
+  expect 3 "NOT_FOUND" "holds no serialized call" "!CMakePresets" -- "$tkrt" run "$source" \
+    --iterations 0
+  # A case folder's case.json is not kernel metadata, even without a call beside it.
+  mkdir -p "$work/caseonly" && printf '{"name": "x"}\n' >"$work/caseonly/case.json"
+  expect 3 "holds no serialized call" "!field 'name'" -- "$tkrt" run "$work/caseonly"
+  # A stray JSON next to no image: not Triton output, for run and info.
+  printf '{"name": "k"}\n' >"$work/stray.json"
+  expect 3 "not Triton compile output" -- "$tkrt" run "$work/stray.json"
+  expect 3 "not a kernel image" -- "$tkrt" info --image "$work/stray.json"
+  # Triton options with something that is not Triton output: exit 2 naming the path.
+  mkdir -p "$work/empty.json"
+  expect 2 "--grid is for Triton compile output, and '$work/empty.json' is none" -- \
+    "$tkrt" run "$work/empty.json" --grid 1
+  expect 2 "--arg is for Triton compile output" -- "$tkrt" tune "$source" --arg=n=1
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    # A folder named like a .json holding Triton output is a folder like any other.
+    cp -r "$triton_add" "$work/add_kernel.json"
+    expect 0 "kernel add_kernel, 1 variant" "decided by: single" -- "$tkrt" run \
+      "$work/add_kernel.json" --grid 1 --arg x_ptr=zeros:4 --arg y_ptr=zeros:4 \
+      --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code --iterations 0
+    expect 0 "Triton kernel add_kernel" -- "$tkrt" info --image "$work/add_kernel.json"
+  fi
+}
+
+# info --image on what is no kernel image (issue 27): text, and an ELF file without tkrt's
+# host kernels (the tool itself), are "not a kernel image".
+case_not_an_image() {
+  expect 3 "INVALID_ARGUMENT" "$source/README.md: not a kernel image" "!PTX image" -- \
+    "$tkrt" info --image "$source/README.md"
+  expect 3 "not a kernel image: an ELF file" "defines no tkrt host kernels" "!: host image" -- \
+    "$tkrt" info --image "$tkrt"
+  expect 3 "not a kernel image" -- "$tkrt" info --image "$tkrt" --json
+  expect 0 "ptx image" -- "$tkrt" info --image "$source/examples/calls/inplace.ptx"
+}
+
 # ---------------------------------------------------------------- --save
 
 case_save() {
@@ -453,5 +492,5 @@ case_dump_utf8() {
 }
 
 run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
-  tune_many exit_codes env_settings errors save case_json dump_utf8 \
+  tune_many exit_codes env_settings triton_detect not_an_image errors save case_json dump_utf8 \
   -- "$@"
