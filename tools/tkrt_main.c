@@ -316,8 +316,14 @@ int main(int argc, char** argv) {
     fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? TKRT_CLI_USAGE : TKRT_CLI_OK;
   }
-  if (strcmp(argv[1], "--version") == 0) {
-    printf("tkrt %s\n", TKRT_VERSION_STRING);
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    /* The library's own version (tkrt_version): the tool and a libtkrt.so found elsewhere can
+     * differ, and that is worth knowing. */
+    printf("tkrt %s\n", tkrt_version());
+    if (!tkrt_version_matches_headers() || strcmp(tkrt_version(), TKRT_VERSION_STRING) != 0) {
+      fprintf(stderr, "tkrt: warning: this tool was built for libtkrt %s but runs with libtkrt %s\n",
+              TKRT_VERSION_STRING, tkrt_version());
+    }
     return TKRT_CLI_OK;
   }
   static const struct {

@@ -379,6 +379,22 @@ case_not_an_image() {
   expect 0 "ptx image" -- "$tkrt" info --image "$source/examples/calls/inplace.ptx"
 }
 
+# --version and -V print the library's version (tkrt_version, issue 27); a libtkrt.so of another
+# version than the tool's headers is reported on stderr.
+case_version() {
+  local want
+  want=$(sed -n 's/^#define TKRT_VERSION_STRING "\(.*\)"$/\1/p' "$source/include/tkrt/api.h")
+  expect 0 "tkrt $want" "!warning" -- "$tkrt" --version
+  expect 0 "tkrt $want" -- "$tkrt" -V
+  [ "$("$tkrt" -V 2>&1)" = "$("$tkrt" --version 2>&1)" ] || fail "-V and --version differ"
+  if [ -n "${TKRT_TEST_OTHER_VERSION:-}" ] && [ -f "$TKRT_TEST_OTHER_VERSION" ]; then
+    expect 0 "tkrt 9.8.7" "warning: this tool was built for libtkrt $want but runs with libtkrt 9.8.7" \
+      -- env LD_PRELOAD="$TKRT_TEST_OTHER_VERSION" "$tkrt" --version
+  else
+    echo "skip: no other-version library (TKRT_TEST_OTHER_VERSION)"
+  fi
+}
+
 # ---------------------------------------------------------------- --save
 
 case_save() {
@@ -492,5 +508,5 @@ case_dump_utf8() {
 }
 
 run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
-  tune_many exit_codes env_settings triton_detect not_an_image errors save case_json dump_utf8 \
+  tune_many exit_codes env_settings triton_detect not_an_image errors save case_json dump_utf8 version \
   -- "$@"
