@@ -248,6 +248,20 @@ void tkrt_cli_json_decision(FILE* out, const tkrt_call_t* call,
  * command prints for people goes to stderr and stdout carries the JSON alone; NULL on failure. */
 FILE* tkrt_cli_json_begin(void);
 
+/* Each command's --help text and options, for `tkrt help CMD`, the man page and the shell
+ * completion (tkrt_main.c), which are all made from them. */
+extern const char* const tkrt_cli_info_usage;
+extern const char* const tkrt_cli_dump_usage;
+extern const char* const tkrt_cli_run_usage;
+extern const char* const tkrt_cli_tune_usage;
+extern const char* const tkrt_cli_triton_usage;
+extern const struct option* const tkrt_cli_info_options;
+extern const struct option* const tkrt_cli_dump_options;
+extern const struct option* const tkrt_cli_run_options;
+extern const struct option* const tkrt_cli_tune_options;
+extern const struct option* const tkrt_cli_triton_run_options;
+extern const struct option* const tkrt_cli_triton_info_options;
+
 int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);
 int tkrt_cli_run(int argc, char** argv);

@@ -246,14 +246,17 @@ static int info_backends(int json) {
   return TKRT_CLI_OK;
 }
 
+enum { OPT_IMAGE = TKRT_CLI_OPTION_BASE, OPT_JSON };
+static const struct option options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"image", required_argument, NULL, OPT_IMAGE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {NULL, 0, NULL, 0},
+};
+const char* const tkrt_cli_info_usage = kInfoUsage;
+const struct option* const tkrt_cli_info_options = options;
+
 int tkrt_cli_info(int argc, char** argv) {
-  enum { OPT_IMAGE = TKRT_CLI_OPTION_BASE, OPT_JSON };
-  static const struct option options[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"image", required_argument, NULL, OPT_IMAGE},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0},
-  };
   const char* image = NULL;
   int json = 0;
   tkrt_cli_args_t args;

@@ -301,6 +301,11 @@ static const struct option kTuneOptions[] = {
     {NULL, 0, NULL, 0},
 };
 
+const char* const tkrt_cli_run_usage = kRunUsage;
+const char* const tkrt_cli_tune_usage = kTuneUsage;
+const struct option* const tkrt_cli_run_options = kRunOptions;
+const struct option* const tkrt_cli_tune_options = kTuneOptions;
+
 /* IN:OUT, each 0 to TKRT_CLI_MAX_BUFFERS - 1. */
 static int parse_alias(const char* text, uint64_t* in, uint64_t* out) {
   const char* colon = strchr(text, ':');

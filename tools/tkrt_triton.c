@@ -257,15 +257,17 @@ static bool print_cache_entry(const char* json_path, const char* name, void* use
   return true;
 }
 
+static const struct option kTritonInfoOptions[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"image", required_argument, NULL, OPT_IMAGE},
+    {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"json", no_argument, NULL, OPT_JSON},
+    {NULL, 0, NULL, 0},
+};
+
 static int triton_info(int argc, char** argv) {
-  static const struct option options[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"image", required_argument, NULL, OPT_IMAGE},
-      {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
-      {"kernel", required_argument, NULL, OPT_KERNEL},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0},
-  };
+  const struct option* options = kTritonInfoOptions;
   const char* image = NULL;
   const char* cache = NULL;
   const char* kernel = NULL;
@@ -377,6 +379,10 @@ static const struct option kTritonRunOptions[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0},
 };
+
+const char* const tkrt_cli_triton_usage = kTritonUsage;
+const struct option* const tkrt_cli_triton_run_options = kTritonRunOptions;
+const struct option* const tkrt_cli_triton_info_options = kTritonInfoOptions;
 
 static int parse_options(int argc, char** argv, triton_opts_t* o) {
   tkrt_cli_args_t args;

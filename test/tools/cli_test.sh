@@ -395,6 +395,82 @@ case_version() {
   fi
 }
 
+# Help (issue 27): `tkrt help CMD` is CMD's --help; the top-level help lists every TKRT_*
+# variable the library reads (core/environment.c) and TRITON_CACHE_DIR; a mistyped command gets a
+# suggestion and exit 2.
+case_help_texts() {
+  local c
+  for c in info dump run tune; do
+    [ "$("$tkrt" help $c)" = "$("$tkrt" $c --help)" ] || fail "tkrt help $c differs from $c --help"
+    expect 0 "usage: tkrt $c" -- "$tkrt" help $c
+  done
+  [ "$("$tkrt" help triton)" = "$("$tkrt" info --triton-cache --help)" ] || fail "help triton"
+  expect 0 "tkrt run KERNEL" -- "$tkrt" help triton
+  expect 2 "no help on 'rnu' (did you mean 'run'?)" -- "$tkrt" help rnu
+  expect 0 "commands:" "settings" -- "$tkrt" help
+  local help names name
+  help=$("$tkrt" --help)
+  names=$(grep -o 'tkrt_environment_get("[A-Z_]*")' "$source/core/environment.c" |
+    sed 's/.*("\(.*\)")/\1/' | sort -u)
+  [ "$(wc -w <<<"$names")" -ge 10 ] || fail "found only: $names"
+  for name in $names TRITON_CACHE_DIR; do
+    grep -q "^  $name " <<<"$help" || fail "--help does not list $name"
+  done
+  # Mistyped commands: a suggestion, exit 2; unknown ones: the list.
+  expect 2 "unknown command 'rnu' (did you mean 'run'?)" -- "$tkrt" rnu
+  expect 2 "unknown command 'tun' (did you mean 'tune'?)" -- "$tkrt" tun
+  expect 2 "unknown command 'dupm' (did you mean 'dump'?)" -- "$tkrt" dupm
+  expect 2 "unknown command 'frobnicate'" "!did you mean" "commands: info, dump, run, tune" -- \
+    "$tkrt" frobnicate
+  expect 2 "usage: tkrt" -- "$tkrt"
+  expect 2 "--completion takes the shell: bash" -- "$tkrt" --completion zsh
+}
+
+# The bash completion and the man page (issue 27), generated from the tool's own tables: valid
+# bash that completes commands, options and values; a man page groff reads without a warning,
+# with every command's section and every setting.
+case_completion_man() {
+  "$tkrt" --completion bash >"$work/tkrt.bash" || fail "--completion bash failed"
+  bash -n "$work/tkrt.bash" || fail "the completion script is not valid bash"
+  # complete WORDS...: what the script offers for the last word.
+  complete_words() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tkrt;
+             printf "%s\n" "${COMPREPLY[@]}"' complete "$work/tkrt.bash" "$@"
+  }
+  [ "$(complete_words tkrt ru)" = run ] || fail "tkrt ru<TAB>: $(complete_words tkrt ru)"
+  complete_words tkrt run x --it | grep -x -- --iterations >/dev/null || fail "run --it<TAB>"
+  complete_words tkrt run x --js | grep -x -- --json >/dev/null || fail "run --js<TAB>"
+  complete_words tkrt tune x --gr | grep -x -- --grid >/dev/null || fail "tune --gr<TAB> (Triton's options)"
+  complete_words tkrt tune x --target | grep -x -- --target-ms >/dev/null || fail "tune --target<TAB>"
+  [ "$(complete_words tkrt run x --backend h | tr '\n' ' ')" = "hip host " ] || fail "--backend h<TAB>"
+  [ "$(complete_words tkrt help tr)" = triton ] || fail "help tr<TAB>"
+  complete_words tkrt info --tri | grep -x -- --triton-cache >/dev/null || fail "info --tri<TAB>"
+  "$tkrt" --help-man >"$work/tkrt.1" || fail "--help-man failed"
+  local c name
+  for c in info dump run tune; do
+    grep -q "^\.SS tkrt $c\$" "$work/tkrt.1" || fail "the man page has no section for $c"
+    grep -q "^\.B $c\$" "$work/tkrt.1" || fail "the man page's COMMANDS lacks $c"
+  done
+  for name in $("$tkrt" --help | sed -n 's/^  \([A-Z][A-Z_]*\) .*/\1/p'); do
+    grep -q "^\.B $name\$" "$work/tkrt.1" || fail "the man page's ENVIRONMENT lacks $name"
+  done
+  if command -v groff >/dev/null 2>&1; then
+    local warnings
+    warnings=$(groff -man -ww -z "$work/tkrt.1" 2>&1)
+    [ -z "$warnings" ] || fail "groff warns about the man page: $warnings"
+    groff -man -Tutf8 "$work/tkrt.1" 2>/dev/null | grep -q "tkrt tune" || fail "groff renders no 'tkrt tune'"
+  else
+    echo "note: groff is absent; the man page is checked by its sections only"
+  fi
+  # What the build generated (and cmake --install installs) is the same text.
+  local generated
+  generated="$(dirname "$tkrt")/generated"
+  if [ -d "$generated" ]; then
+    cmp -s "$generated/tkrt.bash" "$work/tkrt.bash" || fail "$generated/tkrt.bash is stale"
+    cmp -s "$generated/tkrt.1" "$work/tkrt.1" || fail "$generated/tkrt.1 is stale"
+  fi
+}
+
 # ---------------------------------------------------------------- --save
 
 case_save() {
@@ -509,4 +585,5 @@ case_dump_utf8() {
 
 run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
   tune_many exit_codes env_settings triton_detect not_an_image errors save case_json dump_utf8 version \
+  help_texts completion_man \
   -- "$@"
