@@ -173,6 +173,7 @@ typedef struct tkrt_run_options {
   size_t alias_in[TKRT_CLI_MAX_BUFFERS], alias_out[TKRT_CLI_MAX_BUFFERS];
   size_t alias_count;
   int aliases_given; /* --alias (or case.json's "aliases"): the call's alias records are not used */
+  int alias_flags;   /* the aliases came from --alias */
   double rtol, atol;
   int rtol_given, atol_given;
   const char* dtype;

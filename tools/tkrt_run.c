@@ -365,6 +365,7 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
   }
   for (size_t i = 0; i < o->out_size_count; ++i) {
     if (i < o->expect_count && o->out_sizes[i] != sizes[i]) {
+      *usage = 1;
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "--out-size %llu for output %zu disagrees with %s (%llu bytes)",
                               (unsigned long long)o->out_sizes[i], i, o->expects[i],
@@ -385,6 +386,7 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
       out -= s->input_count; /* jaxlib's reading: a buffer index */
     }
     if (in >= s->input_count || out >= s->output_count) {
+      *usage = o->alias_flags; /* --alias (a case.json's aliases are the case's error) */
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "alias %zu:%zu names a buffer that does not exist (%zu inputs, %zu "
                               "outputs)",
@@ -405,6 +407,7 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
       continue;
     }
     if (!sizes[j]) {
+      *usage = 1;
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "the size of output %zu is unknown: give --expect or --out-size", j);
     }

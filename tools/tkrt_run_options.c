@@ -381,6 +381,7 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         o->alias_in[o->alias_count] = (size_t)in;
         o->alias_out[o->alias_count++] = (size_t)out;
         o->aliases_given = 1;
+        o->alias_flags = 1;
         break;
       }
       case OPT_RTOL:

@@ -656,6 +656,9 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     variants[v] = (tkrt_triton_variant_t){s->kernels[v], vo->grid, {0, 0, 0}, vo->constants, NULL};
   }
   const tkrt_triton_kernel_t* k = s->kernels[0];
+  /* From here to the device, what fails is what the flags say (--arg, --grid, --const, ...): a
+   * usage mistake (exit 2), as the parser's own are. */
+  *usage = 1;
   TKRT_RETURN_IF_ERROR(check_names(o, k));
 
   /* Scalars from --arg; pointers are checked to have one below. */
@@ -680,7 +683,36 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
   desc.scalar_count = scalar_count;
   desc.inout = o->inout;
   desc.inout_count = o->inout_count;
-  TKRT_RETURN_IF_ERROR(tkrt_triton_call_create(&desc, &s->call));
+  tkrt_status_t created = tkrt_triton_call_create(&desc, &s->call);
+  if (created && tkrt_status_code(created) != TKRT_STATUS_INVALID_ARGUMENT) *usage = 0;
+  TKRT_RETURN_IF_ERROR(created);
+  /* Every pointer parameter has an --arg, of the right form. */
+  size_t count = tkrt_triton_kernel_param_count(k);
+  for (size_t i = 0; i < count; ++i) {
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
+    const triton_named_t* arg = find_named(o->args, o->arg_count, p->name);
+    if (!arg) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "parameter %zu '%s' (%s) has no value: add --arg %s=%s", i, p->name,
+                              p->type, p->name, p->is_pointer ? "@FILE (or zeros:BYTES)" : "VALUE");
+    }
+    if (!p->is_pointer) continue;
+    if (arg->value[0] != '@' && strncmp(arg->value, "zeros:", 6) != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--arg %s: '%s' is a pointer (%s); give @FILE or zeros:BYTES",
+                              arg->name, p->name, p->type);
+    }
+    if (arg->value[0] != '@') {
+      char* end = NULL;
+      unsigned long long bytes = strtoull(arg->value + 6, &end, 10);
+      if (!arg->value[6] || arg->value[6] < '0' || arg->value[6] > '9' || *end || bytes == 0 ||
+          bytes > ((size_t)1 << 40)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "--arg %s: bad byte count (zeros:BYTES, 1 to 2^40)", arg->name);
+      }
+    }
+  }
+  *usage = 0;
 
   tkrt_device_options_t device_options;
   tkrt_autotuner_options_t tune;
@@ -695,7 +727,6 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   /* One buffer per pointer parameter, in order. */
-  size_t count = tkrt_triton_kernel_param_count(k);
   s->buffers = calloc(count ? count : 1, sizeof(*s->buffers));
   s->pointer_params = calloc(count ? count : 1, sizeof(*s->pointer_params));
   if (!s->buffers || !s->pointer_params) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");

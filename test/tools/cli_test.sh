@@ -299,6 +299,14 @@ case_exit_codes() {
     --allow-native-code
   expect 2 "OUT_OF_RANGE" "--pin 7" "the call has 3 configs" -- "$tkrt" run "$a" --pin 7 \
     --store off --allow-native-code
+  # Flags that disagree with the files or name buffers that do not exist: exit 2; a case.json
+  # that does is the case's error (exit 3).
+  local v="$examples/vector_add"
+  expect 2 "--out-size 4 for output 0 disagrees" -- "$tkrt" run "$v" --out-size 4 --allow-native-code
+  expect 2 "alias 5:0 names a buffer that does not exist" -- "$tkrt" run "$v" --alias 5:0 \
+    --allow-native-code
+  expect 2 "the size of output 0 is unknown" -- "$tkrt" run "$v/call.pb.z" --in "$v/in0.bin" \
+    --in "$v/in1.bin" --out-size 0 --allow-native-code
   # An unavailable backend is not a usage mistake: the environment, not the flag, is at fault.
   expect 3 "TKRT_BACKEND=bogus" -- env TKRT_BACKEND=bogus "$tkrt" info
   if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
@@ -308,6 +316,12 @@ case_exit_codes() {
       --allow-native-code
     expect 2 "--pin 3" -- "$tkrt" run "$triton_add" "${args[@]}" --backend host --pin 3 \
       --allow-native-code --store off
+    expect 2 "kernel 'add_kernel' has no parameter 'm'" -- "$tkrt" run "$triton_add" "${args[@]}" \
+      --arg m=1 --backend host --allow-native-code
+    expect 2 "grid expression" -- "$tkrt" run "$triton_add" --grid 'cdiv(' --arg x_ptr=zeros:4 \
+      --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code
+    expect 2 "bad byte count" -- "$tkrt" run "$triton_add" --grid 1 --arg x_ptr=zeros:-4 \
+      --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code
   fi
 }
 
