@@ -73,6 +73,26 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                             "TKRT_TUNE_POLICY is '%s'; expected auto or never (in any case)",
                             policy);
   }
+  /* TKRT_BACKEND: names, none empty (',' or ' ' is not "the default order"). */
+  const char* backend_text = tkrt_environment_get("TKRT_BACKEND");
+  if (backend_text) {
+    bool empty_item = true, bad = false;
+    for (const char* p = backend_text;; ++p) {
+      if (*p == ',' || *p == '\0') {
+        bad = bad || empty_item;
+        empty_item = true;
+        if (!*p) break;
+      } else if (*p != ' ' && *p != '\t') {
+        empty_item = false;
+      }
+    }
+    if (bad) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_BACKEND is '%s'; expected cuda, hip, host or a comma list of "
+                              "them, none empty (unset it for the default order)",
+                              backend_text);
+    }
+  }
   bool trust_shared = false, log = false;
   const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
   if (shared) {
@@ -94,8 +114,7 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
   }
   pthread_mutex_lock(&tkrt_environment_lock);
   if (device) {
-    const char* backend = tkrt_environment_get("TKRT_BACKEND");
-    if (backend) device->backend = backend;
+    if (backend_text) device->backend = backend_text;
     if (threads) device->host_threads = (uint32_t)threads;
     const char* cache = tkrt_environment_get("TKRT_CACHE_DIR");
     if (shared) device->trust_shared_cache = trust_shared;

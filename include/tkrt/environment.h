@@ -16,7 +16,7 @@ extern "C" {
 /* Fills the options from the environment, over whatever they hold (call the _init functions
  * first); either pointer may be NULL. Variables that are unset leave their field alone, except the
  * cache folders, which get their per-user defaults:
- *   TKRT_BACKEND        device->backend        a backend name or comma list
+ *   TKRT_BACKEND        device->backend        a backend name or comma list (no empty names)
  *   TKRT_HOST_THREADS   device->host_threads   1..256
  *   TKRT_CACHE_DIR      device->cache_dir      $TKRT_CACHE_DIR/cubin, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/cubin or ~/.cache/tkrt/cubin

@@ -334,6 +334,11 @@ case_env_settings() {
     expect 0 "host: available" -- env TKRT_LOG=$word TKRT_TRUST_SHARED_STORES=$word "$tkrt" info
   done
   expect 3 "INVALID_ARGUMENT" "TKRT_LOG is 'foo'" -- env TKRT_LOG=foo "$tkrt" info
+  local backend
+  for backend in ',' ' ' 'host,,cuda' 'host,'; do
+    expect 3 "INVALID_ARGUMENT" "TKRT_BACKEND is '$backend'" -- env "TKRT_BACKEND=$backend" "$tkrt" info
+  done
+  expect 0 "host: available" -- env TKRT_BACKEND= "$tkrt" info
   expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" -- env TKRT_TRUST_SHARED_STORES=maybe "$tkrt" info
   expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" "!device:" -- env TKRT_TRUST_SHARED_STORES=maybe \
     "$tkrt" run "$a" --iterations 0 --allow-native-code
