@@ -3,7 +3,9 @@
  * first, then memory, then the on-disk store, then a benchmark on the caller's stream with
  * aliased inputs saved and restored around every config. Never while the stream captures. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,10 +123,19 @@ static tkrt_status_t tkrt_parse_pins(tkrt_autotuner_t* tuner, const char* text) 
     while (isspace((unsigned char)*item)) ++item;
     char* equals = strchr(item, '=');
     char* end = NULL;
-    unsigned long long index = equals ? strtoull(equals + 1, &end, 10) : 0;
-    if (!equals || end == equals + 1 || (*end && !isspace((unsigned char)*end))) {
+    unsigned long long index = 0;
+    const char* digits = equals ? equals + 1 : NULL;
+    while (digits && isspace((unsigned char)*digits)) ++digits;
+    int bad = !digits || !isdigit((unsigned char)*digits); /* digits only: strtoull takes "-1" */
+    if (!bad) {
+      errno = 0;
+      index = strtoull(digits, &end, 10);
+      bad = errno != 0 || index > SIZE_MAX || (*end && !isspace((unsigned char)*end));
+    }
+    if (bad) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "tuning pin (TKRT_TUNE_PIN) entry '%s' is not <digest>[@arch]=<config index>",
+                              "tuning pin (TKRT_TUNE_PIN) entry '%s' is not <digest>[@arch]=<config index> "
+                              "(a config index is a whole number from 0)",
                               item);
     }
     *equals = '\0';

@@ -38,13 +38,19 @@ static const char* tkrt_environment_get(const char* name) {
   return value && *value ? value : NULL;
 }
 
-/* "1", "on", "yes", "true" (any case). */
-static bool tkrt_environment_is_on(const char* value) {
+/* Every on/off setting reads the same words, ignoring case: on, true, yes, 1 and off, false, no,
+ * 0. Anything else is INVALID_ARGUMENT naming the variable and its value (never taken for off). */
+static tkrt_status_t tkrt_environment_switch(const char* name, const char* value, bool* out) {
   static const char* const on[] = {"1", "on", "yes", "true"};
+  static const char* const off[] = {"0", "off", "no", "false"};
   for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); ++i) {
-    if (strcasecmp(value, on[i]) == 0) return true;
+    if (strcasecmp(value, on[i]) == 0) return *out = true, NULL;
+    if (strcasecmp(value, off[i]) == 0) return *out = false, NULL;
   }
-  return false;
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "%s is '%s'; expected on or off (1 or 0, yes or no, true or false, in "
+                          "any case)",
+                          name, value);
 }
 
 tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
@@ -62,10 +68,38 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     }
   }
   const char* policy = tkrt_environment_get("TKRT_TUNE_POLICY");
-  if (policy && strcmp(policy, "auto") != 0 && strcmp(policy, "never") != 0) {
+  if (policy && strcasecmp(policy, "auto") != 0 && strcasecmp(policy, "never") != 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "TKRT_TUNE_POLICY is '%s'; expected auto or never", policy);
+                            "TKRT_TUNE_POLICY is '%s'; expected auto or never (in any case)",
+                            policy);
   }
+  /* TKRT_BACKEND: names, none empty (',' or ' ' is not "the default order"). */
+  const char* backend_text = tkrt_environment_get("TKRT_BACKEND");
+  if (backend_text) {
+    bool empty_item = true, bad = false;
+    for (const char* p = backend_text;; ++p) {
+      if (*p == ',' || *p == '\0') {
+        bad = bad || empty_item;
+        empty_item = true;
+        if (!*p) break;
+      } else if (*p != ' ' && *p != '\t') {
+        empty_item = false;
+      }
+    }
+    if (bad) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "TKRT_BACKEND is '%s'; expected cuda, hip, host or a comma list of "
+                              "them, none empty (unset it for the default order)",
+                              backend_text);
+    }
+  }
+  bool trust_shared = false, log = false;
+  const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
+  if (shared) {
+    TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_TRUST_SHARED_STORES", shared, &trust_shared));
+  }
+  const char* log_text = tkrt_environment_get("TKRT_LOG");
+  if (log_text) TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_LOG", log_text, &log));
   const char* margin_text = tkrt_environment_get("TKRT_TUNE_PRUNE_MARGIN");
   double margin = 0;
   if (margin_text) {
@@ -80,16 +114,13 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
   }
   pthread_mutex_lock(&tkrt_environment_lock);
   if (device) {
-    const char* backend = tkrt_environment_get("TKRT_BACKEND");
-    if (backend) device->backend = backend;
+    if (backend_text) device->backend = backend_text;
     if (threads) device->host_threads = (uint32_t)threads;
     const char* cache = tkrt_environment_get("TKRT_CACHE_DIR");
-    const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
-    if (shared) device->trust_shared_cache = tkrt_environment_is_on(shared);
+    if (shared) device->trust_shared_cache = trust_shared;
     const char* hip = tkrt_environment_get("TKRT_HIP_LIBRARY");
     if (hip) device->hip_library = hip;
-    const char* log = tkrt_environment_get("TKRT_LOG");
-    if (log) device->log = strcmp(log, "0") != 0;
+    if (log_text) device->log = log;
     /* "off" (and its synonyms) reaches the backend as is: no cache. */
     static const char* const off[] = {"off", "0", "none", "false", "no"};
     int is_off = 0;
@@ -103,10 +134,10 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
   }
   if (tuner) {
     if (policy) {
-      tuner->policy = strcmp(policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
+      tuner->policy =
+          strcasecmp(policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
     }
-    const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
-    if (shared) tuner->trust_shared_store = tkrt_environment_is_on(shared);
+    if (shared) tuner->trust_shared_store = trust_shared;
     if (margin_text) tuner->prune_margin = margin;
     const char* pins = tkrt_environment_get("TKRT_TUNE_PIN");
     if (pins) tuner->pins = pins;

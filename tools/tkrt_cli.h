@@ -24,6 +24,8 @@ enum {
  * piped output keeps its order), frees the status, returns 3. An annotation that only repeats
  * the start of the message it wraps ("kernel 'k': kernel 'k' has no image") is printed once. */
 int tkrt_cli_fail(const char* command, tkrt_status_t status);
+/* As tkrt_cli_fail, with the --help hint, returning 2: the library refused what a flag asked for. */
+int tkrt_cli_fail_usage(const char* command, tkrt_status_t status);
 /* Prints "tkrt <command>: <message>" and a hint to use --help; returns 2. */
 int tkrt_cli_usage_error(const char* command, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -44,6 +46,9 @@ tkrt_status_t tkrt_cli_make_folder(const char* dir);
 tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths, tkrt_call_t** out_call);
 /* Prints text with control and non-ASCII bytes escaped (\xNN): for strings from a call. */
 void tkrt_cli_print_text(FILE* out, const char* text);
+/* The text escaped as tkrt_cli_print_text writes it, for printf's %s: one of 8 static buffers
+ * used in turn (so up to 8 may appear in one printf), each holding 16 KiB. */
+const char* tkrt_cli_escaped(const char* text);
 /* True when `path` is a directory. */
 bool tkrt_cli_is_directory(const char* path);
 /* dir + "/" + name without doubling a slash that dir ends with, cut to fit (snprintf). */
@@ -109,6 +114,7 @@ enum {
 typedef struct tkrt_cli_session_options {
   const char* backend;   /* --backend: over TKRT_BACKEND */
   int ordinal;           /* --device */
+  int ordinal_given;
   long iterations;       /* --iterations: timed launches after the checked one */
   const char* store;     /* --store DIR|off */
   const char* policy;    /* --policy auto|never */
@@ -134,6 +140,15 @@ tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* option
                                         tkrt_device_options_t* device_options,
                                         tkrt_autotuner_options_t* tuner_options);
 
+/* tkrt_device_open, and tkrt_autotuner_pin with the --pin given (nothing when none was); when the
+ * library refuses what a flag asked for (an unknown --backend, a --device or --pin out of range),
+ * *usage is set: the command exits 2, as for any usage mistake. */
+tkrt_status_t tkrt_cli_session_open_device(const tkrt_cli_session_options_t* options,
+                                           const tkrt_device_options_t* device_options,
+                                           int* usage, tkrt_device_t** out_device);
+tkrt_status_t tkrt_cli_session_pin(const tkrt_cli_session_options_t* options,
+                                   tkrt_autotuner_t* tuner, const tkrt_call_t* call, int* usage);
+
 /* ---------------------------------------------------------------- run / tune options */
 
 #define TKRT_CLI_MAX_BUFFERS 64
@@ -158,6 +173,7 @@ typedef struct tkrt_run_options {
   size_t alias_in[TKRT_CLI_MAX_BUFFERS], alias_out[TKRT_CLI_MAX_BUFFERS];
   size_t alias_count;
   int aliases_given; /* --alias (or case.json's "aliases"): the call's alias records are not used */
+  int alias_flags;   /* the aliases came from --alias */
   double rtol, atol;
   int rtol_given, atol_given;
   const char* dtype;
@@ -168,6 +184,7 @@ typedef struct tkrt_run_options {
   int prune_margin_set;
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;
+  int json;              /* --json */
 
   /* Filled by tkrt_cli_resolve_case. */
   tkrt_cli_compare_t compare[TKRT_CLI_MAX_BUFFERS];
@@ -195,6 +212,56 @@ tkrt_status_t tkrt_cli_read_option_file(const tkrt_run_options_t* options, const
                                         size_t max_size, void** out_data, size_t* out_size);
 /* Frees what tkrt_cli_resolve_case took; the options may be parsed again after _init. */
 void tkrt_cli_run_options_free(tkrt_run_options_t* options);
+
+/* ---------------------------------------------------------------- run / tune: reports */
+
+/* Timed launches: `launches` calls of launch(user), in samples of nearly equal launch counts
+ * (at most 1000 samples) each timed with device events. */
+typedef struct tkrt_cli_timing {
+  long launches;            /* 0: nothing timed */
+  size_t samples;
+  long launches_per_sample, launches_per_sample_max; /* the fewest and most in one sample */
+  double mean_ms;           /* all launches' time / launches */
+  double median_ms, min_ms, p90_ms; /* over the samples' per-launch times (p90: nearest rank) */
+} tkrt_cli_timing_t;
+tkrt_status_t tkrt_cli_time_launches(tkrt_device_t* device, long launches,
+                                     tkrt_status_t (*launch)(void*), void* user,
+                                     tkrt_cli_timing_t* out);
+/* "timing: M ms per launch (mean of N launches, device events); median, min, p90 ..." */
+void tkrt_cli_print_timing(FILE* out, const tkrt_cli_timing_t* timing);
+/* {"launches", "samples", "launches_per_sample": [fewest, most], "mean_ms", "median_ms",
+ * "min_ms", "p90_ms"}, or null when nothing was timed. */
+void tkrt_cli_json_timing(FILE* out, const tkrt_cli_timing_t* timing);
+
+/* The tuner's report on a call, with a time and a pruned flag for every config. */
+typedef struct tkrt_cli_decision {
+  tkrt_tune_report_t report;
+  float* times;    /* config_count entries: mean ms, or TKRT_TUNE_SKIPPED_MS */
+  uint8_t* pruned; /* config_count entries */
+} tkrt_cli_decision_t;
+tkrt_status_t tkrt_cli_decision_get(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                    const char* arch, tkrt_cli_decision_t* decision);
+void tkrt_cli_decision_free(tkrt_cli_decision_t* decision);
+/* Writes the members "decision": {...},\n  "configs": [...] (no braces around them). */
+void tkrt_cli_json_decision(FILE* out, const tkrt_call_t* call,
+                            const tkrt_cli_decision_t* decision);
+/* --json: returns a stream on the real stdout and points stdout at stderr, so that what the
+ * command prints for people goes to stderr and stdout carries the JSON alone; NULL on failure. */
+FILE* tkrt_cli_json_begin(void);
+
+/* Each command's --help text and options, for `tkrt help CMD`, the man page and the shell
+ * completion (tkrt_main.c), which are all made from them. */
+extern const char* const tkrt_cli_info_usage;
+extern const char* const tkrt_cli_dump_usage;
+extern const char* const tkrt_cli_run_usage;
+extern const char* const tkrt_cli_tune_usage;
+extern const char* const tkrt_cli_triton_usage;
+extern const struct option* const tkrt_cli_info_options;
+extern const struct option* const tkrt_cli_dump_options;
+extern const struct option* const tkrt_cli_run_options;
+extern const struct option* const tkrt_cli_tune_options;
+extern const struct option* const tkrt_cli_triton_run_options;
+extern const struct option* const tkrt_cli_triton_info_options;
 
 int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);

@@ -172,14 +172,17 @@ static void dump_text(const tkrt_call_t* call) {
   }
 }
 
+enum { OPT_JSON = TKRT_CLI_OPTION_BASE, OPT_READ_HSACO_PATHS };
+static const struct option options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS},
+    {NULL, 0, NULL, 0},
+};
+const char* const tkrt_cli_dump_usage = kDumpUsage;
+const struct option* const tkrt_cli_dump_options = options;
+
 int tkrt_cli_dump(int argc, char** argv) {
-  enum { OPT_JSON = TKRT_CLI_OPTION_BASE, OPT_READ_HSACO_PATHS };
-  static const struct option options[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"json", no_argument, NULL, OPT_JSON},
-      {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS},
-      {NULL, 0, NULL, 0},
-  };
   const char* path = NULL;
   int json = 0, read_hsaco_paths = 0;
   tkrt_cli_args_t args;

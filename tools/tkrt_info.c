@@ -13,7 +13,9 @@ static const char kInfoUsage[] =
     "first), whether it is available and why not, and for each device its name, arch, compute\n"
     "capability, SMs, warp size, memory, limits and features.\n"
     "--image FILE   describe a kernel image instead: its kind (ptx, cubin, fatbin, hsaco, host),\n"
-    "               its target (e.g. sm_90a, gfx942:sramecc+:xnack-) and its kernels.\n"
+    "               its target (e.g. sm_90a, gfx942:sramecc+:xnack-) and its kernels; a file that\n"
+    "               is none of these (text, a library without tkrt host kernels) is \"not a\n"
+    "               kernel image\" (exit 3).\n"
     "--json         the same as one JSON object: {\"version\", \"backends\": [{\"name\",\n"
     "               \"available\", \"reason\", \"device_count\", \"devices\": [{\"ordinal\", \"name\",\n"
     "               \"arch\", \"limits\": {...}, \"features\": [...]} or {\"ordinal\", \"error\"}]}]},\n"
@@ -99,8 +101,19 @@ static int info_image(const char* path, int json) {
   status = tkrt_image_inspect(bytes, size, info);
   free(bytes);
   if (status) {
+    /* What the inspector could not read (text that is not PTX, any other file) is no image. */
     free(info);
-    return tkrt_cli_fail("info", tkrt_status_annotate(status, "%s", path));
+    return tkrt_cli_fail("info", tkrt_status_annotate(status, "%s: not a kernel image", path));
+  }
+  if (info->kind == TKRT_IMAGE_HOST && info->kernel_count == 0) {
+    /* An ELF file without tkrt's kernel table: any library or program, not a host image. */
+    tkrt_status_t wrong = TKRT_STATUS_MAKE(
+        TKRT_STATUS_INVALID_ARGUMENT,
+        "%s: not a kernel image: an ELF file (%s) that defines no tkrt host kernels (a host "
+        "image defines them with TKRT_HOST_KERNEL, tkrt/host_kernel.h)",
+        path, info->target[0] ? info->target : "native");
+    free(info);
+    return tkrt_cli_fail("info", wrong);
   }
   if (json) {
     print_image_json(path, size, info);
@@ -233,14 +246,17 @@ static int info_backends(int json) {
   return TKRT_CLI_OK;
 }
 
+enum { OPT_IMAGE = TKRT_CLI_OPTION_BASE, OPT_JSON };
+static const struct option options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"image", required_argument, NULL, OPT_IMAGE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {NULL, 0, NULL, 0},
+};
+const char* const tkrt_cli_info_usage = kInfoUsage;
+const struct option* const tkrt_cli_info_options = options;
+
 int tkrt_cli_info(int argc, char** argv) {
-  enum { OPT_IMAGE = TKRT_CLI_OPTION_BASE, OPT_JSON };
-  static const struct option options[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"image", required_argument, NULL, OPT_IMAGE},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0},
-  };
   const char* image = NULL;
   int json = 0;
   tkrt_cli_args_t args;

@@ -10,26 +10,289 @@
 #include "base/fs.h"
 #include "tools/tkrt_cli.h"
 
-static const char kUsage[] =
-    "usage: tkrt <command> [options]\n"
-    "\n"
+/* The commands, in the order the help lists them. */
+typedef struct command {
+  const char* name;
+  const char* summary;
+  int (*run)(int, char**);
+} command_t;
+static const command_t kCommands[] = {
+    {"info", "list backends and devices, or describe a kernel image (--image FILE); --json",
+     tkrt_cli_info},
+    {"dump", "print a decoded call (--json for every field)", tkrt_cli_dump},
+    {"run", "launch a call on real buffers, compare outputs, time it; --json", tkrt_cli_run},
+    {"tune", "benchmark every config of an autotuned call and store the decision; --json",
+     tkrt_cli_tune},
+};
+#define COMMAND_COUNT (sizeof(kCommands) / sizeof(kCommands[0]))
+
+/* Every environment variable the tool and the library read (tkrt_options_from_environment, and
+ * the tool's --triton-cache): the help, the man page and tools.cli.help_texts use this table. */
+static const struct {
+  const char* name;
+  const char* what;
+} kSettings[] = {
+    {"TKRT_BACKEND", "backend order: cuda, hip, host or a comma list (default cuda,hip,host)"},
+    {"TKRT_HOST_THREADS", "threads of the host backend, 1 to 256"},
+    {"TKRT_CACHE_DIR", "the CUDA PTX-compile cache folder, or off (default ~/.cache/tkrt/cubin)"},
+    {"TKRT_HIP_LIBRARY", "the HIP runtime to load: a path, a soname or a ':' list"},
+    {"TKRT_LOG", "on or off: the backends' log lines on stderr"},
+    {"TKRT_TUNE_DIR", "the tuning decision store, or off (default ~/.cache/tkrt/tune)"},
+    {"TKRT_TUNE_POLICY", "auto or never: tune when no decision is known, or take config 0"},
+    {"TKRT_TUNE_PIN", "<digest prefix|*>[@arch]=<config>,...: configs to run, never tuned"},
+    {"TKRT_TUNE_PRUNE_MARGIN", "tune's pruning margin (default 0.25; negative: off)"},
+    {"TKRT_TRUST_SHARED_STORES", "on or off: trust stores and caches other users own or can write"},
+    {"TRITON_CACHE_DIR", "Triton's cache, for info --triton-cache (default ~/.triton/cache)"},
+};
+#define SETTING_COUNT (sizeof(kSettings) / sizeof(kSettings[0]))
+
+static const char kAbout[] =
     "Inspect, replay, tune and benchmark serialized Triton kernel calls (jaxlib's\n"
-    "TritonAnyKernelCall, zlib-compressed or raw) on CUDA, HIP or the host CPU.\n"
-    "\n"
-    "commands:\n"
-    "  info   list backends and devices, or describe a kernel image (--image FILE); --json\n"
-    "  dump   print a decoded call (--json for every field)\n"
-    "  run    launch a call on real buffers, compare outputs, time it\n"
-    "  tune   benchmark every config of an autotuned call and store the decision\n"
-    "\n"
-    "`tkrt <command> --help` describes each command; `tkrt help triton` how info, run and tune\n"
-    "take Triton's own compile output (<name>.json with its cubin / PTX / HSACO).\n"
-    "exit status: 0 success, 1 outputs differ from the expected ones, 2 bad usage,\n"
-    "3 an error (message on stderr, with its status code).\n"
-    "Options take their value as `--opt value` or `--opt=value`; `--` ends the options.\n"
-    "  tkrt --version   print the version; tkrt --help   this text\n"
-    "environment: TKRT_BACKEND (backend order), TKRT_TUNE_DIR / TKRT_TUNE_PIN /\n"
-    "TKRT_TUNE_POLICY (tuning decisions), TKRT_CACHE_DIR (CUDA PTX cache), TKRT_LOG=1.\n";
+    "TritonAnyKernelCall, zlib-compressed or raw) and Triton's own compile output on CUDA, HIP or\n"
+    "the host CPU.\n";
+
+static const char kExitStatus[] =
+    "exit status: 0 success, 1 outputs differ from the expected ones, 2 bad usage (a flag the\n"
+    "library refuses too), 3 an error (message on stderr, with its status code).\n";
+
+static void print_usage(FILE* out) {
+  fputs("usage: tkrt <command> [options]\n"
+        "       tkrt help [COMMAND | triton]   tkrt --version | -V   tkrt --help | -h\n\n",
+        out);
+  fputs(kAbout, out);
+  fputs("\ncommands:\n", out);
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) {
+    fprintf(out, "  %-5s  %s\n", kCommands[i].name, kCommands[i].summary);
+  }
+  fputs("\n`tkrt help COMMAND` (or `tkrt COMMAND --help`) describes each command; `tkrt help triton`\n"
+        "how info, run and tune take Triton's own compile output (<name>.json with its cubin / PTX /\n"
+        "HSACO). Options take their value as `--opt value` or `--opt=value`; `--` ends the options.\n"
+        "Configs are numbered from 0 everywhere (tables, --pin, TKRT_TUNE_PIN, the store).\n",
+        out);
+  fputs(kExitStatus, out);
+  fputs("\nsettings (environment variables; a command's flags win over them):\n", out);
+  for (size_t i = 0; i < SETTING_COUNT; ++i) {
+    fprintf(out, "  %-25s %s\n", kSettings[i].name, kSettings[i].what);
+  }
+  fputs("On/off settings take on/off, true/false, yes/no or 1/0, in any case; other values are\n"
+        "refused, naming the variable.\n"
+        "\nshell completion and manual: `tkrt --completion bash`, `tkrt --help-man` (installed as\n"
+        "share/bash-completion/completions/tkrt and share/man/man1/tkrt.1).\n",
+        out);
+}
+
+/* ---------------------------------------------------------------- man page, completion */
+
+/* Text as roff: a backslash as \e, a '-' as \- (options stay searchable and copyable), a line
+ * starting with '.' or '\'' protected by \&. */
+static void print_roff(FILE* out, const char* text) {
+  int line_start = 1;
+  for (const char* p = text; *p; ++p) {
+    if (line_start && (*p == '.' || *p == '\'')) fputs("\\&", out);
+    if (*p == '\\') {
+      fputs("\\e", out);
+    } else if (*p == '-') {
+      fputs("\\-", out);
+    } else {
+      fputc(*p, out);
+    }
+    line_start = *p == '\n';
+  }
+}
+
+static void print_man_block(FILE* out, const char* title, const char* text) {
+  fprintf(out, ".SS %s\n.nf\n", title);
+  print_roff(out, text);
+  fputs(".fi\n", out);
+}
+
+static void print_man(FILE* out) {
+  fprintf(out, ".\\\" SPDX-License-Identifier: Apache-2.0\n"
+          ".\\\" Generated by `tkrt --help-man` from the tool's own help texts: do not edit.\n"
+          ".TH TKRT 1 \"\" \"tkrt %s\" \"User Commands\"\n.SH NAME\ntkrt \\- run, inspect and "
+          "tune compiled Triton kernels\n.SH SYNOPSIS\n.B tkrt\n.I command\n[\n.I options\n]\n"
+          ".br\n.B tkrt help\n[\n.I command\n|\n.B triton\n]\n.br\n.B tkrt \\-\\-version\n.SH "
+          "DESCRIPTION\n",
+          TKRT_VERSION_STRING);
+  print_roff(out, kAbout);
+  fputs(".SH COMMANDS\n", out);
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) {
+    fprintf(out, ".TP\n.B %s\n", kCommands[i].name);
+    print_roff(out, kCommands[i].summary);
+    fputc('\n', out);
+  }
+  print_man_block(out, "tkrt info", tkrt_cli_info_usage);
+  print_man_block(out, "tkrt dump", tkrt_cli_dump_usage);
+  print_man_block(out, "tkrt run", tkrt_cli_run_usage);
+  print_man_block(out, "tkrt tune", tkrt_cli_tune_usage);
+  print_man_block(out, "Triton kernels (tkrt help triton)", tkrt_cli_triton_usage);
+  fputs(".SH ENVIRONMENT\n", out);
+  for (size_t i = 0; i < SETTING_COUNT; ++i) {
+    fprintf(out, ".TP\n.B %s\n", kSettings[i].name);
+    print_roff(out, kSettings[i].what);
+    fputc('\n', out);
+  }
+  fputs(".PP\nOn/off settings take on/off, true/false, yes/no or 1/0, in any case.\n"
+        ".SH EXIT STATUS\n",
+        out);
+  print_roff(out, kExitStatus);
+  fputs(".SH SEE ALSO\nREADME.md and docs/ in the tkrt sources (docs/security.md: what the tool "
+        "trusts).\n",
+        out);
+}
+
+/* True when `name` is in the list before `end`. */
+static int listed_before(const struct option* list, const struct option* end, const char* name) {
+  for (const struct option* o = list; o && o != end && o->name; ++o) {
+    if (strcmp(o->name, name) == 0) return 1;
+  }
+  return 0;
+}
+
+/* The long options of two lists, as "--name" words, each once (not --help, which is added once);
+ * with_value: 1 those that take a value, 0 those that do not, -1 all. */
+static void print_option_words(FILE* out, const struct option* const lists[2], int with_value) {
+  for (int l = 0; l < 2; ++l) {
+    for (const struct option* o = lists[l]; o && o->name; ++o) {
+      if (strcmp(o->name, "help") == 0 || listed_before(lists[l], o, o->name) ||
+          (l == 1 && listed_before(lists[0], NULL, o->name))) {
+        continue;
+      }
+      if (with_value < 0 || (with_value == (o->has_arg != no_argument))) fprintf(out, " --%s", o->name);
+    }
+  }
+}
+
+static void print_completion_bash(FILE* out) {
+  struct {
+    const char* name;
+    const struct option* lists[2];
+  } commands[] = {
+      {"info", {tkrt_cli_info_options, tkrt_cli_triton_info_options}},
+      {"dump", {tkrt_cli_dump_options, NULL}},
+      {"run", {tkrt_cli_run_options, tkrt_cli_triton_run_options}},
+      {"tune", {tkrt_cli_tune_options, tkrt_cli_triton_run_options}},
+  };
+  fputs("# SPDX-License-Identifier: Apache-2.0\n"
+        "# bash completion for tkrt; generated by `tkrt --completion bash` from the tool's own\n"
+        "# option tables: do not edit.\n"
+        "_tkrt() {\n"
+        "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+        "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+        "    COMPREPLY=($(compgen -W \"",
+        out);
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) fprintf(out, "%s ", kCommands[i].name);
+  fputs("help --help -h --version -V --completion --help-man\" -- \"$cur\"))\n"
+        "    return\n"
+        "  fi\n"
+        "  local opts= valued=\n"
+        "  case ${COMP_WORDS[1]} in\n",
+        out);
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); ++i) {
+    fprintf(out, "    %s)\n      opts=\"--help", commands[i].name);
+    print_option_words(out, commands[i].lists, -1);
+    fputs("\"\n      valued=\"", out);
+    print_option_words(out, commands[i].lists, 1);
+    fputs(" \" ;;\n", out);
+  }
+  fputs("    help)\n      [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"",
+        out);
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) fprintf(out, "%s ", kCommands[i].name);
+  fputs("triton\" -- \"$cur\"))\n      return ;;\n"
+        "    --completion)\n      COMPREPLY=($(compgen -W \"bash\" -- \"$cur\"))\n      return ;;\n"
+        "    *) return ;;\n"
+        "  esac\n"
+        "  case $prev in\n"
+        "    --backend) COMPREPLY=($(compgen -W \"cuda hip host\" -- \"$cur\")); return ;;\n"
+        "    --policy) COMPREPLY=($(compgen -W \"auto never\" -- \"$cur\")); return ;;\n"
+        "    --dtype) COMPREPLY=($(compgen -W \"f16 bf16 f32 f64\" -- \"$cur\")); return ;;\n"
+        "    --image-kind) COMPREPLY=($(compgen -W \"cubin ptx hsaco host\" -- \"$cur\")); return ;;\n"
+        "    --store|--save|--triton-cache) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+        "  esac\n"
+        "  if [[ \" $valued \" == *\" $prev \"* && $prev != --image && $prev != --in && $prev != --expect"
+        " && $prev != --also ]]; then\n"
+        "    return  # a value: nothing to offer\n"
+        "  fi\n"
+        "  if [[ $cur == -* ]]; then\n"
+        "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+        "  else\n"
+        "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+        "  fi\n"
+        "}\n"
+        "complete -o filenames -F _tkrt tkrt\n",
+        out);
+}
+
+/* ---------------------------------------------------------------- suggestions */
+
+/* Edit distance (insertions, deletions, substitutions, and swaps of neighbours) of two short
+ * words; large for long ones. */
+static size_t distance(const char* a, const char* b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 30 || m > 30) return 99;
+  size_t d[32][32];
+  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best) {
+        best = d[i - 2][j - 2] + 1;
+      }
+      d[i][j] = best;
+    }
+  }
+  return d[n][m];
+}
+
+/* The command closest to `word` (within 2 edits, or a prefix of it), else NULL. */
+static const char* suggest_command(const char* word, int with_triton) {
+  const char* best = NULL;
+  size_t best_distance = 3;
+  const char* names[COMMAND_COUNT + 2];
+  size_t count = 0;
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) names[count++] = kCommands[i].name;
+  names[count++] = with_triton ? "triton" : "help";
+  for (size_t i = 0; i < count; ++i) {
+    size_t d = distance(word, names[i]);
+    if (*word && strncmp(names[i], word, strlen(word)) == 0) d = 0; /* a prefix wins */
+    if (d < best_distance) best = names[i], best_distance = d;
+  }
+  return best;
+}
+
+static int unknown_command(const char* word) {
+  const char* guess = suggest_command(word, 0);
+  fprintf(stderr, "tkrt: unknown command '%s'", tkrt_cli_escaped(word));
+  if (guess) fprintf(stderr, " (did you mean '%s'?)", guess);
+  fputs("\ncommands: ", stderr);
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) fprintf(stderr, "%s%s", i ? ", " : "", kCommands[i].name);
+  fputs(" (see `tkrt --help`)\n", stderr);
+  return TKRT_CLI_USAGE;
+}
+
+/* `tkrt help [COMMAND]`: the command's --help text. */
+static int help(int argc, char** argv) {
+  if (argc < 3) {
+    print_usage(stdout);
+    return TKRT_CLI_OK;
+  }
+  const char* texts[] = {tkrt_cli_info_usage, tkrt_cli_dump_usage, tkrt_cli_run_usage,
+                         tkrt_cli_tune_usage};
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) {
+    if (strcmp(argv[2], kCommands[i].name) == 0) {
+      fputs(texts[i], stdout);
+      return TKRT_CLI_OK;
+    }
+  }
+  const char* guess = suggest_command(argv[2], 1);
+  fprintf(stderr, "tkrt help: no help on '%s'", tkrt_cli_escaped(argv[2]));
+  if (guess) fprintf(stderr, " (did you mean '%s'?)", guess);
+  fputs("; help is on info, dump, run, tune and triton\n", stderr);
+  return TKRT_CLI_USAGE;
+}
 
 /* Writes text with every control byte and every byte outside ASCII as \xNN: blob strings (kernel
  * names, descriptions) reach the terminal through here and through error messages, and must not
@@ -42,6 +305,23 @@ void tkrt_cli_print_text(FILE* out, const char* text) {
       fputc(*p, out);
     }
   }
+}
+
+const char* tkrt_cli_escaped(const char* text) {
+  static char buffers[8][4 * 4200 + 8];
+  static unsigned next;
+  char* out = buffers[next++ % 8];
+  size_t capacity = sizeof(buffers[0]), n = 0;
+  out[0] = '\0';
+  for (const unsigned char* p = (const unsigned char*)text; p && *p && n + 5 < capacity; ++p) {
+    if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+      n += (size_t)snprintf(out + n, capacity - n, *p == '\\' ? "\\\\" : "\\x%02x", *p);
+    } else {
+      out[n++] = (char)*p;
+      out[n] = '\0';
+    }
+  }
+  return out;
 }
 
 /* Prints the message once more without an annotation that merely repeats what follows it:
@@ -82,6 +362,12 @@ int tkrt_cli_fail(const char* command, tkrt_status_t status) {
   fprintf(stderr, " (%s:%d)\n", tkrt_status_file(status), tkrt_status_line(status));
   tkrt_status_free(status);
   return TKRT_CLI_ERROR;
+}
+
+int tkrt_cli_fail_usage(const char* command, tkrt_status_t status) {
+  tkrt_cli_fail(command, status);
+  fprintf(stderr, "(see `tkrt %s --help`)\n", command);
+  return TKRT_CLI_USAGE;
 }
 
 int tkrt_cli_usage_error(const char* command, const char* format, ...) {
@@ -228,6 +514,11 @@ tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
                                   "with --read-hsaco-paths)", file);
     return status;
   }
+  if (status && strlen(file) > 5 && strcmp(file + strlen(file) - 5, ".json") == 0) {
+    return tkrt_status_annotate(status, "decoding %s (not Triton compile output: its <stem>.cubin, "
+                                ".ptx, .hsaco, .ttir or .so is not beside it; `tkrt help triton`)",
+                                file);
+  }
   return tkrt_status_annotate(status, "decoding %s", file);
 }
 
@@ -291,25 +582,39 @@ void tkrt_cli_json_string(FILE* out, const char* text) {
 int main(int argc, char** argv) {
   int triton = argc >= 2 ? tkrt_cli_triton_dispatch(argc - 1, argv + 1) : -1;
   if (triton >= 0) return triton;
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-      strcmp(argv[1], "help") == 0) {
-    fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? TKRT_CLI_USAGE : TKRT_CLI_OK;
+  if (argc < 2) {
+    print_usage(stderr);
+    return TKRT_CLI_USAGE;
   }
-  if (strcmp(argv[1], "--version") == 0) {
-    printf("tkrt %s\n", TKRT_VERSION_STRING);
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    print_usage(stdout);
     return TKRT_CLI_OK;
   }
-  static const struct {
-    const char* name;
-    int (*run)(int, char**);
-  } commands[] = {{"info", tkrt_cli_info},
-                  {"dump", tkrt_cli_dump},
-                  {"run", tkrt_cli_run},
-                  {"tune", tkrt_cli_tune}};
-  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); ++i) {
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  if (strcmp(argv[1], "help") == 0) return help(argc, argv);
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    /* The library's own version (tkrt_version): the tool and a libtkrt.so found elsewhere can
+     * differ, and that is worth knowing. */
+    printf("tkrt %s\n", tkrt_version());
+    if (!tkrt_version_matches_headers() || strcmp(tkrt_version(), TKRT_VERSION_STRING) != 0) {
+      fprintf(stderr, "tkrt: warning: this tool was built for libtkrt %s but runs with libtkrt %s\n",
+              TKRT_VERSION_STRING, tkrt_version());
+    }
+    return TKRT_CLI_OK;
   }
-  fprintf(stderr, "tkrt: unknown command '%s'\n\n%s", argv[1], kUsage);
-  return TKRT_CLI_USAGE;
+  if (strcmp(argv[1], "--help-man") == 0) {
+    print_man(stdout);
+    return TKRT_CLI_OK;
+  }
+  if (strcmp(argv[1], "--completion") == 0) {
+    if (argc == 3 && strcmp(argv[2], "bash") == 0) {
+      print_completion_bash(stdout);
+      return TKRT_CLI_OK;
+    }
+    fprintf(stderr, "tkrt: --completion takes the shell: bash (the one written today)\n");
+    return TKRT_CLI_USAGE;
+  }
+  for (size_t i = 0; i < COMMAND_COUNT; ++i) {
+    if (strcmp(argv[1], kCommands[i].name) == 0) return kCommands[i].run(argc - 1, argv + 1);
+  }
+  return unknown_command(argv[1]);
 }

@@ -43,7 +43,7 @@ static const char kRunUsage[] =
     "                     1000000)\n"
     "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
     "  --policy auto|never   tune when no decision is known (auto), or use the first config\n"
-    "  --pin N            run config N, never benchmark\n"
+    "  --pin N            run config N (numbered from 0, as in tune's table), never benchmark\n"
     "  --save DIR         write the outputs to DIR/out<i>.bin (each replaced atomically); DIR and\n"
     "                     its parents are made first, before anything runs\n"
     "  --allow-native-code  let the call's host images (native shared objects, which run on this\n"
@@ -51,8 +51,17 @@ static const char kRunUsage[] =
     "                     only run calls you trust with it (docs/security.md)\n"
     "  --read-hsaco-paths read the HSACO files that a ROCm call names by path (off by default: a\n"
     "                     call from elsewhere could name any file)\n"
+    "  --json             print one JSON object on stdout (the text goes to stderr): \"device\",\n"
+    "                     \"decision\" {\"config\", \"source\", \"store_file\", ...}, \"configs\" (each\n"
+    "                     with its tuned \"mean_ms\" and \"launches\"), \"outputs\" (\"matches\"), \"timing\"\n"
+    "                     {\"launches\", \"samples\", \"launches_per_sample\", \"mean_ms\", \"median_ms\",\n"
+    "                     \"min_ms\", \"p90_ms\"} or null, \"result\" (ok or mismatch)\n"
+    "Timing: the launches are timed with device events in up to 1000 samples of equal launch\n"
+    "counts: the mean over all launches, and the median, min and p90 of the samples' per-launch\n"
+    "times. Configs are numbered from 0 everywhere (the table, --pin, TKRT_TUNE_PIN, the store).\n"
     "Options take `--opt value` or `--opt=value`, in any order around FILE|DIR; `--` ends them.\n"
-    "exit status: 0 outputs as expected, 1 an output differs, 2 bad usage, 3 error.\n";
+    "exit status: 0 outputs as expected, 1 an output differs, 2 bad usage (a flag the library\n"
+    "refuses too: an unknown --backend, --device or --pin out of range), 3 error.\n";
 
 static const char kTuneUsage[] =
     "usage: tkrt tune FILE|DIR [options]\n"
@@ -62,12 +71,14 @@ static const char kTuneUsage[] =
     "way), shows progress, prints a per-config timing table and stores the decision (replacing a\n"
     "stored one) so that later processes do not retune.\n"
     "Options as for `tkrt run` (--in --expect --out-size --alias --rtol --atol --dtype --backend\n"
-    "--device --store --allow-native-code --read-hsaco-paths), plus:\n"
+    "--device --store --allow-native-code --read-hsaco-paths --json; its JSON's \"configs\" hold\n"
+    "each config's mean over its timed launches, as the tuner measured it), plus:\n"
     "  --target-ms MS     time to fill per config and pass (default 10, as jaxlib)\n"
     "  --max-iterations N most launches per config (default 100)\n"
     "  --prune-margin F   after a first round of timing, stop timing configs slower than (1 + F) x\n"
     "                     the best (default: TKRT_TUNE_PRUNE_MARGIN, else 0.25; negative: time\n"
     "                     every config fully)\n"
+    "Progress (stderr) and the table number configs from 0, as --pin and the store do.\n"
     "exit status: 0 tuned (and outputs as expected when given), 1 an output differs, 2 bad usage,\n"
     "3 error.\n";
 
@@ -106,12 +117,20 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
                             tkrt_cli_session_options_t* s) {
   uint64_t number = 0;
   switch (c) {
-    case TKRT_CLI_OPT_BACKEND:
+    case TKRT_CLI_OPT_BACKEND: {
+      /* A name or a comma list of names, none empty: '' is not "the default order". */
+      size_t length = strlen(value);
+      if (!length || value[0] == ',' || value[length - 1] == ',' || strstr(value, ",,")) {
+        return tkrt_cli_usage_error(command, "bad --backend '%s' (cuda, hip, host or a comma list "
+                                    "of them; leave the option out for the default order)", value);
+      }
       s->backend = value;
       return 0;
+    }
     case TKRT_CLI_OPT_DEVICE:
       if (!parse_number(value, INT_MAX, &number)) return bad_number(command, name, value, INT_MAX);
       s->ordinal = (int)number;
+      s->ordinal_given = 1;
       return 0;
     case TKRT_CLI_OPT_ITERATIONS:
       if (!parse_number(value, TKRT_CLI_MAX_ITERATIONS, &number)) {
@@ -162,8 +181,9 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
 static void session_progress(void* user, size_t config, size_t count, int pass,
                              uint32_t iterations, float ms) {
   fflush(stdout); /* the lines printed before stay before the progress when piped */
-  fprintf(stderr, "tkrt tune: pass %d, %s %zu/%zu: %.4f ms per launch (%u launch%s)\n", pass,
-          (const char*)user, config + 1, count, (double)ms, iterations,
+  /* Numbered from 0, as the table, --pin and the store number configs. */
+  fprintf(stderr, "tkrt tune: pass %d, %s %zu of 0..%zu: %.4f ms per launch (%u launch%s)\n",
+          pass, (const char*)user, config, count ? count - 1 : 0, (double)ms, iterations,
           iterations == 1 ? "" : "es");
 }
 
@@ -187,6 +207,36 @@ tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* s, int
     tuner->progress_user = (void*)config_word;
   }
   return NULL;
+}
+
+/* A device or pin the flags ask for that the library refuses is a usage mistake (exit 2): an
+ * unknown --backend name (INVALID_ARGUMENT), a --device beyond the backend's devices
+ * (OUT_OF_RANGE), a --pin beyond the call's configs (OUT_OF_RANGE). */
+tkrt_status_t tkrt_cli_session_open_device(const tkrt_cli_session_options_t* s,
+                                           const tkrt_device_options_t* options, int* usage,
+                                           tkrt_device_t** out_device) {
+  tkrt_status_t status = tkrt_device_open(options, out_device);
+  if (status) {
+    tkrt_status_code_t code = tkrt_status_code(status);
+    if ((s->backend && code == TKRT_STATUS_INVALID_ARGUMENT) ||
+        (s->ordinal_given && code == TKRT_STATUS_OUT_OF_RANGE)) {
+      *usage = 1;
+      status = tkrt_status_annotate(status, "%s", code == TKRT_STATUS_OUT_OF_RANGE ? "--device"
+                                                                                  : "--backend");
+    }
+  }
+  return status;
+}
+
+tkrt_status_t tkrt_cli_session_pin(const tkrt_cli_session_options_t* s, tkrt_autotuner_t* tuner,
+                                   const tkrt_call_t* call, int* usage) {
+  if (s->pin < 0) return NULL;
+  tkrt_status_t status = tkrt_autotuner_pin(tuner, call, NULL, (size_t)s->pin);
+  if (status && tkrt_status_code(status) == TKRT_STATUS_OUT_OF_RANGE) {
+    *usage = 1;
+    status = tkrt_status_annotate(status, "--pin %ld", s->pin);
+  }
+  return status;
 }
 
 /* ---------------------------------------------------------------- run / tune options */
@@ -216,6 +266,7 @@ enum {
   OPT_SAVE,
   OPT_READ_HSACO_PATHS,
   OPT_PRUNE_MARGIN,
+  OPT_JSON,
 };
 
 #define COMMON_OPTIONS                                                       \
@@ -231,7 +282,8 @@ enum {
   {"device", required_argument, NULL, TKRT_CLI_OPT_DEVICE},                  \
   {"store", required_argument, NULL, TKRT_CLI_OPT_STORE},                    \
   {"allow-native-code", no_argument, NULL, TKRT_CLI_OPT_ALLOW_NATIVE_CODE},  \
-  {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS}
+  {"read-hsaco-paths", no_argument, NULL, OPT_READ_HSACO_PATHS},          \
+  {"json", no_argument, NULL, OPT_JSON}
 
 static const struct option kRunOptions[] = {
     COMMON_OPTIONS,
@@ -248,6 +300,11 @@ static const struct option kTuneOptions[] = {
     {"prune-margin", required_argument, NULL, OPT_PRUNE_MARGIN},
     {NULL, 0, NULL, 0},
 };
+
+const char* const tkrt_cli_run_usage = kRunUsage;
+const char* const tkrt_cli_tune_usage = kTuneUsage;
+const struct option* const tkrt_cli_run_options = kRunOptions;
+const struct option* const tkrt_cli_tune_options = kTuneOptions;
 
 /* IN:OUT, each 0 to TKRT_CLI_MAX_BUFFERS - 1. */
 static int parse_alias(const char* text, uint64_t* in, uint64_t* out) {
@@ -324,6 +381,7 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         o->alias_in[o->alias_count] = (size_t)in;
         o->alias_out[o->alias_count++] = (size_t)out;
         o->aliases_given = 1;
+        o->alias_flags = 1;
         break;
       }
       case OPT_RTOL:
@@ -355,6 +413,9 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         break;
       case OPT_READ_HSACO_PATHS:
         o->read_hsaco_paths = 1;
+        break;
+      case OPT_JSON:
+        o->json = 1;
         break;
       case OPT_PRUNE_MARGIN: {
         char* end = NULL;

@@ -74,6 +74,8 @@ static const char kTritonUsage[] =
     "  --store DIR|off    tuning decision store (default: TKRT_TUNE_DIR, then ~/.cache/tkrt/tune)\n"
     "  --policy auto|never --pin N    as for serialized calls\n"
     "  --target-ms MS --max-iterations N   tuning effort (default 10 ms, 100)\n"
+    "  --json             one JSON object on stdout, as for serialized calls (\"kernel\", \"device\",\n"
+    "                     \"decision\", \"configs\", \"outputs\", \"timing\", \"result\")\n"
     "Every pointer parameter needs an --arg, every scalar one too. `tkrt tune` benchmarks every\n"
     "variant (even with a stored decision) and stores the decision.\n"
     "exit status: 0 success (outputs as expected), 1 an output differs, 2 bad usage, 3 error.\n";
@@ -103,6 +105,7 @@ typedef struct triton_opts {
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
+  int json; /* --json */
   tkrt_cli_session_options_t session; /* the options run and tune share with serialized calls */
 } triton_opts_t;
 
@@ -131,7 +134,33 @@ static int ends_with(const char* text, const char* suffix) {
   return a >= b && strcmp(text + a - b, suffix) == 0;
 }
 
-/* True when `dir` holds a <name>.json (not a case folder's case.json), or one of its subfolders
+/* A regular file (a symbolic link is not followed: Triton writes plain files). */
+static int is_regular_file(const char* path) {
+  struct stat st;
+  return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Triton's own compile output, recognised by Triton's files only: a regular file <stem>.json
+ * with beside it a regular <stem>.cubin, .ptx, .hsaco, .ttir or .so (what Triton, or tkrt's
+ * host-image build, writes for the same kernel). A case folder's case.json, a project's
+ * CMakePresets.json or a folder named like a .json are not. */
+static int is_triton_json(const char* path) {
+  if (!ends_with(path, ".json") || !is_regular_file(path)) return 0;
+  const char* slash = strrchr(path, '/');
+  if (strcmp(slash ? slash + 1 : path, "case.json") == 0) return 0;
+  static const char* const kinds[] = {".cubin", ".ptx", ".hsaco", ".ttir", ".so"};
+  size_t stem = strlen(path) - 5;
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+    char sibling[4200];
+    if (stem + strlen(kinds[i]) >= sizeof(sibling)) return 0;
+    memcpy(sibling, path, stem);
+    strcpy(sibling + stem, kinds[i]);
+    if (is_regular_file(sibling)) return 1;
+  }
+  return 0;
+}
+
+/* True when `dir` holds a Triton kernel's .json (is_triton_json), or one of its subfolders
  * does (Triton's per-target folders). */
 static int holds_kernel_json(const char* dir, int depth) {
   DIR* folder = opendir(dir);
@@ -142,7 +171,7 @@ static int holds_kernel_json(const char* dir, int depth) {
     char path[4200];
     tkrt_cli_join_path(path, sizeof(path), dir, entry->d_name);
     if (ends_with(entry->d_name, ".json")) {
-      found = strcmp(entry->d_name, "case.json") != 0 && !tkrt_cli_is_directory(path);
+      found = is_triton_json(path);
     } else if (depth == 0 && tkrt_cli_is_directory(path)) {
       found = holds_kernel_json(path, 1);
     }
@@ -151,10 +180,11 @@ static int holds_kernel_json(const char* dir, int depth) {
   return found;
 }
 
-/* A Triton output: a .json file, or a folder with a kernel's .json that is not a serialized-call
- * case folder. Any other folder goes to the serialized-call path, which names what is missing. */
+/* A Triton output: a kernel's .json (is_triton_json), or a folder holding one (itself or in a
+ * per-target subfolder) and no serialized call. Anything else goes to the serialized-call path,
+ * which names what is missing. */
 static int is_triton_path(const char* path) {
-  if (ends_with(path, ".json")) return 1;
+  if (is_triton_json(path)) return 1;
   if (!tkrt_cli_is_directory(path)) return 0;
   char probe[4200];
   struct stat st;
@@ -173,13 +203,15 @@ static const char* image_value(int argc, char** argv, int i) {
 /* ---------------------------------------------------------------- info */
 
 static void print_kernel(const tkrt_triton_kernel_t* k) {
+  /* Every string here comes from the kernel's files (its .json, TTIR, image) or their names:
+   * escaped (\xNN) as dump does, so that a file cannot send the terminal escape sequences. */
   const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
-  printf("Triton kernel %s\n", tkrt_triton_kernel_name(k));
+  printf("Triton kernel %s\n", tkrt_cli_escaped(tkrt_triton_kernel_name(k)));
   printf("  parameters (%zu, then the hidden global- and profile-scratch pointers):\n",
          tkrt_triton_kernel_param_count(k));
   for (size_t i = 0; i < tkrt_triton_kernel_param_count(k); ++i) {
     const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
-    printf("    %zu %s: %s", i, p->name, p->type);
+    printf("    %zu %s: %s", i, tkrt_cli_escaped(p->name), tkrt_cli_escaped(p->type));
     if (p->divisibility) printf(" (divisibility %u)", p->divisibility);
     printf("\n");
   }
@@ -194,40 +226,48 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
     const tkrt_triton_target_t* target = tkrt_triton_kernel_target(k, t);
     printf("  target %s %s: warp size %u (block %u threads), shared %u bytes, num_stages %u, "
            "triton %s\n",
-           target->backend, target->arch, target->warp_size, target->warp_size * d->num_warps,
-           target->shared_mem_bytes, target->num_stages,
-           target->triton_version[0] ? target->triton_version : "?");
-    printf("    from %s", target->json_path);
-    if (target->hash[0]) printf(" (hash %.16s...)", target->hash);
+           tkrt_cli_escaped(target->backend), tkrt_cli_escaped(target->arch), target->warp_size,
+           target->warp_size * d->num_warps, target->shared_mem_bytes, target->num_stages,
+           target->triton_version[0] ? tkrt_cli_escaped(target->triton_version) : "?");
+    printf("    from %s", tkrt_cli_escaped(target->json_path));
+    if (target->hash[0]) {
+      char hash[17];
+      snprintf(hash, sizeof(hash), "%s", target->hash);
+      printf(" (hash %s...)", tkrt_cli_escaped(hash));
+    }
     printf("\n");
   }
   for (size_t i = 0; i < d->image_count; ++i) {
     const tkrt_kernel_image_t* image = &d->images[i];
     printf("  image %zu: %s %s%s%s, %zu bytes%s\n", i, tkrt_kernel_image_backend(image),
            tkrt_image_kind_name(image->kind), image->arch ? " for " : "",
-           image->arch ? image->arch : "", image->size,
+           image->arch ? tkrt_cli_escaped(image->arch) : "", image->size,
            image->kind == TKRT_IMAGE_HOST
                ? " (native code: run and tune take it only with --allow-native-code)"
                : "");
   }
 }
 
+/* One cache entry: its kernel's name and its .json's path, escaped (a cache is shared data:
+ * its folder and file names are not the user's to trust). */
 static bool print_cache_entry(const char* json_path, const char* name, void* user) {
   size_t* count = user;
-  printf("%s  %s\n", name, json_path);
+  printf("%s  %s\n", tkrt_cli_escaped(name), tkrt_cli_escaped(json_path));
   ++*count;
   return true;
 }
 
+static const struct option kTritonInfoOptions[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"image", required_argument, NULL, OPT_IMAGE},
+    {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"json", no_argument, NULL, OPT_JSON},
+    {NULL, 0, NULL, 0},
+};
+
 static int triton_info(int argc, char** argv) {
-  static const struct option options[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"image", required_argument, NULL, OPT_IMAGE},
-      {"triton-cache", no_argument, NULL, OPT_TRITON_CACHE},
-      {"kernel", required_argument, NULL, OPT_KERNEL},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0},
-  };
+  const struct option* options = kTritonInfoOptions;
   const char* image = NULL;
   const char* cache = NULL;
   const char* kernel = NULL;
@@ -336,8 +376,13 @@ static const struct option kTritonRunOptions[] = {
     {"policy", required_argument, NULL, TKRT_CLI_OPT_POLICY},
     {"image-kind", required_argument, NULL, OPT_IMAGE_KIND},
     {"allow-native-code", no_argument, NULL, TKRT_CLI_OPT_ALLOW_NATIVE_CODE},
+    {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0},
 };
+
+const char* const tkrt_cli_triton_usage = kTritonUsage;
+const struct option* const tkrt_cli_triton_run_options = kTritonRunOptions;
+const struct option* const tkrt_cli_triton_info_options = kTritonInfoOptions;
 
 static int parse_options(int argc, char** argv, triton_opts_t* o) {
   tkrt_cli_args_t args;
@@ -402,6 +447,9 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
         else o->atol = value, o->tolerant = 1;
         break;
       }
+      case OPT_JSON:
+        o->json = 1;
+        break;
       case OPT_IMAGE_KIND:
         if (!parse_kind(next, &o->image_kinds)) {
           return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
@@ -596,7 +644,7 @@ static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_de
   return NULL;
 }
 
-static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
+static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, int* usage) {
   tkrt_triton_load_options_t load;
   tkrt_triton_load_options_init(&load);
   load.image_kinds = o->image_kinds;
@@ -608,6 +656,9 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
     variants[v] = (tkrt_triton_variant_t){s->kernels[v], vo->grid, {0, 0, 0}, vo->constants, NULL};
   }
   const tkrt_triton_kernel_t* k = s->kernels[0];
+  /* From here to the device, what fails is what the flags say (--arg, --grid, --const, ...): a
+   * usage mistake (exit 2), as the parser's own are. */
+  *usage = 1;
   TKRT_RETURN_IF_ERROR(check_names(o, k));
 
   /* Scalars from --arg; pointers are checked to have one below. */
@@ -632,23 +683,50 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   desc.scalar_count = scalar_count;
   desc.inout = o->inout;
   desc.inout_count = o->inout_count;
-  TKRT_RETURN_IF_ERROR(tkrt_triton_call_create(&desc, &s->call));
+  tkrt_status_t created = tkrt_triton_call_create(&desc, &s->call);
+  if (created && tkrt_status_code(created) != TKRT_STATUS_INVALID_ARGUMENT) *usage = 0;
+  TKRT_RETURN_IF_ERROR(created);
+  /* Every pointer parameter has an --arg, of the right form. */
+  size_t count = tkrt_triton_kernel_param_count(k);
+  for (size_t i = 0; i < count; ++i) {
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
+    const triton_named_t* arg = find_named(o->args, o->arg_count, p->name);
+    if (!arg) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "parameter %zu '%s' (%s) has no value: add --arg %s=%s", i, p->name,
+                              p->type, p->name, p->is_pointer ? "@FILE (or zeros:BYTES)" : "VALUE");
+    }
+    if (!p->is_pointer) continue;
+    if (arg->value[0] != '@' && strncmp(arg->value, "zeros:", 6) != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--arg %s: '%s' is a pointer (%s); give @FILE or zeros:BYTES",
+                              arg->name, p->name, p->type);
+    }
+    if (arg->value[0] != '@') {
+      char* end = NULL;
+      unsigned long long bytes = strtoull(arg->value + 6, &end, 10);
+      if (!arg->value[6] || arg->value[6] < '0' || arg->value[6] > '9' || *end || bytes == 0 ||
+          bytes > ((size_t)1 << 40)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "--arg %s: bad byte count (zeros:BYTES, 1 to 2^40)", arg->name);
+      }
+    }
+  }
+  *usage = 0;
 
   tkrt_device_options_t device_options;
   tkrt_autotuner_options_t tune;
   TKRT_RETURN_IF_ERROR(
       tkrt_cli_session_settings(&o->session, o->tune, "variant", &device_options, &tune));
-  TKRT_RETURN_IF_ERROR(tkrt_device_open(&device_options, &s->device));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_open_device(&o->session, &device_options, usage,
+                                                    &s->device));
   for (size_t v = 0; v < o->variant_count; ++v) {
     TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
   }
   TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune, &s->tuner));
-  if (o->session.pin >= 0) {
-    TKRT_RETURN_IF_ERROR(tkrt_autotuner_pin(s->tuner, s->call, NULL, (size_t)o->session.pin));
-  }
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   /* One buffer per pointer parameter, in order. */
-  size_t count = tkrt_triton_kernel_param_count(k);
   s->buffers = calloc(count ? count : 1, sizeof(*s->buffers));
   s->pointer_params = calloc(count ? count : 1, sizeof(*s->pointer_params));
   if (!s->buffers || !s->pointer_params) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -697,6 +775,11 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s) {
   return NULL;
 }
 
+static tkrt_status_t triton_launch_once(void* user) {
+  triton_session_t* s = user;
+  return tkrt_triton_call_launch(s->call, s->device, NULL, s->buffers, s->pointer_count, s->tuner);
+}
+
 static int triton_run(int argc, char** argv, int tune) {
   triton_opts_t* o = calloc(1, sizeof(*o));
   if (!o) return tkrt_cli_fail(argv[0], TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
@@ -708,49 +791,57 @@ static int triton_run(int argc, char** argv, int tune) {
     free(o);
     return rc < 0 ? TKRT_CLI_OK : rc;
   }
+  FILE* json = NULL;
+  if (o->json && !(json = tkrt_cli_json_begin())) {
+    free(o);
+    return tkrt_cli_fail(tune ? "tune" : "run",
+                         TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "--json: cannot duplicate stdout"));
+  }
   triton_session_t s;
   memset(&s, 0, sizeof(s));
-  tkrt_status_t status = session_open(o, &s);
+  int usage = 0;
+  tkrt_cli_decision_t decision;
+  memset(&decision, 0, sizeof(decision));
+  tkrt_cli_timing_t timing;
+  memset(&timing, 0, sizeof(timing));
+  int checked[TRITON_MAX_ARGS] = {0}, matched[TRITON_MAX_ARGS] = {0};
+  tkrt_status_t status = session_open(o, &s, &usage);
   int result = TKRT_CLI_OK;
   void* host = NULL;
-  tkrt_event_t start = NULL, end = NULL;
   if (status) goto done;
   const tkrt_device_info_t* info = tkrt_device_info(s.device);
   const tkrt_call_desc_t* cd = tkrt_call_get_desc(s.call);
-  printf("kernel %s, %zu variant%s, on %s device %d (%s, %s)\n", tkrt_triton_kernel_name(s.kernels[0]),
-         cd->config_count, cd->config_count == 1 ? "" : "s", info->backend, info->ordinal,
-         info->name, info->arch);
+  printf("kernel %s, %zu variant%s, on %s device %d (%s, %s)\n",
+         tkrt_cli_escaped(tkrt_triton_kernel_name(s.kernels[0])), cd->config_count,
+         cd->config_count == 1 ? "" : "s", info->backend, info->ordinal,
+         tkrt_cli_escaped(info->name), info->arch);
   for (size_t v = 0; v < cd->config_count; ++v) {
     printf("  variant %zu: grid %u x %u x %u, %s\n", v, cd->configs[v].grid[0],
-           cd->configs[v].grid[1], cd->configs[v].grid[2], cd->configs[v].description);
+           cd->configs[v].grid[1], cd->configs[v].grid[2],
+           tkrt_cli_escaped(cd->configs[v].description));
   }
-  if ((status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count,
-                                        s.tuner)) ||
-      (status = tkrt_stream_synchronize(s.device, NULL))) {
+  if ((status = triton_launch_once(&s)) || (status = tkrt_stream_synchronize(s.device, NULL))) {
     goto done;
   }
-  tkrt_tune_report_t report;
-  float times[TRITON_MAX_VARIANTS];
-  uint8_t pruned[TRITON_MAX_VARIANTS];
-  tkrt_tune_report_init(&report);
-  report.times_ms = times;
-  report.pruned = pruned;
-  report.times_capacity = TRITON_MAX_VARIANTS;
-  if ((status = tkrt_autotuner_get_report(s.tuner, s.call, info->arch, &report))) goto done;
-  printf("variant: %zu of %zu, decided by: %s\n", report.chosen, cd->config_count,
-         tkrt_tune_source_name(report.source));
-  if (report.source == TKRT_TUNE_SOURCE_TUNED || report.source == TKRT_TUNE_SOURCE_STORE) {
-    for (size_t v = 0; v < cd->config_count && v < TRITON_MAX_VARIANTS; ++v) {
+  if ((status = tkrt_cli_decision_get(s.tuner, s.call, info->arch, &decision))) goto done;
+  const tkrt_tune_report_t* report = &decision.report;
+  const float* times = decision.times;
+  /* Variants are numbered from 0, as in the list above, --pin and the progress lines. */
+  printf("variant: %zu of 0..%zu, decided by: %s\n", report->chosen, cd->config_count - 1,
+         tkrt_tune_source_name(report->source));
+  if (report->source == TKRT_TUNE_SOURCE_TUNED || report->source == TKRT_TUNE_SOURCE_STORE) {
+    for (size_t v = 0; v < cd->config_count; ++v) {
       if (times[v] == TKRT_TUNE_SKIPPED_MS) printf("  variant %zu: skipped\n", v);
-      else if (report.source == TKRT_TUNE_SOURCE_TUNED && pruned[v]) {
+      else if (report->source == TKRT_TUNE_SOURCE_TUNED && decision.pruned[v]) {
         printf("  variant %zu: pruned after %u launches (%.4f ms/launch)\n", v,
-               report.round1_iterations, (double)times[v]);
-      } else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report.chosen ? "  <- chosen" : "");
+               report->round1_iterations, (double)times[v]);
+      } else printf("  variant %zu: %.4f ms/launch%s\n", v, (double)times[v], v == report->chosen ? "  <- chosen" : "");
     }
   }
   if (tune) {
     if (cd->config_count == 1) printf("nothing to tune: one variant\n");
-    else if (report.store_file[0]) printf("decision stored in %s\n", report.store_file);
+    else if (report->source == TKRT_TUNE_SOURCE_PINNED) printf("not benchmarked: variant %zu is pinned (--pin or TKRT_TUNE_PIN)\n", report->chosen);
+    else if (report->store_file[0]) printf("decision stored in %s\n", tkrt_cli_escaped(report->store_file));
     else printf("decision NOT stored: the store is off or unusable (see --store, TKRT_TUNE_DIR)\n");
   }
 
@@ -778,11 +869,12 @@ static int triton_run(int argc, char** argv, int tune) {
                                          "--expect %s", expect->name))) {
         goto done;
       }
+      checked[i] = 1;
       if (want_size != s.buffers[i].size) {
         printf("%s: MISMATCH: the buffer is %llu bytes but %s is %zu\n", p->name,
-               (unsigned long long)s.buffers[i].size, expect->value, want_size);
+               (unsigned long long)s.buffers[i].size, tkrt_cli_escaped(expect->value), want_size);
         result = TKRT_CLI_MISMATCH;
-      } else if (!compare(o, p, host, want, want_size)) {
+      } else if (!(matched[i] = compare(o, p, host, want, want_size))) {
         result = TKRT_CLI_MISMATCH;
       }
       free(want);
@@ -790,29 +882,44 @@ static int triton_run(int argc, char** argv, int tune) {
   }
 
   if (o->session.iterations > 0) {
-    float ms = 0;
-    if ((status = tkrt_event_create(s.device, &start)) || (status = tkrt_event_create(s.device, &end)) ||
-        (status = tkrt_event_record(s.device, start, NULL))) {
-      goto done;
+    status = tkrt_cli_time_launches(s.device, o->session.iterations, triton_launch_once, &s,
+                                    &timing);
+    if (status) goto done;
+    tkrt_cli_print_timing(stdout, &timing);
+  }
+  if (json) {
+    fprintf(json, "{\n  \"command\": \"%s\",\n  \"kernel\": ", o->command);
+    tkrt_cli_json_string(json, tkrt_triton_kernel_name(s.kernels[0]));
+    fputs(",\n  \"device\": {\"backend\": ", json);
+    tkrt_cli_json_string(json, info->backend);
+    fprintf(json, ", \"ordinal\": %d, \"name\": ", info->ordinal);
+    tkrt_cli_json_string(json, info->name);
+    fputs(", \"arch\": ", json);
+    tkrt_cli_json_string(json, info->arch);
+    fputs("},\n  ", json);
+    tkrt_cli_json_decision(json, s.call, &decision);
+    fputs(",\n  \"outputs\": [", json);
+    int first = 1;
+    for (size_t i = 0; i < s.pointer_count; ++i) {
+      if (!checked[i]) continue;
+      fprintf(json, "%s{\"name\": ", first ? "" : ", ");
+      tkrt_cli_json_string(json, s.pointer_params[i]->name);
+      fprintf(json, ", \"bytes\": %llu, \"matches\": %s}", (unsigned long long)s.buffers[i].size,
+              matched[i] ? "true" : "false");
+      first = 0;
     }
-    for (long i = 0; i < o->session.iterations && !status; ++i) {
-      status = tkrt_triton_call_launch(s.call, s.device, NULL, s.buffers, s.pointer_count, s.tuner);
-    }
-    if (status || (status = tkrt_event_record(s.device, end, NULL)) ||
-        (status = tkrt_event_synchronize(s.device, end)) ||
-        (status = tkrt_event_elapsed_ms(s.device, start, end, &ms))) {
-      goto done;
-    }
-    printf("timing: %.4f ms per launch (mean of %ld launches, device events)\n",
-           (double)ms / (double)o->session.iterations, o->session.iterations);
+    fputs("],\n  \"timing\": ", json);
+    tkrt_cli_json_timing(json, &timing);
+    fprintf(json, ",\n  \"result\": \"%s\"\n}\n", result == TKRT_CLI_OK ? "ok" : "mismatch");
   }
 
 done:
-  if (start) tkrt_status_free(tkrt_event_destroy(s.device, start));
-  if (end) tkrt_status_free(tkrt_event_destroy(s.device, end));
+  tkrt_cli_decision_free(&decision);
   free(host);
   session_close(&s);
   free(o);
+  if (json) fclose(json);
+  if (status && usage) return tkrt_cli_fail_usage(tune ? "tune" : "run", status);
   if (status) return tkrt_cli_fail(tune ? "tune" : "run", status);
   return result;
 }
@@ -830,7 +937,7 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i) {
       const char* image = image_value(argc, argv, i);
       if (strcmp(argv[i], "--triton-cache") == 0) return triton_info(argc, argv);
-      if (image && (ends_with(image, ".json") || tkrt_cli_is_directory(image))) {
+      if (image && (is_triton_json(image) || tkrt_cli_is_directory(image))) {
         return triton_info(argc, argv);
       }
     }
@@ -840,6 +947,23 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     /* The first operand decides: a Triton output, or a serialized call. */
     if (argc >= 2 && argv[1][0] != '-' && is_triton_path(argv[1])) {
       return triton_run(argc, argv, command[0] == 't');
+    }
+    /* Options only Triton's output takes, given with something else: say what the path is not,
+     * rather than that the serialized-call path knows no --grid. */
+    static const char* const triton_only[] = {"--grid", "--const", "--also", "--arg", "--inout",
+                                              "--image-kind"};
+    for (int i = 2; argc >= 2 && argv[1][0] != '-' && i < argc && strcmp(argv[i], "--"); ++i) {
+      for (size_t t = 0; t < sizeof(triton_only) / sizeof(triton_only[0]); ++t) {
+        size_t length = strlen(triton_only[t]);
+        if (strncmp(argv[i], triton_only[t], length) == 0 &&
+            (argv[i][length] == '\0' || argv[i][length] == '=')) {
+          return tkrt_cli_usage_error(
+              command, "%s is for Triton compile output, and '%s' is none: Triton output is a "
+              "<name>.json with its <name>.cubin, .ptx, .hsaco, .ttir or .so beside it, or a "
+              "folder holding one (see `tkrt help triton`)",
+              triton_only[t], tkrt_cli_escaped(argv[1]));
+        }
+      }
     }
   }
   return -1;

@@ -16,22 +16,24 @@ extern "C" {
 /* Fills the options from the environment, over whatever they hold (call the _init functions
  * first); either pointer may be NULL. Variables that are unset leave their field alone, except the
  * cache folders, which get their per-user defaults:
- *   TKRT_BACKEND        device->backend        a backend name or comma list
+ *   TKRT_BACKEND        device->backend        a backend name or comma list (no empty names)
  *   TKRT_HOST_THREADS   device->host_threads   1..256
  *   TKRT_CACHE_DIR      device->cache_dir      $TKRT_CACHE_DIR/cubin, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/cubin or ~/.cache/tkrt/cubin
  *   TKRT_HIP_LIBRARY    device->hip_library    path, soname or ':' list
- *   TKRT_LOG            device->log            anything but "" and "0" turns it on
- *   TKRT_TUNE_POLICY    tuner->policy          auto | never
+ *   TKRT_LOG            device->log            on or off (see below)
+ *   TKRT_TUNE_POLICY    tuner->policy          auto | never (any case)
  *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
  *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
  *   TKRT_TUNE_PRUNE_MARGIN  tuner->prune_margin  a number; negative turns pruning off
  *   TKRT_TRUST_SHARED_STORES  device->trust_shared_cache and tuner->trust_shared_store:
- *                       1|on|yes|true trusts caches and stores other users own or can write
+ *                       on trusts caches and stores other users own or can write
+ * On/off settings read the same words, ignoring case: on, true, yes, 1 and off, false, no, 0;
+ * any other value is refused (never taken for off).
  * String fields point into the environment or into static storage (the defaults): they stay valid
  * while the environment is not changed. A value that cannot be used (TKRT_HOST_THREADS=lots,
- * TKRT_TUNE_POLICY=sometimes) is INVALID_ARGUMENT naming the variable, and nothing is written. */
+ * TKRT_TUNE_POLICY=sometimes, TKRT_LOG=maybe) is INVALID_ARGUMENT naming the variable, and nothing is written. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_options_from_environment(
     tkrt_device_options_t* device, tkrt_autotuner_options_t* tuner);
 

@@ -11,6 +11,7 @@
 #include "tkrt/image.h"
 #include "tkrt/status.h"
 #include "tkrt/triton.h"
+#include "tkrt/version.h"
 #include "tkrt/wire.h"
 
 #endif /* TKRT_TKRT_H_ */

@@ -70,6 +70,26 @@ echo
 echo "==> tkrt tune matmul_autotuned"
 "$tkrt" tune "$vectors/matmul_autotuned" --backend cuda --store "$store" ||
   failures=$((failures + 1))
+# tkrt run --json on the GPU: the stored decision, every config's time, the timing's median, min,
+# p90 and mean from device events (CUDA events in up to 1000 samples).
+echo
+echo "==> tkrt run matmul_autotuned --json"
+if "$tkrt" run "$vectors/matmul_autotuned" --backend cuda --store "$store" --iterations 50 --json \
+    2>/dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+t = j["timing"]
+assert j["decision"]["source"] == "store", j["decision"]
+assert all(c["mean_ms"] is not None for c in j["configs"]), j["configs"]
+assert t["launches"] == 50 and 0 < t["min_ms"] <= t["median_ms"] <= t["p90_ms"], t
+print("ok: config %d from the store; median %.4f ms, min %.4f, p90 %.4f, mean %.4f over %d launches"
+      % (j["decision"]["config"], t["median_ms"], t["min_ms"], t["p90_ms"], t["mean_ms"], t["launches"]))
+'; then
+  summary+=("$(printf 'VECTOR %-20s PASS' "run --json")")
+else
+  summary+=("$(printf 'VECTOR %-20s FAIL' "run --json")")
+  failures=$((failures + 1))
+fi
 rm -rf "$store"
 echo
 printf '%s\n' "${summary[@]}"

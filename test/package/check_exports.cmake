@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Fails unless every dynamic symbol that LIB defines starts with tkrt_, and no vendor GPU
-# library (libcuda, libcudart, libamdhip64) is among its dependencies.
+# Fails unless every dynamic symbol that LIB defines starts with tkrt_, the version query
+# (tkrt_version, tkrt_version_number) is among them, and no vendor GPU library (libcuda,
+# libcudart, libamdhip64) is among its dependencies.
 execute_process(COMMAND nm -D --defined-only "${LIB}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm -D failed on ${LIB}")
@@ -14,6 +15,12 @@ foreach(line IN LISTS lines)
     if(NOT name MATCHES "^tkrt_")
       message(FATAL_ERROR "${LIB} exports '${name}', which is not a tkrt_ symbol")
     endif()
+  endif()
+endforeach()
+# The run-time version query (tkrt/version.h) is part of the API a program checks first.
+foreach(required tkrt_version tkrt_version_number)
+  if(NOT symbols MATCHES " T ${required}\n")
+    message(FATAL_ERROR "${LIB} does not export ${required} (tkrt/version.h)")
   endif()
 endforeach()
 if(count LESS 20)

@@ -149,6 +149,39 @@ case_info_backend_env() {
   expect 3 "TKRT_BACKEND=bogus" -- env TKRT_BACKEND=bogus "$tkrt" info --json
 }
 
+# info on Triton output prints strings from the kernel's files and a cache's folder names escaped
+# (\xNN, as dump does): a JSON whose hash and triton_version hold terminal escapes, a HIP JSON
+# whose target.arch does, and a cache folder named with one (issue 23, D4).
+case_info_escapes() {
+  if [ ! -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    echo "skip: $triton_add has no Triton add_kernel"
+    return
+  fi
+  cp -r "$triton_add/cuda_sm90" "$work/k" && cp -r "$triton_add/hip_gfx942" "$work/h"
+  python3 - "$work" <<'PY'
+import json, sys
+for sub, edit in (("k", lambda d: d.update(hash="\x1b[2J" + d["hash"], triton_version="3.6\x1b]0;t\x07")),
+                  ("h", lambda d: d["target"].update(arch="gfx942\x1b[2J"))):
+    path = sys.argv[1] + "/" + sub + "/add_kernel.json"
+    d = json.load(open(path))
+    edit(d)
+    json.dump(d, open(path, "w"))
+PY
+  local out
+  out=$("$tkrt" info --image "$work/k" 2>&1)
+  grep -qF '(hash \x1b[2J26d88513' <<<"$out" || fail "hash not escaped: $out"
+  grep -qF 'triton 3.6\x1b]0;t\x07' <<<"$out" || fail "triton_version not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --image wrote a raw escape byte: $out"; fi
+  out=$("$tkrt" info --image "$work/h" 2>&1)
+  grep -qF 'gfx942\x1b[2J' <<<"$out" || fail "HIP arch not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --image (HIP) wrote a raw escape byte: $out"; fi
+  mkdir -p "$work/cache/"$'\x1b[2Jx'
+  cp "$work/k/add_kernel.json" "$work/k/add_kernel.cubin" "$work/cache/"$'\x1b[2Jx/'
+  out=$("$tkrt" info --triton-cache "$work/cache" 2>&1)
+  grep -qF "$work/cache/\x1b[2Jx/add_kernel.json" <<<"$out" || fail "cache folder not escaped: $out"
+  if grep -q $'\x1b' <<<"$out"; then fail "info --triton-cache wrote a raw escape byte: $out"; fi
+}
+
 # ---------------------------------------------------------------- errors
 
 case_errors() {
@@ -173,6 +206,289 @@ case_errors() {
     "$tkrt" run "$work/nocall/"
   expect 3 "NOT_FOUND" "neither call.pb.z nor call.pb" -- "$tkrt" dump "$work/nocall"
   expect 3 "NOT_FOUND" "neither call.pb.z nor call.pb" -- "$tkrt" tune "$work/nocall"
+}
+
+# ---------------------------------------------------------------- --json, timing, numbering
+
+# run --json and tune --json (issue 27): stdout is one JSON object (the lines for people go to
+# stderr), with the decision, every config's time and launches, the outputs and the timing
+# (median, min, p90, mean and the launch counts).
+case_json_output() {
+  local a="$examples/autotuned_inplace"
+  json_check "$tkrt" run "$examples/vector_add" --json --iterations 7 --allow-native-code
+  [ "$(json_get 'j["command"], j["result"], j["decision"]["source"], j["decision"]["config"]')" = \
+    "('run', 'ok', 'single', 0)" ] || fail "run --json: $json"
+  [ "$(json_get 'j["outputs"][0]["matches"], j["outputs"][0]["bytes"]')" = "(True, 400012)" ] ||
+    fail "run --json outputs: $json"
+  [ "$(json_get 'j["timing"]["launches"], j["timing"]["samples"], j["timing"]["launches_per_sample"]')" = \
+    "(7, 7, [1, 1])" ] || fail "run --json timing counts: $json"
+  [ "$(json_get 'all(j["timing"][k] >= 0 for k in ("mean_ms", "median_ms", "min_ms", "p90_ms")) and j["timing"]["min_ms"] <= j["timing"]["median_ms"] <= j["timing"]["p90_ms"]')" = True ] ||
+    fail "run --json timing: $json"
+  grep -q '^device: host' "$work/stderr" || fail "run --json: the text report is not on stderr"
+  # --iterations 0: no timing (null).
+  json_check "$tkrt" run "$examples/vector_add" --json --iterations 0 --allow-native-code
+  [ "$(json_get 'j["timing"]')" = None ] || fail "run --json --iterations 0: $json"
+  # tune: every config with its mean and launch count; the chosen one marked; pinned run.
+  json_check "$tkrt" tune "$a" --json --store off --target-ms 1000 --max-iterations 16 \
+    --prune-margin -1 --allow-native-code
+  [ "$(json_get 'j["command"], j["decision"]["source"], j["decision"]["config_count"], len(j["configs"])')" = \
+    "('tune', 'tuned', 3, 3)" ] || fail "tune --json: $json"
+  [ "$(json_get 'all(c["mean_ms"] is not None and c["launches"] == 16 for c in j["configs"])')" = True ] ||
+    fail "tune --json configs: $json"
+  [ "$(json_get '[c["index"] for c in j["configs"] if c["chosen"]] == [j["decision"]["config"]]')" = True ] ||
+    fail "tune --json chosen: $json"
+  json_check "$tkrt" run "$a" --json --pin 2 --store off --iterations 3 --allow-native-code
+  [ "$(json_get 'j["decision"]["source"], j["decision"]["config"], j["timing"]["launches"]')" = \
+    "('pinned', 2, 3)" ] || fail "run --json --pin 2: $json"
+  # A mismatch: exit 1, the JSON says so.
+  json=$("$tkrt" run "$examples/vector_add" --json --iterations 0 --allow-native-code \
+    --expect "$examples/vector_add/in0.bin" 2>/dev/null)
+  [ $? = 1 ] || fail "run --json with a mismatch: exit code"
+  [ "$(json_get 'j["result"], j["outputs"][0]["matches"]')" = "('mismatch', False)" ] ||
+    fail "run --json mismatch: $json"
+  # The text: median, min, p90 and mean with their launch counts.
+  expect 0 "mean of 5 launches, device events); median" "min " "p90 " "over 5 samples of 1 launch" \
+    -- "$tkrt" run "$examples/vector_add" --iterations 5 --allow-native-code
+  # Triton's output, when present.
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    json_check "$tkrt" run "$triton_add" --grid 'cdiv(n, BLOCK)' --const BLOCK=1024 \
+      --arg x_ptr=zeros:400 --arg y_ptr=zeros:400 --arg out_ptr=zeros:400 --arg n=100 \
+      --backend host --iterations 4 --allow-native-code --json
+    [ "$(json_get 'j["kernel"], j["decision"]["source"], j["timing"]["launches"], len(j["configs"])')" = \
+      "('add_kernel', 'single', 4, 1)" ] || fail "triton run --json: $json"
+  fi
+}
+
+# Configs are numbered from 0 everywhere (issue 27): the progress lines, the table, the decision.
+case_numbering() {
+  expect 0 "pass 1, config 0 of 0..2" "pass 2, config 2 of 0..2" "!config 3" "config: " \
+    -- "$tkrt" tune "$examples/autotuned_inplace" --store off --target-ms 1 --allow-native-code
+  expect 0 "config: 2 of 0..2 " "decided by: pinned" -- "$tkrt" run "$examples/autotuned_inplace" \
+    --pin 2 --store off --iterations 0 --allow-native-code
+  expect 0 "not benchmarked: config 2 is pinned" -- env 'TKRT_TUNE_PIN=*=2' "$tkrt" tune \
+    "$examples/autotuned_inplace" --store off --allow-native-code
+}
+
+# tune's table shows every config's time, beyond 256 (issue 23, D14): a 1014-config call.
+case_tune_many() {
+  local m="$trust/many_configs"
+  "$tkrt" tune "$m" --store off --target-ms 0 --max-iterations 1 --prune-margin -1 \
+    --allow-native-code >"$work/out" 2>"$work/err" || fail "tune of 1014 configs: exit $?: $(cat "$work/err")"
+  [ "$(grep -c '^[ *] [0-9]* *config [0-9]' "$work/out")" = 1014 ] ||
+    fail "the table does not have 1014 rows: $(head -c 2000 "$work/out")"
+  if grep -q 'skipped' "$work/out"; then fail "configs shown as skipped: $(grep skipped "$work/out" | head)"; fi
+  grep -q '^\* [0-9]* *config [0-9]* .* [0-9]\.[0-9]\{4\}$' "$work/out" ||
+    fail "the chosen row has no time: $(grep '^\*' "$work/out")"
+  grep -q '^  1013 config 1013 ' "$work/out" || fail "no row for config 1013"
+  json_check "$tkrt" tune "$m" --json --store off --target-ms 0 --max-iterations 1 --prune-margin -1 \
+    --allow-native-code
+  [ "$(json_get 'len(j["configs"]), all(c["mean_ms"] is not None for c in j["configs"])')" = \
+    "(1014, True)" ] || fail "tune --json of 1014 configs: $(head -c 2000 <<<"$json")"
+  [ "$(json_get 'j["configs"][j["decision"]["config"]]["chosen"]')" = True ] || fail "chosen config"
+}
+
+# Usage mistakes exit 2, those the library finds in a flag too (issue 27, docs/security.md), and
+# refused values are named (issue 23, D16).
+case_exit_codes() {
+  local a="$examples/autotuned_inplace"
+  expect 2 "bad --backend ''" "leave the option out" -- "$tkrt" run "$a" --backend '' --allow-native-code
+  expect 2 "bad --backend 'host,'" -- "$tkrt" run "$a" --backend host, --allow-native-code
+  expect 2 "bad --backend ',,'" -- "$tkrt" tune "$a" --backend=,, --allow-native-code
+  expect 2 "INVALID_ARGUMENT" "--backend: unknown backend 'foo'" "tkrt run --help" -- \
+    "$tkrt" run "$a" --backend foo --allow-native-code
+  expect 2 "OUT_OF_RANGE" "--device" "not ordinal 5" -- "$tkrt" run "$a" --backend host --device 5 \
+    --allow-native-code
+  expect 2 "OUT_OF_RANGE" "--pin 7" "the call has 3 configs" -- "$tkrt" run "$a" --pin 7 \
+    --store off --allow-native-code
+  # Flags that disagree with the files or name buffers that do not exist: exit 2; a case.json
+  # that does is the case's error (exit 3).
+  local v="$examples/vector_add"
+  expect 2 "--out-size 4 for output 0 disagrees" -- "$tkrt" run "$v" --out-size 4 --allow-native-code
+  expect 2 "alias 5:0 names a buffer that does not exist" -- "$tkrt" run "$v" --alias 5:0 \
+    --allow-native-code
+  expect 2 "the size of output 0 is unknown" -- "$tkrt" run "$v/call.pb.z" --in "$v/in0.bin" \
+    --in "$v/in1.bin" --out-size 0 --allow-native-code
+  # An unavailable backend is not a usage mistake: the environment, not the flag, is at fault.
+  expect 3 "TKRT_BACKEND=bogus" -- env TKRT_BACKEND=bogus "$tkrt" info
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    local args=(--grid 1 --arg x_ptr=zeros:4 --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1)
+    expect 2 "bad --backend ''" -- "$tkrt" run "$triton_add" "${args[@]}" --backend ''
+    expect 2 "unknown backend 'foo'" -- "$tkrt" run "$triton_add" "${args[@]}" --backend foo \
+      --allow-native-code
+    expect 2 "--pin 3" -- "$tkrt" run "$triton_add" "${args[@]}" --backend host --pin 3 \
+      --allow-native-code --store off
+    expect 2 "kernel 'add_kernel' has no parameter 'm'" -- "$tkrt" run "$triton_add" "${args[@]}" \
+      --arg m=1 --backend host --allow-native-code
+    expect 2 "grid expression" -- "$tkrt" run "$triton_add" --grid 'cdiv(' --arg x_ptr=zeros:4 \
+      --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code
+    expect 2 "bad byte count" -- "$tkrt" run "$triton_add" --grid 1 --arg x_ptr=zeros:-4 \
+      --arg y_ptr=zeros:4 --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code
+  fi
+}
+
+# The environment's settings as the tool reads them (tkrt_options_from_environment): every on/off
+# setting reads the same words in any case; bad values are refused naming the variable and the
+# value (issue 23 D16, issue 27).
+case_env_settings() {
+  local a="$examples/autotuned_inplace" word
+  for word in on ON True yes 1 off FALSE No 0; do
+    expect 0 "host: available" -- env TKRT_LOG=$word TKRT_TRUST_SHARED_STORES=$word "$tkrt" info
+  done
+  expect 3 "INVALID_ARGUMENT" "TKRT_LOG is 'foo'" -- env TKRT_LOG=foo "$tkrt" info
+  local backend
+  for backend in ',' ' ' 'host,,cuda' 'host,'; do
+    expect 3 "INVALID_ARGUMENT" "TKRT_BACKEND is '$backend'" -- env "TKRT_BACKEND=$backend" "$tkrt" info
+  done
+  expect 0 "host: available" -- env TKRT_BACKEND= "$tkrt" info
+  expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" -- env TKRT_TRUST_SHARED_STORES=maybe "$tkrt" info
+  expect 3 "TKRT_TRUST_SHARED_STORES is 'maybe'" "!device:" -- env TKRT_TRUST_SHARED_STORES=maybe \
+    "$tkrt" run "$a" --iterations 0 --allow-native-code
+  # TKRT_TUNE_POLICY ignores case; NEVER runs config 0 untuned.
+  expect 0 "config: 0 of 0..2" "decided by: default" -- env TKRT_TUNE_POLICY=NEVER "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  expect 3 "TKRT_TUNE_POLICY is 'sometimes'" -- env TKRT_TUNE_POLICY=sometimes "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  # TKRT_TUNE_PIN: a config index is a whole number; no sign, no wrap past 2^64.
+  local pin
+  for pin in '*=-1' '*=18446744073709551617' '*=+1' '*=1x' '*='; do
+    expect 3 "INVALID_ARGUMENT" "TKRT_TUNE_PIN) entry '$pin'" "!device:" -- env "TKRT_TUNE_PIN=$pin" \
+      "$tkrt" run "$a" --iterations 0 --allow-native-code
+  done
+  expect 0 "config: 2 of 0..2" "decided by: pinned" -- env 'TKRT_TUNE_PIN=*= 2 ' "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+  expect 3 "OUT_OF_RANGE" -- env 'TKRT_TUNE_PIN=*=18446744073709551615' "$tkrt" run "$a" \
+    --iterations 0 --allow-native-code
+}
+
+# Triton's output is recognised by Triton's own files only: a <stem>.json with a <stem>.cubin,
+# .ptx, .hsaco, .ttir or .so beside it (issue 27; issue 23 D16 for the folder named like a .json).
+case_triton_detect() {
+  # The repository root (CMakePresets.json and other JSON) is no Triton output.
+  expect 3 "NOT_FOUND" "holds no serialized call" "!CMakePresets" -- "$tkrt" run "$source" \
+    --iterations 0
+  # A case folder's case.json is not kernel metadata, even without a call beside it.
+  mkdir -p "$work/caseonly" && printf '{"name": "x"}\n' >"$work/caseonly/case.json"
+  expect 3 "holds no serialized call" "!field 'name'" -- "$tkrt" run "$work/caseonly"
+  # A stray JSON next to no image: not Triton output, for run and info.
+  printf '{"name": "k"}\n' >"$work/stray.json"
+  expect 3 "not Triton compile output" -- "$tkrt" run "$work/stray.json"
+  expect 3 "not a kernel image" -- "$tkrt" info --image "$work/stray.json"
+  # Triton options with something that is not Triton output: exit 2 naming the path.
+  mkdir -p "$work/empty.json"
+  expect 2 "--grid is for Triton compile output, and '$work/empty.json' is none" -- \
+    "$tkrt" run "$work/empty.json" --grid 1
+  expect 2 "--arg is for Triton compile output" -- "$tkrt" tune "$source" --arg=n=1
+  if [ -f "$triton_add/cuda_sm90/add_kernel.json" ]; then
+    # A folder named like a .json holding Triton output is a folder like any other.
+    cp -r "$triton_add" "$work/add_kernel.json"
+    expect 0 "kernel add_kernel, 1 variant" "decided by: single" -- "$tkrt" run \
+      "$work/add_kernel.json" --grid 1 --arg x_ptr=zeros:4 --arg y_ptr=zeros:4 \
+      --arg out_ptr=zeros:4 --arg n=1 --backend host --allow-native-code --iterations 0
+    expect 0 "Triton kernel add_kernel" -- "$tkrt" info --image "$work/add_kernel.json"
+  fi
+}
+
+# info --image on what is no kernel image (issue 27): text, and an ELF file without tkrt's
+# host kernels (the tool itself), are "not a kernel image".
+case_not_an_image() {
+  expect 3 "INVALID_ARGUMENT" "$source/README.md: not a kernel image" "!PTX image" -- \
+    "$tkrt" info --image "$source/README.md"
+  expect 3 "not a kernel image: an ELF file" "defines no tkrt host kernels" "!: host image" -- \
+    "$tkrt" info --image "$tkrt"
+  expect 3 "not a kernel image" -- "$tkrt" info --image "$tkrt" --json
+  expect 0 "ptx image" -- "$tkrt" info --image "$source/examples/calls/inplace.ptx"
+}
+
+# --version and -V print the library's version (tkrt_version, issue 27); a libtkrt.so of another
+# version than the tool's headers is reported on stderr.
+case_version() {
+  local want
+  want=$(sed -n 's/^#define TKRT_VERSION_STRING "\(.*\)"$/\1/p' "$source/include/tkrt/api.h")
+  expect 0 "tkrt $want" "!warning" -- "$tkrt" --version
+  expect 0 "tkrt $want" -- "$tkrt" -V
+  [ "$("$tkrt" -V 2>&1)" = "$("$tkrt" --version 2>&1)" ] || fail "-V and --version differ"
+  if [ -n "${TKRT_TEST_OTHER_VERSION:-}" ] && [ -f "$TKRT_TEST_OTHER_VERSION" ]; then
+    expect 0 "tkrt 9.8.7" "warning: this tool was built for libtkrt $want but runs with libtkrt 9.8.7" \
+      -- env LD_PRELOAD="$TKRT_TEST_OTHER_VERSION" "$tkrt" --version
+  else
+    echo "skip: no other-version library (TKRT_TEST_OTHER_VERSION)"
+  fi
+}
+
+# Help (issue 27): `tkrt help CMD` is CMD's --help; the top-level help lists every TKRT_*
+# variable the library reads (core/environment.c) and TRITON_CACHE_DIR; a mistyped command gets a
+# suggestion and exit 2.
+case_help_texts() {
+  local c
+  for c in info dump run tune; do
+    [ "$("$tkrt" help $c)" = "$("$tkrt" $c --help)" ] || fail "tkrt help $c differs from $c --help"
+    expect 0 "usage: tkrt $c" -- "$tkrt" help $c
+  done
+  [ "$("$tkrt" help triton)" = "$("$tkrt" info --triton-cache --help)" ] || fail "help triton"
+  expect 0 "tkrt run KERNEL" -- "$tkrt" help triton
+  expect 2 "no help on 'rnu' (did you mean 'run'?)" -- "$tkrt" help rnu
+  expect 0 "commands:" "settings" -- "$tkrt" help
+  local help names name
+  help=$("$tkrt" --help)
+  names=$(grep -o 'tkrt_environment_get("[A-Z_]*")' "$source/core/environment.c" |
+    sed 's/.*("\(.*\)")/\1/' | sort -u)
+  [ "$(wc -w <<<"$names")" -ge 10 ] || fail "found only: $names"
+  for name in $names TRITON_CACHE_DIR; do
+    grep -q "^  $name " <<<"$help" || fail "--help does not list $name"
+  done
+  # Mistyped commands: a suggestion, exit 2; unknown ones: the list.
+  expect 2 "unknown command 'rnu' (did you mean 'run'?)" -- "$tkrt" rnu
+  expect 2 "unknown command 'tun' (did you mean 'tune'?)" -- "$tkrt" tun
+  expect 2 "unknown command 'dupm' (did you mean 'dump'?)" -- "$tkrt" dupm
+  expect 2 "unknown command 'frobnicate'" "!did you mean" "commands: info, dump, run, tune" -- \
+    "$tkrt" frobnicate
+  expect 2 "usage: tkrt" -- "$tkrt"
+  expect 2 "--completion takes the shell: bash" -- "$tkrt" --completion zsh
+}
+
+# The bash completion and the man page (issue 27), generated from the tool's own tables: valid
+# bash that completes commands, options and values; a man page groff reads without a warning,
+# with every command's section and every setting.
+case_completion_man() {
+  "$tkrt" --completion bash >"$work/tkrt.bash" || fail "--completion bash failed"
+  bash -n "$work/tkrt.bash" || fail "the completion script is not valid bash"
+  # complete WORDS...: what the script offers for the last word.
+  complete_words() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tkrt;
+             printf "%s\n" "${COMPREPLY[@]}"' complete "$work/tkrt.bash" "$@"
+  }
+  [ "$(complete_words tkrt ru)" = run ] || fail "tkrt ru<TAB>: $(complete_words tkrt ru)"
+  complete_words tkrt run x --it | grep -x -- --iterations >/dev/null || fail "run --it<TAB>"
+  complete_words tkrt run x --js | grep -x -- --json >/dev/null || fail "run --js<TAB>"
+  complete_words tkrt tune x --gr | grep -x -- --grid >/dev/null || fail "tune --gr<TAB> (Triton's options)"
+  complete_words tkrt tune x --target | grep -x -- --target-ms >/dev/null || fail "tune --target<TAB>"
+  [ "$(complete_words tkrt run x --backend h | tr '\n' ' ')" = "hip host " ] || fail "--backend h<TAB>"
+  [ "$(complete_words tkrt help tr)" = triton ] || fail "help tr<TAB>"
+  complete_words tkrt info --tri | grep -x -- --triton-cache >/dev/null || fail "info --tri<TAB>"
+  "$tkrt" --help-man >"$work/tkrt.1" || fail "--help-man failed"
+  local c name
+  for c in info dump run tune; do
+    grep -q "^\.SS tkrt $c\$" "$work/tkrt.1" || fail "the man page has no section for $c"
+    grep -q "^\.B $c\$" "$work/tkrt.1" || fail "the man page's COMMANDS lacks $c"
+  done
+  for name in $("$tkrt" --help | sed -n 's/^  \([A-Z][A-Z_]*\) .*/\1/p'); do
+    grep -q "^\.B $name\$" "$work/tkrt.1" || fail "the man page's ENVIRONMENT lacks $name"
+  done
+  if command -v groff >/dev/null 2>&1; then
+    local warnings
+    warnings=$(groff -man -ww -z "$work/tkrt.1" 2>&1)
+    [ -z "$warnings" ] || fail "groff warns about the man page: $warnings"
+    groff -man -Tutf8 "$work/tkrt.1" 2>/dev/null | grep -q "tkrt tune" || fail "groff renders no 'tkrt tune'"
+  else
+    echo "note: groff is absent; the man page is checked by its sections only"
+  fi
+  # What the build generated (and cmake --install installs) is the same text.
+  local generated
+  generated="$(dirname "$tkrt")/generated"
+  if [ -d "$generated" ]; then
+    cmp -s "$generated/tkrt.bash" "$work/tkrt.bash" || fail "$generated/tkrt.bash is stale"
+    cmp -s "$generated/tkrt.1" "$work/tkrt.1" || fail "$generated/tkrt.1 is stale"
+  fi
 }
 
 # ---------------------------------------------------------------- --save
@@ -287,5 +603,7 @@ case_dump_utf8() {
     fail "metadata_hex: $json"
 }
 
-run_cases CLI options triton_options info_json info_backend_env errors save case_json dump_utf8 \
+run_cases CLI options triton_options info_json info_backend_env info_escapes json_output numbering \
+  tune_many exit_codes env_settings triton_detect not_an_image errors save case_json dump_utf8 version \
+  help_texts completion_man \
   -- "$@"

@@ -9,6 +9,8 @@
  *   utf8_name       a name holding UTF-8 text ("café €"; the wire format refuses strings that are
  *                   not UTF-8) and metadata bytes that are not UTF-8 (for dump --json)
  *   hsaco_path      a ROCm-style call naming an HSACO file by path, bytes not carried
+ *   many_configs    an autotuned call of 1014 configs (all the copy kernel; descriptions
+ *                   "config <i>"), for tune's table beyond 256 configs (issue 23, D14)
  * Each folder holds call.pb.z, in0.bin (16 bytes) and out0.bin (the same bytes: a copy kernel).
  *   make_trust_calls <out dir> <marker image> */
 #include <errno.h>
@@ -107,6 +109,54 @@ static tkrt_status_t write_case(const char* root, const char* name, tkrt_kernel_
   return write_case_as(root, name, name, true, k0, k1);
 }
 
+/* An autotuned call of `count` configs of one kernel, each described as "config <i>". */
+static tkrt_status_t write_many_case(const char* root, const char* name, tkrt_kernel_t* k,
+                                     size_t count) {
+  char dir[4096];
+  snprintf(dir, sizeof(dir), "%s/%s", root, name);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "mkdir %s failed", dir);
+  }
+  tkrt_param_t params[2] = {{.kind = TKRT_PARAM_ARRAY}, {.kind = TKRT_PARAM_ARRAY}};
+  tkrt_config_desc_t* configs = calloc(count, sizeof(*configs));
+  char(*descriptions)[32] = calloc(count, sizeof(*descriptions));
+  if (!configs || !descriptions) {
+    free(configs);
+    free(descriptions);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    snprintf(descriptions[i], sizeof(descriptions[i]), "config %zu", i);
+    configs[i] = (tkrt_config_desc_t){.kernel = k, .grid = {BYTES, 1, 1}, .params = params,
+                                      .param_count = 2, .description = descriptions[i]};
+  }
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.name = name;
+  desc.configs = configs;
+  desc.config_count = count;
+  desc.autotuned = true;
+  tkrt_call_t* call = NULL;
+  tkrt_status_t status = tkrt_call_create(&desc, &call);
+  free(configs);
+  free(descriptions);
+  TKRT_RETURN_IF_ERROR(status);
+  void* blob = NULL;
+  size_t blob_size = 0;
+  tkrt_wire_encode_options_t options;
+  tkrt_wire_encode_options_init(&options);
+  options.include_tkrt_images = true;
+  status = tkrt_wire_encode(call, &options, &blob, &blob_size);
+  tkrt_call_release(call);
+  if (status) return status;
+  unsigned char data[BYTES];
+  for (int i = 0; i < BYTES; ++i) data[i] = (unsigned char)(i * 13 + 1);
+  int ok = write_all(dir, "call.pb.z", blob, blob_size) && write_all(dir, "in0.bin", data, BYTES) &&
+           write_all(dir, "out0.bin", data, BYTES);
+  tkrt_wire_free(blob);
+  return ok ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "writing %s failed", dir);
+}
+
 /* Appends a protobuf varint. */
 static size_t put_varint(unsigned char* out, uint64_t value) {
   size_t n = 0;
@@ -189,6 +239,7 @@ int main(int argc, char** argv) {
   /* Only the path travels (no tkrt image field), as in jaxlib's ROCm blobs: a raw
    * TritonAnyKernelCall written here (the public API builds kernels from bytes, not paths). */
   if (!status) status = write_hsaco_path_case(argv[1], "no-such-folder/../../kernel.hsaco");
+  if (!status) status = write_many_case(argv[1], "many_configs", field, 1014);
   tkrt_kernel_release(field);
   tkrt_kernel_release(module);
   tkrt_kernel_release(missing);

@@ -140,6 +140,23 @@ case_store_untrusted() {
   chmod 666 "$store/$key.decision"
   expect 0 "decided by: store" -- env TKRT_TRUST_SHARED_STORES=1 "$tkrt" run \
     "$examples/autotuned_inplace" --store "$store" --iterations 0 --allow-native-code
+  # Every on/off word, in any case (issue 23 D16, issue 27): on trusts it, off does not, and a
+  # word that is neither is refused naming the variable and the value, nothing run.
+  local word
+  for word in ON True yes 1; do
+    chmod 666 "$store/$key.decision"
+    expect 0 "decided by: store" -- env TKRT_TRUST_SHARED_STORES=$word "$tkrt" run \
+      "$examples/autotuned_inplace" --store "$store" --iterations 0 --allow-native-code
+  done
+  for word in Off FALSE no 0; do
+    chmod 666 "$store/$key.decision"
+    expect 0 "not trusted" "decided by: tuned" -- env TKRT_TRUST_SHARED_STORES=$word "$tkrt" run \
+      "$examples/autotuned_inplace" --store "$store" --iterations 0 --allow-native-code
+  done
+  chmod 666 "$store/$key.decision"
+  expect 3 "INVALID_ARGUMENT" "TKRT_TRUST_SHARED_STORES is 'maybe'" "!device:" -- \
+    env TKRT_TRUST_SHARED_STORES=maybe "$tkrt" run "$examples/autotuned_inplace" \
+    --store "$store" --iterations 0 --allow-native-code
   # A folder that other users can write is not used at all.
   chmod 777 "$store"
   expect 0 "not trusted" "decided by: tuned" -- "$tkrt" run "$examples/autotuned_inplace" \

@@ -2,6 +2,7 @@
 /* Consumer of an installed tkrt: opens the host backend, launches a kernel, checks its output. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tkrt/tkrt.h>
 
@@ -15,6 +16,13 @@ static int fail(tkrt_status_t status) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
+  /* The library found is the one the installed headers describe. */
+  if (!tkrt_version_matches_headers() || strcmp(tkrt_version(), TKRT_VERSION_STRING) != 0 ||
+      tkrt_version_number() != TKRT_VERSION_NUMBER) {
+    fprintf(stderr, "consumer: library %s (%u), headers %s (%u)\n", tkrt_version(),
+            (unsigned)tkrt_version_number(), TKRT_VERSION_STRING, (unsigned)TKRT_VERSION_NUMBER);
+    return 1;
+  }
   FILE* file = fopen(argv[1], "rb");
   if (!file) return 2;
   static unsigned char image_bytes[1 << 20];
