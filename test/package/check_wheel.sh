@@ -85,8 +85,8 @@ elif z.read(licence[0]) != open(license_file, "rb").read():
   problems.append(f"{licence[0]} differs from the repository's LICENSE")
 metadata = z.read(f"{dist}/METADATA").decode()
 for line in ("License-File: LICENSE", "Requires-Python: >=3.9", "License: Apache-2.0",
-             "Classifier: License :: OSI Approved :: Apache Software License",
-             "Classifier: Operating System :: POSIX :: Linux"):
+             "Classifier: Operating System :: POSIX :: Linux",
+             "Classifier: Programming Language :: Python :: 3 :: Only"):
   if line not in metadata.splitlines():
     problems.append(f"METADATA lacks '{line}'")
 entry_points = z.read(f"{dist}/entry_points.txt").decode().split()
