@@ -197,8 +197,8 @@ class PlatformWheel(bdist_wheel):
       raise RuntimeError(f"the tkrt wheel is built for Linux only (platform tag {platform})")
     foreign = self.distribution.tkrt_foreign_libs
     if foreign:  # not manylinux: say so, and keep the plain tag
-      self.warn(f"tkrt: the binaries need {', '.join(foreign)}, which a manylinux system need "
-                f"not have: the wheel is tagged {platform}")
+      print(f"warning: tkrt: the binaries need {', '.join(foreign)}, which a manylinux system "
+            f"need not have: the wheel is tagged {platform}", file=sys.stderr)
       return "py3", "none", platform
     return "py3", "none", f"manylinux_{glibc[0]}_{glibc[1]}_{platform[len('linux_'):]}"
 
