@@ -3,7 +3,8 @@
 # Runs every tkrt benchmark on a machine with an NVIDIA GPU (CUDA 13, JAX with CUDA, jaxlib):
 # builds tkrt, libtkrt_xla and the benchmarks (Release), then launch overhead (a/b/c/d in one
 # process, through bench_driver.py), threads, module load, tuning, and the JAX calls. JSON files,
-# the log and the tables go to $OUT (default build/bench-out); the tables are printed last.
+# their charts ($OUT/charts, bench/charts.py), the log and the tables go to $OUT (default
+# build/bench-out); the tables are printed last.
 # Vectors: test/data/jaxlib-0.11.2 (in the repository) or $1.
 set -uo pipefail
 
@@ -62,6 +63,9 @@ step "tuning" 0 "$python" "$root/bench/bench_driver.py" "$benchlib" tune "${comm
   --json "$out/tuning.json"
 step "jax calls" 0 env PYTHONUNBUFFERED=1 "$python" "$root/bench/jax_calls.py" --vectors "$vectors" \
   --json "$out/jax_calls.json"
+
+# Charts of the JSON above, as PNG in $OUT/charts (bench/charts.py; without matplotlib it says so).
+"$python" "$root/bench/charts.py" "$out/charts" "$out"/*.json || echo "charts: not all drawn (above)"
 
 echo
 echo "==================== tables"

@@ -14,7 +14,8 @@
 #      the floor, the chains again with --profile, command buffers off / default, counting
 #      captured executes (TKRT_XLA_COUNT_CAPTURES=1) (build 120 s, step 100 s)
 # TKRT_PERF_STEPS (default "1 2 3 4") picks the steps to run.
-# JSON, the log and the tables go to $OUT (default build/perf-out); the tables are printed last.
+# JSON, its charts ($OUT/charts, bench/charts.py), the log and the tables go to $OUT (default
+# build/perf-out); the tables are printed last.
 # Vectors: test/data/jaxlib-0.11.2 (in the repository) or $1.
 set -uo pipefail
 
@@ -82,6 +83,9 @@ if [[ $steps == *" 4 "* ]]; then
     failures=$((failures + 1))
   fi
 fi
+
+# Charts of the JSON above, as PNG in $OUT/charts (bench/charts.py; without matplotlib it says so).
+"$python" "$root/bench/charts.py" "$out/charts" "$out"/*.json || echo "charts: not all drawn (above)"
 
 echo
 echo "==================== tables (whole run: $((SECONDS - started)) s)"

@@ -1,27 +1,51 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Builds the tkrt wheel: CMake builds libtkrt_xla.so from this repository and the wheel carries it.
+"""Builds the tkrt wheel: CMake builds libtkrt_xla.so and the tkrt tool from this repository and
+the wheel carries them.
 
 The package is pure Python (ctypes), but it is useless without its library, so the wheel is tagged
-for the platform (py3-none-<platform>) and holds tkrt/libtkrt_xla.so next to tkrt/__init__.py.
-Needs cmake, a C and a C++ compiler and zlib's headers; see python/README.md.
+for the platform: py3-none-manylinux_<X>_<Y>_<arch>, where glibc X.Y is the newest symbol version
+the shipped binaries import (read from their ELF version-needs sections after the build, never
+guessed). It holds tkrt/libtkrt_xla.so next to tkrt/__init__.py, and the tool as tkrt/bin/tkrt
+with its library tkrt/lib/libtkrt.so.0 (run as the `tkrt` console command, tkrt/_cli.py).
+Needs cmake (3.25 or newer), a C and a C++ compiler and zlib's headers; see python/README.md.
 """
 
 import os
 import re
 import shutil
+import struct
 import subprocess
+import sys
 
-from setuptools import Distribution, setup
-from setuptools.command.build_py import build_py
-
+_NEEDS = (f"building the tkrt wheel needs setuptools (61 or newer) and wheel in {sys.executable}: "
+          "pip install setuptools wheel, or on Debian/Ubuntu apt-get install python3-setuptools "
+          "python3-wheel and build with /usr/bin/python3")
+try:
+  import setuptools
+  from setuptools import Distribution, setup
+  from setuptools.command.build_py import build_py
+except ImportError:
+  sys.exit(f"error: {_NEEDS} (setuptools is missing)")
 try:  # setuptools >= 70.1 ships bdist_wheel itself; older ones use the wheel package's.
   from setuptools.command.bdist_wheel import bdist_wheel
 except ImportError:
-  from wheel.bdist_wheel import bdist_wheel
+  try:
+    from wheel.bdist_wheel import bdist_wheel
+  except ImportError:
+    sys.exit(f"error: {_NEEDS} (wheel is missing)")
+if int(re.match(r"\d+", setuptools.__version__).group(0)) < 61:  # reads [project] from pyproject
+  sys.exit(f"error: {_NEEDS} (this setuptools is {setuptools.__version__})")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LIB_NAME = "libtkrt_xla.so"
+TOOL = ("bin", "tkrt")                   # in the package: tkrt/bin/tkrt
+TOOL_LIB = ("lib", "libtkrt.so.0")       # its run path is $ORIGIN/../lib (CMakeLists.txt)
+# Libraries every glibc system has (manylinux's list, less the C++ runtime, which the wheel's
+# binaries must not need: a wheel whose binaries need anything else is tagged plain linux_<arch>).
+SYSTEM_LIBS = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+               "libz.so.1"}
+OLDEST_GLIBC = (2, 17)  # manylinux2014: no tag older than that is claimed
 
 
 def _read(path):
@@ -46,30 +70,111 @@ def _version():
   return package.group(1)
 
 
+def elf_needs(path):
+  """(NEEDED libraries, {(library, symbol version)}) of an ELF file, from its dynamic section and
+  its GNU version-needs section (what the dynamic loader checks before it runs anything)."""
+  with open(path, "rb") as f:
+    data = f.read()
+  if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+    raise RuntimeError(f"{path} is not an ELF file")
+  e = "<" if data[5] == 1 else ">"
+  if data[4] == 2:  # ELFCLASS64
+    (shoff,), (shentsize, shnum) = struct.unpack_from(e + "Q", data, 0x28), \
+        struct.unpack_from(e + "HH", data, 0x3A)
+    section, dyn = e + "IIQQQQIIQQ", e + "qQ"
+  else:
+    (shoff,), (shentsize, shnum) = struct.unpack_from(e + "I", data, 0x20), \
+        struct.unpack_from(e + "HH", data, 0x2E)
+    section, dyn = e + "IIIIIIIIII", e + "iI"
+  # Fields used: 1 type, 4 offset, 5 size, 6 link (the string table), 7 info (verneed count).
+  sections = [struct.unpack_from(section, data, shoff + i * shentsize) for i in range(shnum)]
+
+  def string(table, offset):
+    start = sections[table][4] + offset
+    return data[start:data.index(b"\0", start)].decode("ascii")
+
+  needed, versions = [], set()
+  for sh in sections:
+    kind, offset, size, link, info = sh[1], sh[4], sh[5], sh[6], sh[7]
+    if kind == 6:  # SHT_DYNAMIC
+      for pos in range(offset, offset + size, struct.calcsize(dyn)):
+        tag, value = struct.unpack_from(dyn, data, pos)
+        if tag == 0:
+          break
+        if tag == 1:  # DT_NEEDED
+          needed.append(string(link, value))
+    elif kind == 0x6ffffffe:  # SHT_GNU_verneed: Elf_Verneed entries, each with Elf_Vernaux ones
+      pos = offset
+      for _ in range(info):
+        _, count, file_name, aux, next_entry = struct.unpack_from(e + "HHIII", data, pos)
+        library, apos = string(link, file_name), pos + aux
+        for _ in range(count):
+          _, _, _, name, next_aux = struct.unpack_from(e + "IHHII", data, apos)
+          versions.add((library, string(link, name)))
+          apos += next_aux
+        pos += next_entry
+  return needed, versions
+
+
+def glibc_baseline(paths):
+  """(major, minor) of the newest GLIBC_x.y symbol version the files import (at least
+  OLDEST_GLIBC), and the NEEDED libraries that are neither system libraries nor shipped."""
+  newest, foreign = OLDEST_GLIBC, set()
+  shipped = {os.path.basename(p) for p in paths}
+  for path in paths:
+    needed, versions = elf_needs(path)
+    foreign.update(n for n in needed if n not in SYSTEM_LIBS and n not in shipped
+                   and not re.match(r"ld-linux.*\.so\.\d+$|ld64\.so\.\d+$", n))
+    for _, name in versions:
+      if name == "GLIBC_PRIVATE":
+        raise RuntimeError(f"{path} imports GLIBC_PRIVATE symbols: it would load only with the "
+                           "exact glibc it was built on")
+      m = re.fullmatch(r"GLIBC_(\d+)\.(\d+)(?:\.\d+)?", name)
+      if m:
+        newest = max(newest, (int(m.group(1)), int(m.group(2))))
+  return newest, sorted(foreign)
+
+
 class BuildPyWithLibrary(build_py):
-  """Copies the Python files, then builds libtkrt_xla.so with CMake and puts it in the package."""
+  """Copies the Python files, then builds libtkrt_xla.so and the tkrt tool with CMake and puts
+  them in the package."""
 
   def run(self):
     super().run()
-    build_temp = os.path.join(self.get_finalized_command("build").build_temp, "tkrt-xla")
-    configure = ["cmake", "-S", os.path.join(ROOT, "xla"), "-B", build_temp,
-                 "-DCMAKE_BUILD_TYPE=Release"]
+    build_temp = os.path.join(self.get_finalized_command("build").build_temp, "tkrt-cmake")
+    # The whole project (tool and its library too), with nothing the wheel does not carry. Built
+    # with the install run path, so the tool finds lib/libtkrt.so.0 relative to itself.
+    configure = ["cmake", "-S", ROOT, "-B", build_temp, "-DCMAKE_BUILD_TYPE=Release",
+                 "-DTKRT_BUILD_XLA=ON", "-DTKRT_BUILD_TOOLS=ON", "-DBUILD_TESTING=OFF",
+                 "-DTKRT_BUILD_EXAMPLES=OFF", "-DTKRT_BUILD_BENCHMARKS=OFF",
+                 "-DCMAKE_INSTALL_BINDIR=bin", "-DCMAKE_INSTALL_LIBDIR=lib",
+                 "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON"]
     configure += os.environ.get("TKRT_CMAKE_ARGS", "").split()
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     for command in (configure, ["cmake", "--build", build_temp, "--target", "tkrt_xla",
-                                "-j", jobs]):
+                                "tkrt_cli", "-j", jobs]):
       self.announce(" ".join(command), level=2)
       try:
         subprocess.run(command, check=True)
       except FileNotFoundError as e:
-        raise RuntimeError("building the tkrt wheel needs cmake on PATH (apt-get install cmake "
-                           "make gcc g++ zlib1g-dev)") from e
-    built = os.path.join(build_temp, LIB_NAME)
-    if not os.path.isfile(built):
-      raise RuntimeError(f"CMake finished but {built} is missing")
+        raise RuntimeError("building the tkrt wheel needs cmake (3.25 or newer) on PATH "
+                           "(apt-get install cmake make gcc g++ zlib1g-dev)") from e
     package_dir = os.path.join(self.build_lib, "tkrt")
-    shutil.copy2(built, os.path.join(package_dir, LIB_NAME))
-    shutil.copy2(os.path.join(ROOT, "LICENSE"), os.path.join(package_dir, "LICENSE"))
+    shipped = []
+    for built, inside in ((os.path.join(build_temp, "xla", LIB_NAME), (LIB_NAME,)),
+                          (os.path.join(build_temp, "tools", "tkrt"), TOOL),
+                          (os.path.join(build_temp, TOOL_LIB[1]), TOOL_LIB)):
+      if not os.path.isfile(built):
+        raise RuntimeError(f"CMake finished but {built} is missing")
+      target = os.path.join(package_dir, *inside)
+      os.makedirs(os.path.dirname(target), exist_ok=True)
+      shutil.copy2(built, target)  # follows libtkrt.so.0's link: the wheel holds the file itself
+      shipped.append(target)
+    glibc, foreign = glibc_baseline(shipped)
+    self.distribution.tkrt_glibc = glibc
+    self.distribution.tkrt_foreign_libs = foreign
+    self.announce(f"tkrt: the binaries need glibc {glibc[0]}.{glibc[1]}"
+                  + (f" and {', '.join(foreign)}" if foreign else ""), level=2)
 
 
 class WithLibrary(Distribution):
@@ -80,11 +185,22 @@ class WithLibrary(Distribution):
 
 
 class PlatformWheel(bdist_wheel):
-  """py3-none-<platform>: any Python 3 (ctypes only), but one platform (the .so inside)."""
+  """py3-none-manylinux_X_Y_<arch>: any Python 3 (ctypes only), one platform (the binaries
+  inside), glibc X.Y or newer (what they import)."""
 
   def get_tag(self):
     _, _, platform = super().get_tag()
-    return "py3", "none", platform
+    glibc = getattr(self.distribution, "tkrt_glibc", None)
+    if glibc is None:
+      raise RuntimeError("the wheel's tag is asked for before its binaries were built")
+    if not platform.startswith("linux_"):
+      raise RuntimeError(f"the tkrt wheel is built for Linux only (platform tag {platform})")
+    foreign = self.distribution.tkrt_foreign_libs
+    if foreign:  # not manylinux: say so, and keep the plain tag
+      print(f"warning: tkrt: the binaries need {', '.join(foreign)}, which a manylinux system "
+            f"need not have: the wheel is tagged {platform}", file=sys.stderr)
+      return "py3", "none", platform
+    return "py3", "none", f"manylinux_{glibc[0]}_{glibc[1]}_{platform[len('linux_'):]}"
 
 
 setup(version=_version(), distclass=WithLibrary,

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # The Python wheel as a user builds it: from a fresh copy of the source tree (no build folders),
 # with pip offline (--no-build-isolation: Debian's python3-setuptools and python3-wheel), installed
-# into an empty --target and imported from there with a clean environment. The wheel must carry
-# libtkrt_xla.so, be tagged for the platform, and report the version it was built from.
+# into an empty --target and into a virtual environment, and used from there with a clean
+# environment. The wheel must be tagged py3-none-manylinux_X_Y_<arch> with X.Y the newest GLIBC
+# symbol version its binaries import (read here with readelf, independently of setup.py), carry
+# libtkrt_xla.so, the tool (tkrt/bin/tkrt, tkrt/lib/libtkrt.so.0) and LICENSE in its .dist-info,
+# need no C++ runtime, report the version it was built from, and give pip users a `tkrt` command.
 # Usage: check_wheel.sh SOURCE_DIR WORK_DIR [PYTHON]. Exits 77 (skipped) without pip/setuptools/wheel.
 set -euo pipefail
 src="$(realpath -m "$1")" work="$(realpath -m "$2")" python="$(command -v "${3:-python3}")"
@@ -19,18 +22,118 @@ mkdir -p "$work/src"
 tar -C "$src" --exclude=./.git --exclude=./build --exclude='./build-*' --exclude=./python/build \
     --exclude='./python/*.egg-info' -cf - . | tar -C "$work/src" -xf -
 
+# Without setuptools or wheel, setup.py says so in one line (which packages, for which Python).
+for missing in setuptools wheel; do
+  rc=0
+  err="$(cd "$work/src/python" && "$python" - "$missing" 2>&1 <<'PY'
+import sys
+for name in ("setuptools", "setuptools.command.bdist_wheel") if sys.argv[1] == "setuptools" else \
+            ("wheel", "setuptools.command.bdist_wheel"):
+  sys.modules[name] = None  # import of it fails as if it were not installed
+sys.argv = ["setup.py", "--version"]
+exec(compile(open("setup.py").read(), "setup.py", "exec"))
+PY
+)" || rc=$?
+  if [ "$rc" != 1 ] || [ "$(wc -l <<<"$err")" != 1 ] ||
+     ! grep -q "needs setuptools (61 or newer) and wheel in .*($missing is missing)" <<<"$err"; then
+    echo "FAIL: setup.py without $missing exited $rc with: $err"
+    exit 1
+  fi
+  echo "ok: without $missing: $err"
+done
+
 "$python" -m pip wheel --no-build-isolation --no-deps "$work/src/python" -w "$work/dist"
 wheels=("$work"/dist/tkrt-*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
   echo "FAIL: expected one tkrt wheel in $work/dist, found: ${wheels[*]}"
   exit 1
 fi
-case "$(basename "${wheels[0]}")" in
-  tkrt-*-py3-none-linux_*.whl) ;;
-  *) echo "FAIL: ${wheels[0]} is not tagged py3-none-linux_<arch>"; exit 1 ;;
-esac
-"$python" -m zipfile -l "${wheels[0]}"
-"$python" -m pip install --no-deps --target "$work/target" "${wheels[0]}"
+wheel="${wheels[0]}"
+"$python" -m zipfile -l "$wheel"
+version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$src/python/tkrt/__init__.py")"
+arch="$(uname -m)"
+tag="$(basename "$wheel")"
+if [[ ! "$tag" =~ ^tkrt-${version//./\\.}-py3-none-manylinux_([0-9]+)_([0-9]+)_${arch}\.whl$ ]]; then
+  echo "FAIL: $tag is not tkrt-$version-py3-none-manylinux_X_Y_$arch.whl"
+  exit 1
+fi
+tag_glibc="${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
+"$python" -m zipfile -e "$wheel" "$work/unpacked"
+unpacked="$work/unpacked" dist_info="$work/unpacked/tkrt-$version.dist-info"
+
+# Contents: the library, the tool with its library (executable in the archive, so pip keeps the
+# bit), the console command's module, LICENSE in .dist-info (the repository's, named by
+# License-File), the console entry point, and the metadata a package index shows.
+"$python" - "$wheel" "$src/LICENSE" "$tag" <<'PY'
+import sys, zipfile
+wheel, license_file, tag = sys.argv[1:]
+z = zipfile.ZipFile(wheel)
+names = set(z.namelist())
+dist = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
+problems = []
+for name, executable in (("tkrt/__init__.py", False), ("tkrt/triton.py", False),
+                         ("tkrt/_cli.py", False), ("tkrt/libtkrt_xla.so", True),
+                         ("tkrt/bin/tkrt", True), ("tkrt/lib/libtkrt.so.0", True)):
+  if name not in names:
+    problems.append(f"{name} is missing")
+  elif executable and not (z.getinfo(name).external_attr >> 16) & 0o100:
+    problems.append(f"{name} is not executable in the archive")
+licence = [n for n in (f"{dist}/LICENSE", f"{dist}/licenses/LICENSE") if n in names]
+if not licence:
+  problems.append(f"no LICENSE in {dist}")
+elif z.read(licence[0]) != open(license_file, "rb").read():
+  problems.append(f"{licence[0]} differs from the repository's LICENSE")
+metadata = z.read(f"{dist}/METADATA").decode()
+for line in ("License-File: LICENSE", "Requires-Python: >=3.9", "License: Apache-2.0",
+             "Classifier: Operating System :: POSIX :: Linux",
+             "Classifier: Programming Language :: Python :: 3 :: Only"):
+  if line not in metadata.splitlines():
+    problems.append(f"METADATA lacks '{line}'")
+entry_points = z.read(f"{dist}/entry_points.txt").decode().split()
+if entry_points[:4] != ["[console_scripts]", "tkrt", "=", "tkrt._cli:main"]:
+  problems.append(f"entry_points.txt is {entry_points}, not the console script tkrt = tkrt._cli:main")
+wheel_tag = [l.split(": ", 1)[1] for l in z.read(f"{dist}/WHEEL").decode().splitlines()
+             if l.startswith("Tag: ")]
+if [f"tkrt-x-{t}.whl" for t in wheel_tag] != ["tkrt-x-" + tag.split("-", 2)[2]]:
+  problems.append(f"WHEEL says Tag: {wheel_tag}, the file name {tag}")
+if problems:
+  sys.exit("FAIL: " + "; ".join(problems))
+print(f"ok: {len(names)} files, {licence[0]}, License-File, console script tkrt, tag {wheel_tag[0]}")
+PY
+
+# The binaries: NEEDED only system libraries every glibc system has (no libstdc++, no libgcc_s)
+# and the wheel's own libtkrt.so.0; the tag's glibc is the newest GLIBC_x.y they import (never
+# below 2.17, setup.py's floor).
+command -v readelf >/dev/null || { echo "FAIL: readelf (binutils) is needed to check the wheel's binaries"; exit 1; }
+newest="2.17"
+for elf in tkrt/libtkrt_xla.so tkrt/bin/tkrt tkrt/lib/libtkrt.so.0; do
+  needed="$(readelf -d "$unpacked/$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
+  echo "$elf: NEEDED $needed"
+  for lib in $needed; do
+    case "$lib" in
+      libc.so.6|libm.so.6|libdl.so.2|libpthread.so.0|librt.so.1|libz.so.1|ld-linux*.so.*) ;;
+      libtkrt.so.0) [ "$elf" = tkrt/bin/tkrt ] || { echo "FAIL: $elf needs $lib"; exit 1; } ;;
+      *) echo "FAIL: $elf needs $lib, which is not a system library every glibc system has"; exit 1 ;;
+    esac
+  done
+  versions="$(readelf -V "$unpacked/$elf" | grep -o 'Name: GLIBC_[0-9.]*' | sed 's/Name: GLIBC_//' | sort -uV | tr '\n' ' ')"
+  echo "$elf: GLIBC $versions"
+  for v in $versions; do
+    v="$(cut -d. -f1,2 <<<"$v")"
+    newest="$(printf '%s\n%s\n' "$newest" "$v" | sort -V | tail -n1)"
+  done
+done
+if [ "$newest" != "$tag_glibc" ]; then
+  echo "FAIL: the binaries need glibc $newest but the wheel is tagged manylinux_${tag_glibc/./_}"
+  exit 1
+fi
+echo "ok: the binaries need glibc $newest, as the tag says; no C++ runtime"
+if [ "$(readelf -d "$unpacked/tkrt/bin/tkrt" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')" != '$ORIGIN/../lib' ]; then
+  echo "FAIL: tkrt/bin/tkrt's run path is not \$ORIGIN/../lib:"; readelf -d "$unpacked/tkrt/bin/tkrt" | grep -E 'RPATH|RUNPATH'
+  exit 1
+fi
+
+"$python" -m pip install --no-deps --no-index --target "$work/target" "$wheel"
 
 # Outside the source tree, with nothing from the caller's environment (no TKRT_XLA_LIBRARY).
 cd "$work"
@@ -65,3 +168,37 @@ if not have_jax:
 print(f"ok: tkrt {tkrt.__version__} from {tkrt.__file__}; version() = {line!r}; "
       f"{len(stats)} counters; JAX {'present' if have_jax else 'absent: ImportError as expected'}")
 PY
+
+# The console command, as pip users get it: the script pip generated in --target's bin/ (with
+# PYTHONPATH), then a virtual environment's bin/tkrt (pip comes from the system's site-packages:
+# --without-pip needs no ensurepip). Each runs the wheel's own tool and passes its exit status on.
+echo "== $work/target/bin/tkrt"
+ldd "$work/target/tkrt/bin/tkrt"
+resolved="$(realpath -m "$(ldd "$work/target/tkrt/bin/tkrt" | awk '$1 == "libtkrt.so.0" { print $3 }')")"
+[ "$resolved" = "$work/target/tkrt/lib/libtkrt.so.0" ] ||
+  { echo "FAIL: the installed tool loads libtkrt.so.0 from '$resolved', not from its package"; exit 1; }
+check_command() {  # NAME ENV...: `tkrt --version`, `tkrt info`, and a usage mistake's exit status
+  local name="$1" out rc
+  shift
+  out="$(env -i "$@" tkrt --version)"
+  [ "$out" = "tkrt $version" ] || { echo "FAIL: $name: tkrt --version printed '$out', not 'tkrt $version'"; exit 1; }
+  out="$(env -i "$@" tkrt info)"
+  grep -q "^host" <<<"$out" || { echo "FAIL: $name: tkrt info lists no host backend:"; echo "$out"; exit 1; }
+  rc=0; env -i "$@" tkrt no-such-command >/dev/null 2>&1 || rc=$?
+  [ "$rc" = 2 ] || { echo "FAIL: $name: tkrt no-such-command exited $rc, not 2 (bad usage)"; exit 1; }
+  echo "ok: $name: $(env -i "$@" sh -c 'command -v tkrt') --version, info, exit status 2 on a usage mistake"
+}
+check_command "pip install --target" PATH="$work/target/bin:/usr/bin:/bin" HOME="$work" PYTHONPATH="$work/target"
+"$python" -m venv --without-pip --system-site-packages "$work/venv"
+"$work/venv/bin/python" -m pip install --no-deps --no-index "$wheel"
+check_command "virtual environment" PATH="$work/venv/bin:/usr/bin:/bin" HOME="$work"
+# A copy of the package without the tool (as cmake --install lays it out): a clear message.
+mkdir -p "$work/notool"
+cp -r "$work/target/tkrt" "$work/notool/tkrt"
+rm -r "$work/notool/tkrt/bin"
+rc=0; err="$(env -i PATH=/usr/bin:/bin PYTHONPATH="$work/notool" "$python" -m tkrt._cli --version 2>&1)" || rc=$?
+if [ "$rc" != 127 ] || ! grep -q "has no command-line tool" <<<"$err"; then
+  echo "FAIL: tkrt._cli without its tool exited $rc: $err"
+  exit 1
+fi
+echo "ok: without its tool, the command says: $err"
