@@ -90,7 +90,7 @@ static void symbol_table_uses_base_names(void) {
     if (strncmp(name, "cu", 2) != 0 || strstr(name, "_v") || strstr(name, "_ptsz")) {
       TKRT_TEST_FAIL_("symbol %zu has a non-base name '%s'", i, name);
     }
-    if (symbols[i].abi <= 0 || symbols[i].abi > CUDA_VERSION) {
+    if (symbols[i].abi <= 0 || symbols[i].abi > TKRT_CUDA_API_VERSION) {
       TKRT_TEST_FAIL_("symbol %s has ABI version %d", name, symbols[i].abi);
     }
     if (symbols[i].offset + sizeof(void*) > sizeof(tkrt_cuda_driver_t)) {
