@@ -22,11 +22,9 @@
 #ifdef TKRT_ABI_CHECK
 #define TKRT_CU(name) tkrt_abi_##name
 #define TKRT_CU_ENUMERATOR_(name, value) tkrt_abi_##name = (value),
-#define TKRT_CU_PFN_(name, abi) tkrt_abi_PFN_##name##_v##abi
 #else
 #define TKRT_CU(name) name
 #define TKRT_CU_ENUMERATOR_(name, value) name = (value),
-#define TKRT_CU_PFN_(name, abi) PFN_##name##_v##abi
 #endif
 
 /* The CUDA version whose driver API this file declares (cuda.h's CUDA_VERSION). cuGetProcAddress
@@ -335,10 +333,16 @@ enum { TKRT_CUDA_FLAGS(TKRT_CU_ENUMERATOR_) };
 
 /* ---------------------------------------------------------------- structures */
 
-/* CUlaunchAttributeValue: a 64-byte union; the members tkrt sets. */
+/* CUlaunchAttributeValue: a 64-byte union; the members tkrt sets, and one with a pointer, which
+ * gives the union (and CUlaunchAttribute) cuda.h's 8-byte alignment. */
 typedef union TKRT_CU(CUlaunchAttributeValue_union) {
   char pad[64];
   int cooperative;
+  struct {
+    TKRT_CU(CUevent) event;
+    int flags;
+    int triggerAtBlockStart;
+  } programmaticEvent;
   struct {
     unsigned int x;
     unsigned int y;
@@ -452,7 +456,13 @@ typedef struct TKRT_CU(CUtensorMap_st) {
   X(cuEventSynchronize, 2000, (CUevent hEvent))                                                   \
   X(cuEventElapsedTime, 2000, (float* pMilliseconds, CUevent hStart, CUevent hEnd))
 
-#define TKRT_CU_PFN_TYPEDEF_(name, abi, params) typedef CUresult (*TKRT_CU_PFN_(name, abi)) params;
+/* (The names are pasted right here: cuda.h makes macros of some entry points' names.) */
+#ifdef TKRT_ABI_CHECK
+#define TKRT_CU_PFN_TYPEDEF_(name, abi, params) \
+  typedef CUresult (*tkrt_abi_PFN_##name##_v##abi) params;
+#else
+#define TKRT_CU_PFN_TYPEDEF_(name, abi, params) typedef CUresult (*PFN_##name##_v##abi) params;
+#endif
 TKRT_CUDA_FUNCTIONS(TKRT_CU_PFN_TYPEDEF_)
 #undef TKRT_CU_PFN_TYPEDEF_
 

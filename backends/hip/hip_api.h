@@ -22,11 +22,9 @@
 #ifdef TKRT_ABI_CHECK
 #define TKRT_HIP(name) tkrt_abi_##name
 #define TKRT_HIP_ENUMERATOR_(name, value) tkrt_abi_##name = (value),
-#define TKRT_HIP_PFN_(name) tkrt_abi_pfn_##name
 #else
 #define TKRT_HIP(name) name
 #define TKRT_HIP_ENUMERATOR_(name, value) name = (value),
-#define TKRT_HIP_PFN_(name) tkrt_hip_pfn_##name
 #endif
 
 /* ---------------------------------------------------------------- types */
@@ -405,12 +403,17 @@ _Static_assert(offsetof(TKRT_HIP(hipDeviceProp_tR0600), gcnArchName) == 1160, "R
      unsigned int sharedMemBytes, hipStream_t stream, void** kernelParams))
 
 /* tkrt_hip_pfn_<name>: a pointer to the entry point (the backend's table, hip_symbols.h). */
-#define TKRT_HIP_PFN_TYPEDEF_(name, params) typedef hipError_t(*TKRT_HIP_PFN_(name)) params;
+/* (The names are pasted right here: ROCm 6 makes a macro of hipGetDeviceProperties.) */
+#ifdef TKRT_ABI_CHECK
+#define TKRT_HIP_PFN_TYPEDEF_(name, params) typedef hipError_t (*tkrt_abi_pfn_##name) params;
+#else
+#define TKRT_HIP_PFN_TYPEDEF_(name, params) typedef hipError_t (*tkrt_hip_pfn_##name) params;
+#endif
 TKRT_HIP_FUNCTIONS_ROCM5(TKRT_HIP_PFN_TYPEDEF_)
 TKRT_HIP_FUNCTIONS_ROCM5_3(TKRT_HIP_PFN_TYPEDEF_)
 TKRT_HIP_FUNCTIONS_ROCM6(TKRT_HIP_PFN_TYPEDEF_)
 #undef TKRT_HIP_PFN_TYPEDEF_
-typedef const char* (*TKRT_HIP_PFN_(hipGetErrorName))(hipError_t hip_error);
+typedef const char* (*TKRT_HIP(tkrt_hip_pfn_hipGetErrorName))(hipError_t hip_error);
 
 #ifndef TKRT_ABI_CHECK
 /* Prototypes, for hip-over-cuda, which defines these functions (the backend only ever calls them
