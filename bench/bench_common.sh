@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # What bench/run_gpu.sh and bench/run_perf.sh share; sourced, not run. After
 #   root=...; bench_setup LOG_NAME DEFAULT_OUT "$@"
-# the caller has $out (created; $OUT or DEFAULT_OUT), $vectors ($1 or .gpu-vectors), $jobs,
+# the caller has $out (created; $OUT or DEFAULT_OUT), $vectors ($1 or test/data/jaxlib-0.11.2), $jobs,
 # $python, $tables (emptied), stdout and stderr copied into $out/LOG_NAME, TKRT_BENCH_COMMIT and
 # XLA_PYTHON_CLIENT_PREALLOCATE=false exported, and failures=0; then
 #   bench_check_vectors   (exits when the jaxlib vectors are missing)
@@ -12,7 +12,7 @@ bench_setup() {
   local log_name="$1" default_out="$2"
   shift 2
   out="${OUT:-$default_out}"
-  vectors="${1:-$root/.gpu-vectors}"
+  vectors="${1:-$root/test/data/jaxlib-0.11.2}"
   jobs="${TKRT_BENCH_JOBS:-$(nproc 2>/dev/null || echo 8)}"
   python="${PYTHON:-python3}"
   mkdir -p "$out"
@@ -28,7 +28,7 @@ bench_setup() {
 
 bench_check_vectors() {
   if [[ ! -f "$vectors/add_f32/call.pb.z" ]]; then
-    echo "no vectors in $vectors: run test/gpu/stage_vectors.sh here and carry .gpu-vectors"
+    echo "no vectors in $vectors (no add_f32/call.pb.z): give a folder like test/data/jaxlib-0.11.2"
     exit 1
   fi
 }

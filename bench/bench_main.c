@@ -15,7 +15,7 @@ static const char kUsage[] =
     "options:\n"
     "  --backend cuda|host   (default cuda; module-load and tune are CUDA only)\n"
     "  --json PATH           write the results as JSON\n"
-    "  --vectors DIR         jaxlib vectors (default .gpu-vectors, then ../shared/vectors/...)\n"
+    "  --vectors DIR         jaxlib vectors (default: the checkout's test/data/jaxlib-0.11.2)\n"
     "  --vector NAME         tune: the autotuned vector in DIR (call.pb.z, in0.bin, in1.bin,\n"
     "                        out0.bin; default matmul_autotuned)\n"
     "  --xla-lib PATH        libtkrt_xla.so for path (c) of `launch` (default $TKRT_XLA_LIBRARY)\n"
@@ -24,20 +24,11 @@ static const char kUsage[] =
     "  --commit SHA          recorded in the JSON (default $TKRT_BENCH_COMMIT)\n"
     "  --self PATH           this program (for subcommands that start processes)\n";
 
-static const char* bench_default_vectors(void) {
-  static const char* candidates[] = {".gpu-vectors", "../shared/vectors/jaxlib-0.11.2",
-                                     "../../shared/vectors/jaxlib-0.11.2"};
-  for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); ++i) {
-    char probe[512];
-    snprintf(probe, sizeof(probe), "%s/add_f32/call.pb.z", candidates[i]);
-    FILE* f = fopen(probe, "rb");
-    if (f) {
-      fclose(f);
-      return candidates[i];
-    }
-  }
-  return candidates[0];
-}
+/* The jaxlib vectors the repository carries (test/data/jaxlib-0.11.2), as CMake found them. */
+#ifndef BENCH_DEFAULT_VECTORS
+#error "CMake passes BENCH_DEFAULT_VECTORS (test/data/jaxlib-0.11.2 of the checkout)"
+#endif
+static const char* bench_default_vectors(void) { return BENCH_DEFAULT_VECTORS; }
 
 int bench_main(int argc, char** argv, void* jaxlib_fn, const char* jaxlib_why) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

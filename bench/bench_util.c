@@ -311,7 +311,7 @@ int bench_vector_call(const bench_options_t* options, const char* name, void** o
   size_t size = 0;
   void* blob = bench_read_file(path, &size);
   if (!blob) {
-    fprintf(stderr, "bench: cannot read %s (stage the vectors: test/gpu/stage_vectors.sh)\n", path);
+    fprintf(stderr, "bench: cannot read %s (--vectors: a folder like test/data/jaxlib-0.11.2)\n", path);
     return -1;
   }
   tkrt_call_t* call = NULL;

@@ -3,11 +3,11 @@
 # Launch overhead of this tree against another tkrt source tree (an earlier commit: `git archive
 # <commit> | tar -x -C build/old-src`), measured in one run on one GPU, interleaved old, new, old,
 # new so that drift hits both alike. Prints each run's table and the medians of the ratios to the
-# raw driver loop. Usage: bench/compare_launch.sh OLD_SRC [VECTORS] (VECTORS: .gpu-vectors).
+# raw driver loop. Usage: bench/compare_launch.sh OLD_SRC [VECTORS] (VECTORS: test/data/jaxlib-0.11.2).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 old="$(cd "${1:?usage: compare_launch.sh OLD_SRC [VECTORS]}" && pwd)"
-vectors="${2:-$root/.gpu-vectors}"
+vectors="${2:-$root/test/data/jaxlib-0.11.2}"
 out="${OUT:-$root/build/compare-out}"
 jobs="${TKRT_BENCH_JOBS:-$(nproc 2>/dev/null || echo 8)}"
 python="${PYTHON:-python3}"

@@ -263,7 +263,7 @@ def run_mode_process(script, mode, arguments, env, timeout=None):
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--json", help="write the combined results here")
-  parser.add_argument("--vectors", default=os.path.join(ROOT, ".gpu-vectors"))
+  parser.add_argument("--vectors", default=os.path.join(ROOT, "test", "data", "jaxlib-0.11.2"))
   parser.add_argument("--k", type=int, default=100, help="calls per jitted function")
   parser.add_argument("--k-small", type=int, default=10, help="second K, for the slope")
   parser.add_argument("--reps", type=int, default=200)

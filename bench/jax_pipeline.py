@@ -326,7 +326,7 @@ def profile_stages(args, live, x0, y0, floor_lib):
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--json", help="write the combined results here")
-  parser.add_argument("--vectors", default=os.path.join(ROOT, ".gpu-vectors"))
+  parser.add_argument("--vectors", default=os.path.join(ROOT, "test", "data", "jaxlib-0.11.2"))
   parser.add_argument("--floor-lib", required=True, help="libtkrt_bench_floor.so")
   parser.add_argument("--n", type=int, default=4096, help="elements per call")
   parser.add_argument("--k", type=int, default=50, help="calls per chain")

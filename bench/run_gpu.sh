@@ -4,7 +4,7 @@
 # builds tkrt, libtkrt_xla and the benchmarks (Release), then launch overhead (a/b/c/d in one
 # process, through bench_driver.py), threads, module load, tuning, and the JAX calls. JSON files,
 # the log and the tables go to $OUT (default build/bench-out); the tables are printed last.
-# Vectors: .gpu-vectors/ (test/gpu/stage_vectors.sh; carry it to the GPU machine) or $1.
+# Vectors: test/data/jaxlib-0.11.2 (in the repository) or $1.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -15,7 +15,7 @@
 #      captured executes (TKRT_XLA_COUNT_CAPTURES=1) (build 120 s, step 100 s)
 # TKRT_PERF_STEPS (default "1 2 3 4") picks the steps to run.
 # JSON, the log and the tables go to $OUT (default build/perf-out); the tables are printed last.
-# Vectors: .gpu-vectors/ (test/gpu/stage_vectors.sh; carry it to the GPU machine) or $1.
+# Vectors: test/data/jaxlib-0.11.2 (in the repository) or $1.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -38,4 +38,18 @@ tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const c
                                           size_t* out_count);
 void tkrt_triton_params_free(tkrt_triton_param_t* params, size_t count);
 
+/* The signature a host image (ELF bytes, not loaded) declares for `kernel` in its
+ * tkrt_host_kernel__<kernel> descriptor ("*fp32,*fp32,*fp32,i32"), malloc'ed; *out_signature is
+ * NULL when the image is of a machine or descriptor ABI the host backend refuses by itself.
+ * INVALID_ARGUMENT naming `what` when the descriptor or its string cannot be found in the bytes
+ * (triton_hostsig.c). */
+tkrt_status_t tkrt_triton_host_signature(const void* data, size_t size, const char* kernel,
+                                         const char* what, char** out_signature);
+/* Compares the TTIR's parameter list with a host image's signature: the same count, and each
+ * parameter of the same type (unsigned and signed integers of one size alike). A mismatch is
+ * INVALID_ARGUMENT naming both files and the first parameter that differs. */
+tkrt_status_t tkrt_triton_check_host_signature(const tkrt_triton_param_t* params, size_t count,
+                                               const char* ttir_path, const char* kernel,
+                                               const char* signature, const char* image_path);
+
 #endif /* TKRT_CORE_TRITON_INTERNAL_H_ */

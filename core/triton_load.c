@@ -631,6 +631,19 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
                                             &o->param_count))) {
     goto done;
   }
+  /* A host image declares its kernel's signature too: tkrt passes parameters by the TTIR's, so
+   * the two must agree (a reordered TTIR would hand the kernel a scalar as a pointer). */
+  for (size_t i = 0; i < o->image_count && !status; ++i) {
+    if (o->images[i].kind != TKRT_IMAGE_HOST) continue;
+    char* declared = NULL;
+    status = tkrt_triton_host_signature(o->images[i].data, o->images[i].size, o->name,
+                                        o->image_paths[i], &declared);
+    if (!status && declared) {
+      status = tkrt_triton_check_host_signature(o->params, o->param_count, sig_path, o->name,
+                                                declared, o->image_paths[i]);
+    }
+    free(declared);
+  }
 
 done:
   free(text);

@@ -212,6 +212,14 @@ tkrt_status_t tkrt_cli_load_call(const char* path, bool read_hsaco_paths,
   tkrt_wire_decode_options_t options;
   tkrt_wire_decode_options_init(&options);
   options.read_hsaco_files = read_hsaco_paths;
+  /* A relative HSACO path in the call is read from the call file's folder, not the current one. */
+  char folder[4096];
+  const char* slash = strrchr(file, '/');
+  if (slash) {
+    size_t length = slash == file ? 1 : (size_t)(slash - file);
+    snprintf(folder, sizeof(folder), "%.*s", (int)length, file);
+    options.base_dir = folder;
+  }
   tkrt_status_t status = tkrt_wire_decode(bytes, size, &options, out_call);
   free(bytes);
   if (status && !read_hsaco_paths && tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION &&

@@ -2,6 +2,7 @@
 /* tkrt host backend: module images are native shared objects, loaded from memory through an
  * anonymous memfd so no file is ever written; kernels are found by their exported descriptor. */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,32 @@
 #endif
 
 typedef struct tkrt_host_module {
-  void* handle;
-  /* Open for the module's lifetime: the loader identifies objects by path, and a closed fd's
-   * number (so its /proc/self/fd path) would be reused by the next image, which dlopen would then
-   * answer with this module. */
-  int fd;
+  void* handle; /* no file descriptor is held: the memfd is closed once dlopen has mapped it */
 } tkrt_host_module_t;
+
+/* Each load names its memfd by a path no other load of this process used. dlopen answers a path
+ * it already loaded with that object, and a closed memfd's number (so /proc/self/fd/<n>) is
+ * reused by the next image. The count is spelled between /proc/self/fd/ and the number in
+ * components the kernel skips, one per binary digit, most significant first: "./" for 1, "/" for
+ * 0 ("/proc/self/fd/././/7": count 6, fd 7). Distinct counts give distinct paths, at most 128
+ * bytes longer. */
+static atomic_uint_fast64_t tkrt_host_load_count;
+
+static void tkrt_host_image_path(char* out, size_t capacity, uint64_t count, int fd) {
+  size_t used = (size_t)snprintf(out, capacity, "/proc/self/fd/");
+  int top = 63;
+  while (top >= 0 && !(count >> top & 1u)) --top;
+  for (int bit = top; bit >= 0 && used + 3 < capacity; --bit) {
+    if (count >> bit & 1u) out[used++] = '.';
+    out[used++] = '/';
+  }
+  snprintf(out + used, capacity - used, "%d", fd);
+}
+
+static bool tkrt_host_out_of_descriptors(int error, const char* why) {
+  return error == EMFILE || error == ENFILE ||
+         (why && (strstr(why, strerror(EMFILE)) || strstr(why, strerror(ENFILE))));
+}
 
 static const char* tkrt_host_machine_name(unsigned machine) {
   switch (machine) {
@@ -126,8 +147,8 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
     status = TKRT_STATUS_MAKE(error == EMFILE || error == ENFILE || error == ENOMEM
                                   ? TKRT_STATUS_RESOURCE_EXHAUSTED
                                   : TKRT_STATUS_UNAVAILABLE,
-                              "memfd_create failed: %s (each loaded host module holds one file "
-                              "descriptor)",
+                              "cannot load the host image: memfd_create failed: %s (loading needs "
+                              "two free file descriptors for a moment; loaded modules hold none)",
                               strerror(error));
     goto fail;
   }
@@ -143,16 +164,29 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
     }
     written += (size_t)n;
   }
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  char path[64 + 2 * 64];
+  tkrt_host_image_path(path, sizeof(path), atomic_fetch_add(&tkrt_host_load_count, 1), fd);
+  errno = 0;
   module->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!module->handle) {
+    int error = errno;
     const char* why = dlerror();
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "the loader rejected the host image: %s",
-                              why ? why : "unknown error");
+    if (tkrt_host_out_of_descriptors(error, why)) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                                "cannot load the host image: the process is out of file "
+                                "descriptors (loading needs two free ones for a moment; loaded "
+                                "modules hold none): %s",
+                                why ? why : strerror(error));
+    } else {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "the loader rejected the host image: %s",
+                                why ? why : "unknown error");
+    }
     goto fail;
   }
-  module->fd = fd; /* nothing is in any file system: the memfd is anonymous */
+  /* The mapping keeps the memfd's pages alive; the descriptor is not needed any more. Nothing is
+   * in any file system: the memfd is anonymous. */
+  close(fd);
   *out_module = module;
   return NULL;
 
@@ -168,7 +202,6 @@ void tkrt_host_module_unload(tkrt_device_t* device, void* raw) {
   /* Kernels still queued on a stream would lose their code: wait for the device first. */
   tkrt_host_device_drain(tkrt_host_device_cast(device));
   dlclose(module->handle);
-  close(module->fd);
   free(module);
 }
 

@@ -17,15 +17,31 @@ static uint64_t tkrt_host_now_ns(void) {
 
 /* ---------------------------------------------------------------- handles */
 
+/* A handle is looked up among the device's live streams, never dereferenced first: callers (the
+ * Python package, a foreign framework's stream) can pass any integer, or a destroyed stream's. */
 static tkrt_status_t tkrt_host_stream_resolve(tkrt_device_t* device, tkrt_stream_t handle,
                                               tkrt_host_stream_t** out_stream) {
   tkrt_host_device_t* host = tkrt_host_device_cast(device);
-  tkrt_host_stream_t* stream = handle ? (tkrt_host_stream_t*)handle : host->default_stream;
-  if (stream->magic != TKRT_HOST_STREAM_MAGIC || stream->device != host) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "stream %p is not a live stream of this host device", (void*)handle);
+  if (!handle) {
+    *out_stream = host->default_stream;
+    return NULL;
   }
-  *out_stream = stream;
+  tkrt_host_stream_t* found = NULL;
+  pthread_mutex_lock(&host->streams_lock);
+  for (tkrt_host_stream_t* stream = host->streams; stream; stream = stream->device_next) {
+    if ((tkrt_stream_t)stream == handle) {
+      found = stream;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&host->streams_lock);
+  if (!found) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "stream %p (%ju) is not a live stream of this host device (one it "
+                            "created and did not destroy; 0 is the default stream)",
+                            (void*)handle, (uintmax_t)(uintptr_t)handle);
+  }
+  *out_stream = found;
   return NULL;
 }
 

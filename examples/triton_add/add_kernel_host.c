@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt example: Triton's add_kernel (../shared/vectors/triton-3.6 README) written for the host
+/* tkrt example: Triton's add_kernel (test/data/triton-3.6, test/data/README.md) written for the host
  * backend, with the same signature, so that it can sit beside Triton's cubin / HSACO as one kernel.
  * BLOCK is the constexpr, folded in at build time as Triton folds it (default 1024). */
 #include <stdint.h>

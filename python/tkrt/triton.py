@@ -23,9 +23,10 @@ building a capsule costs microseconds per array; `array_info` shows what either 
 
 from __future__ import annotations
 
+import base64
 import collections
+import collections.abc
 import ctypes
-import glob
 import json
 import numbers
 import os
@@ -35,6 +36,7 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import load_library, library_path
@@ -258,6 +260,19 @@ class Device:
     # The device index arrays report: frameworks number GPUs as the driver does; host is -1 in
     # PyTorch (get_device()) and 0 in DLPack.
     self.torch_index = -1 if self.backend == "host" else self.ordinal
+    # The host backend's streams are tkrt's own objects: Python knows every one (create_stream),
+    # and refuses any other handle before C would follow it.
+    self._host_streams: set = set()
+
+  def _stream(self, stream: Any) -> int:
+    """The native handle of `stream` for this device (0: the default stream). A handle must be an
+    int in 0..2^64-1; on the host backend, 0 or a stream of create_stream that is not destroyed."""
+    handle = _stream_handle(stream)
+    if handle and self.backend == "host" and handle not in self._host_streams:
+      raise ValueError(f"tkrt.triton: stream {handle:#x} is not a stream of host:{self.ordinal} "
+                       f"(host streams come from Device.create_stream; 0 or None is the default "
+                       f"stream)")
+    return handle
 
   def __repr__(self):
     return f"<tkrt.triton.Device {self.backend}:{self.ordinal} {self.name!r} {self.arch}>"
@@ -265,26 +280,61 @@ class Device:
   def synchronize(self, stream: Any = None) -> None:
     """Waits for the work queued on `stream` (a native handle or a framework stream object;
     None: the default stream, which on CUDA waits for the legacy stream's work)."""
-    _check(_c().stream_synchronize(self._handle, _stream_handle(stream) or None),
+    _check(_c().stream_synchronize(self._handle, self._stream(stream) or None),
            f"synchronizing {self.backend}:{self.ordinal}")
 
   def create_stream(self) -> int:
     """A new stream of the device (its native handle); free it with destroy_stream."""
     out = ctypes.c_void_p()
     _check(_c().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
+    if self.backend == "host" and out.value:
+      with _lock:
+        self._host_streams.add(out.value)
     return out.value or 0
 
-  def destroy_stream(self, stream: int) -> None:
-    _check(_c().stream_destroy(self._handle, stream), "destroying a stream")
+  def destroy_stream(self, stream: Any) -> None:
+    handle = self._stream(stream)
+    if not handle:
+      raise ValueError("tkrt.triton: the default stream (0) cannot be destroyed")
+    _check(_c().stream_destroy(self._handle, handle), "destroying a stream")
+    with _lock:
+      self._host_streams.discard(handle)
 
 
-def _parse_device_spec(spec: Any) -> Tuple[Optional[str], int]:
-  """(backend or None, ordinal) from "cuda", "cuda:1", "host", "cpu", a torch.device, an array."""
+# Device names Python takes, and the backend (or C comma list) each opens. "cpu" is the host
+# backend (torch.device("cpu"), NumPy's DLPack device); "gpu" is the first GPU backend that has a
+# device (CUDA, then HIP), never the host; "rocm" is HIP (PyTorch's ROCm builds say "cuda").
+_DEVICE_NAMES = {"cuda": "cuda", "hip": "hip", "host": "host", "cpu": "host", "rocm": "hip",
+                 "gpu": "cuda,hip"}
+_ORDINAL_MAX = 2**31 - 1  # tkrt_device_options_t.ordinal is a C int
+
+
+def _ordinal(value: Any, spec: Any) -> int:
+  """A device ordinal in 0..2^31-1, or a ValueError naming the device spec."""
+  if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+      or not 0 <= int(value) <= _ORDINAL_MAX:
+    raise ValueError(f"tkrt.triton: device {spec!r}: the device index {value!r} is not an "
+                     f"integer in 0..{_ORDINAL_MAX}")
+  return int(value)
+
+
+def _parse_device_spec(spec: Any) -> Tuple[str, int]:
+  """(backend, ordinal) from "cuda", "cuda:1", "hip", "host", "cpu", "gpu", a torch.device, an
+  array. Names outside _DEVICE_NAMES and malformed indices are a ValueError."""
   if isinstance(spec, str):
-    name, _, index = spec.partition(":")
-    ordinal = int(index) if index else 0
+    name, colon, index = spec.partition(":")
+    if name not in _DEVICE_NAMES:
+      raise ValueError(f"tkrt.triton: unknown device {spec!r}: expected one of "
+                       f"{', '.join(_DEVICE_NAMES)}, optionally with ':<index>' (e.g. 'cuda:1')")
+    if colon and not re.fullmatch(r"[0-9]{1,10}", index):
+      raise ValueError(f"tkrt.triton: device {spec!r}: the index after ':' must be decimal "
+                       f"digits, 0..{_ORDINAL_MAX}")
+    ordinal = _ordinal(int(index) if colon else 0, spec)
   elif hasattr(spec, "type") and hasattr(spec, "index") and not hasattr(spec, "__dlpack__"):
-    name, ordinal = spec.type, spec.index or 0  # torch.device
+    name = spec.type  # torch.device
+    if name not in _DEVICE_NAMES:
+      raise ValueError(f"tkrt.triton: a torch.device of type {name!r} has no tkrt backend")
+    ordinal = _ordinal(0 if spec.index is None else spec.index, spec)
   elif hasattr(spec, "__dlpack_device__"):
     kind, ordinal = spec.__dlpack_device__()
     kind = int(kind)
@@ -293,17 +343,18 @@ def _parse_device_spec(spec: Any) -> Tuple[Optional[str], int]:
     if name is None:
       raise ValueError(f"tkrt.triton: an array on DLPack device type {kind} "
                        f"({_DLPACK_DEVICE_NAMES.get(kind, 'unknown')}) has no tkrt backend")
+    ordinal = _ordinal(ordinal, f"an array on DLPack device ({kind}, {ordinal})")
   else:
     raise TypeError(f"tkrt.triton: device must be a tkrt.triton.Device, a string such as "
                     f"'cuda:0' or 'host', a torch.device or an array; got {type(spec).__name__}")
-  name = {"cpu": "host", "rocm": "hip", "gpu": None, "": None}.get(name, name)
-  return name, int(ordinal)
+  return _DEVICE_NAMES[name], ordinal
 
 
 def device(spec: Any = None) -> Device:
   """The tkrt device for `spec`: None (TKRT_BACKEND, else the first of cuda, hip, host that has a
-  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" ("cpu"), a torch.device, an array (its
-  DLPack device) or a Device. Options come from the TKRT_* environment variables
+  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" (alias "cpu"), "gpu" (the first of cuda,
+  hip that has a device, never the host), a torch.device, an array (its DLPack device) or a
+  Device. Other names, and indices outside 0..2^31-1, are a ValueError. Options come from the TKRT_* environment variables
   (tkrt_options_from_environment: TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR, ...)."""
   if isinstance(spec, Device):
     return spec
@@ -544,18 +595,27 @@ def _is_jax_array(obj) -> bool:
 
 
 def _stream_handle(stream: Any) -> int:
-  """A native stream handle from an int or a framework's stream object."""
+  """A native stream handle (an int in 0..2^64-1) from an int or a framework's stream object."""
   if stream is None:
     return 0
-  if isinstance(stream, int):
-    return stream
-  protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
-  if protocol is not None:
-    return int(protocol()[1])
-  for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
-    value = getattr(stream, attribute, None)
-    if isinstance(value, int):
-      return value
+  handle = None
+  if isinstance(stream, int) and not isinstance(stream, bool):
+    handle = stream
+  else:
+    protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
+    if protocol is not None:
+      handle = protocol()[1]
+    else:
+      for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
+        value = getattr(stream, attribute, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+          handle = value
+          break
+  if handle is not None:
+    if isinstance(handle, int) and not isinstance(handle, bool) and 0 <= handle < 2**64:
+      return handle
+    raise ValueError(f"tkrt.triton: stream handle {handle!r} (from {type(stream).__name__}) is not "
+                     f"an integer in 0..2^64-1")
   raise TypeError(f"tkrt.triton: stream must be an int (a CUstream / hipStream_t handle) or a "
                   f"framework stream (torch.cuda.Stream, cupy.cuda.Stream, an object with "
                   f"__cuda_stream__); got {type(stream).__name__}")
@@ -611,11 +671,14 @@ class Kernel:
     return Variant(self, grid, constants, description)
 
   def prepare(self, grid: Any, *, constants: Any = None, device: Any = None,
-              inout: Iterable[str] = (), **scalars: Union[int, float, bool]) -> "PreparedLaunch":
+              inout: Iterable[str] = (), min_elements: Optional[Dict[str, int]] = None,
+              **scalars: Union[int, float, bool]) -> "PreparedLaunch":
     """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
     (`constants`, for the grid), a value for every scalar parameter (by name), the device (see
-    device(); default: the default device), the pointer parameters it updates in place."""
-    return prepare([Variant(self, grid, constants)], device=device, inout=inout, **scalars)
+    device(); default: the default device), the pointer parameters it updates in place, and the
+    element count each array must at least hold (`min_elements`, see prepare())."""
+    return prepare([Variant(self, grid, constants)], device=device, inout=inout,
+                   min_elements=min_elements, **scalars)
 
 
 class Variant:
@@ -632,11 +695,85 @@ class Variant:
                       f"tkrt.triton.load), not {type(kernel).__name__}")
     self.kernel = kernel
     self.grid = grid
-    if constants is None or isinstance(constants, str):
-      self.constants = constants or ""
-    else:
-      self.constants = ",".join(f"{k}={int(v)}" for k, v in dict(constants).items())
+    self.constants = _constants_text(constants)
+    if description is not None:
+      _no_nul(str(description), "a variant's description")
     self.description = description
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def _no_nul(text: str, what: str) -> str:
+  """`text`, or a ValueError when it holds a NUL byte (C would read only what comes before it),
+  as os functions refuse such paths."""
+  if "\x00" in text:
+    raise ValueError(f"tkrt.triton: {what} {text!r} contains a NUL byte")
+  return text
+
+
+def _constants_text(constants: Any) -> str:
+  """The C form ("BM=64,BN=128") of a variant's constexprs: a dict of integers (bool: 1 or 0, as
+  Triton's boolean constexprs) or that text. A float, or any other non-integer, is a TypeError:
+  it would change the grid without a word (1.9 is not 1)."""
+  if constants is None:
+    return ""
+  if isinstance(constants, str):
+    return _no_nul(constants, "constants")
+  try:
+    items = dict(constants).items()
+  except (TypeError, ValueError):
+    raise TypeError(f"tkrt.triton: constants must be a dict of name: integer or a string "
+                    f"'NAME=INT,...'; got {type(constants).__name__}") from None
+  parts = []
+  for name, value in items:
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+      raise ValueError(f"tkrt.triton: constant name {name!r} is not an identifier")
+    if not isinstance(value, numbers.Integral):  # bool is Integral
+      raise TypeError(f"tkrt.triton: constant {name}={value!r} is a {type(value).__name__}, not "
+                      f"an integer (constants are the integer constexprs of the grid; bool "
+                      f"counts as 1 or 0)")
+    value = int(value)
+    if not _INT64[0] <= value <= _INT64[1]:
+      raise ValueError(f"tkrt.triton: constant {name}={value} is outside the 64-bit signed "
+                       f"range ({_INT64[0]}..{_INT64[1]})")
+    parts.append(f"{name}={value}")
+  return ",".join(parts)
+
+
+# The integer range each scalar type takes. TTIR is signless: iN takes the signed and the unsigned
+# range of its width (as the C library checks), except i64, whose value travels as a C int64_t.
+_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**8 - 1), "i16": (-2**15, 2**16 - 1),
+               "i32": (-2**31, 2**32 - 1), "i64": _INT64, "u1": (0, 1), "u8": (0, 2**8 - 1),
+               "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
+_FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
+
+
+def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, value: Any
+                   ) -> Tuple[bool, int, float]:
+  """(is_float, i, f) of tkrt_triton_scalar_t for scalar `name`, with every integer checked
+  against its parameter's type here, before it is narrowed to a C int64_t."""
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+    raise ValueError(f"tkrt.triton.prepare: scalar name {name!r} is not an identifier")
+  param = params.get(name)
+  if isinstance(value, numbers.Integral):
+    value = int(value)
+    if param is not None and param.type in _FLOAT_TYPES:
+      try:
+        return True, 0, float(value)
+      except OverflowError:
+        raise Error("OUT_OF_RANGE", f"scalar '{name}' is {param.type}; {value} is too large for "
+                                    f"a float") from None
+    low, high = _INT_RANGES.get(param.type if param is not None else "", _INT64)
+    if not low <= value <= high:
+      what = f"is {param.type}" if param is not None else "(no such parameter) is an integer"
+      raise Error("OUT_OF_RANGE", f"scalar '{name}' {what}; {value} is out of range "
+                                  f"({low}..{high}) (kernel '{kernel_name}')")
+    return False, value if value <= _INT64[1] else value - 2**64, 0.0
+  if isinstance(value, numbers.Real):
+    return True, 0, float(value)
+  raise TypeError(f"tkrt.triton.prepare: scalar {name}={value!r} is neither an integer nor a float")
 
 
 def _constants_dict(text: str) -> Dict[str, int]:
@@ -773,6 +910,7 @@ class PreparedLaunch:
     self._host = dev.backend == "host"
     self._enqueue = _c().enqueue
     self._torch_checks: Optional[tuple] = None  # per pointer: the torch dtypes it accepts
+    self._min_bytes: Optional[tuple] = None  # per pointer: least extent in bytes (prepare's min_elements)
 
   # No __del__: freeing the call unloads its kernels, which must not happen while a launch may
   # still be queued or running, and Python cannot know that. Prepared launches live in prepare()'s
@@ -806,7 +944,7 @@ class PreparedLaunch:
     if reader is False:
       reader = _fast_reader(type(first))
     captured = None
-    if reader is not None and reader.name == "torch" and not self._sized:
+    if reader is not None and reader.name == "torch" and not self._sized and not self._min_bytes:
       # PyTorch: data_ptr(), with the dtype and device index compared to what prepare() expects;
       # anything else (another array type, a mismatch) takes the general path, which explains.
       checks = self._torch_checks
@@ -826,8 +964,7 @@ class PreparedLaunch:
         words[i] = a.data_ptr()
         i += 1
       else:
-        words[0] = self._torch_stream() if stream is None else (
-            stream if isinstance(stream, int) else _stream_handle(stream))
+        words[0] = self._torch_stream() if stream is None else self.device._stream(stream)
         status = self._enqueue(self._launch or _closed(self), words)
         if status:
           _raise(status, f"launching {self.kernel.name}")
@@ -842,7 +979,7 @@ class PreparedLaunch:
       else:
         words[0] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
     else:
-      words[0] = stream if isinstance(stream, int) else _stream_handle(stream)
+      words[0] = self.device._stream(stream)
     status = self._enqueue(self._launch or _closed(self), words)
     del captured  # the capsules lived until the launch was queued
     if status:
@@ -892,6 +1029,12 @@ class PreparedLaunch:
       if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._host)
           or (expect.element and info[2] != expect.element)):
         raise _array_error(expect, info, a)
+      if self._min_bytes and info[3] < self._min_bytes[i]:
+        p = expect.param
+        need = self._min_bytes[i]
+        raise ValueError(f"{self._where}: argument {i} ({p.name}: {p.type}) spans {info[3]} bytes; "
+                         f"the launch was prepared with min_elements {p.name}="
+                         f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
       words[1 + i] = info[0]
       if self._sized:
         words[1 + n + i] = info[3]
@@ -921,6 +1064,43 @@ class PreparedLaunch:
 
 _prepared: Dict[tuple, PreparedLaunch] = {}
 
+# Bytes per element of Triton's pointee types.
+_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "fp16": 2, "bf16": 2,
+                  "fp32": 4, "fp64": 8, "fp8e5": 1, "fp8e4nv": 1, "fp8e4b8": 1, "fp8e5b16": 1,
+                  "fp8e4b15": 1}
+
+
+def _min_bytes(kernel: Kernel, min_elements: Optional[Dict[str, int]]) -> Optional[tuple]:
+  """Per pointer parameter, the least extent in bytes an array must have (0: unchecked), from
+  prepare's `min_elements`; None when none is given."""
+  if min_elements is None:
+    return None
+  pointers = [p for p in kernel.params if p.is_pointer]
+  names = {p.name for p in pointers}
+  try:
+    items = dict(min_elements).items()
+  except (TypeError, ValueError):
+    raise TypeError(f"tkrt.triton.prepare: min_elements must be a dict of pointer parameter: "
+                    f"element count; got {type(min_elements).__name__}") from None
+  wanted = {}
+  for name, count in items:
+    if name not in names:
+      raise ValueError(f"tkrt.triton.prepare: min_elements names {name!r}, which is not a pointer "
+                       f"parameter of '{kernel.name}' ({', '.join(sorted(names))})")
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) \
+        or not 0 <= int(count) < 2**63:
+      raise ValueError(f"tkrt.triton.prepare: min_elements[{name!r}] = {count!r} is not an "
+                       f"integer in 0..2^63-1")
+    wanted[name] = int(count)
+  out = []
+  for p in pointers:
+    count = wanted.get(p.name, 0)
+    if count and p.element not in _ELEMENT_BYTES:
+      raise ValueError(f"tkrt.triton.prepare: min_elements[{p.name!r}]: the size of a {p.type} "
+                       f"element is not known")
+    out.append(count * _ELEMENT_BYTES.get(p.element, 0))
+  return tuple(out)
+
 
 def _closed(launch: PreparedLaunch):
   raise ValueError(f"{launch.kernel.name}: this prepared launch was closed")
@@ -936,66 +1116,74 @@ def clear_cache() -> None:
 
 def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
             inout: Iterable[str] = (), tuner: Optional[Tuner] = None, name: Optional[str] = None,
+            min_elements: Optional[Dict[str, int]] = None,
             **scalars: Union[int, float, bool]) -> PreparedLaunch:
   """A launch over one or more compiled variants of a kernel (several: an autotuned call; the
   tuner benchmarks them on the first launch, or takes a stored or pinned decision). `scalars`
   gives every scalar parameter by name; `inout` names the pointer parameters the kernel reads
   and writes in place (restored while tuning). The kernels are loaded on the device now, so
   launches only enqueue (and may be captured into a CUDA graph; an autotuned call should be
-  launched once before capture, else the capture runs its first variant: see docs/triton.md)."""
+  launched once before capture, else the capture runs its first variant: see docs/triton.md).
+  `min_elements` ({pointer parameter: count}): what the kernel reads or writes, as the caller
+  knows it (tkrt cannot see a kernel's indexing); each launch then refuses an array whose extent
+  holds fewer elements, before anything is enqueued. Without it array sizes are not checked."""
   if isinstance(variants, Variant):
     variants = [variants]
   variants = list(variants)
   if not variants:
     raise ValueError("tkrt.triton.prepare: no variant")
+  for v in variants:
+    if not isinstance(v, Variant):
+      raise TypeError(f"tkrt.triton.prepare: variants must be tkrt.triton.Variant objects "
+                      f"(kernel.variant(grid, constants)); got {type(v).__name__}")
   dev = _device_of(device)
   api = _c()
   int_scalars = {k: int(v) for k, v in scalars.items()
                  if isinstance(v, (bool, numbers.Integral))}
   grids = [_grid_fields(v, int_scalars) for v in variants]
+  minimum = _min_bytes(variants[0].kernel, min_elements)
   inout = list(inout)
   key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
          dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
-         tuple(inout), id(tuner) if len(variants) > 1 else None, name)
+         tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum)
   with _lock:
     cached = _prepared.get(key)
   if cached is not None:
     return cached
   keep: List[Any] = []  # byte strings the C structs point at
 
-  def text(value: Optional[str]):
+  def text(value: Optional[str], what: str):
     if value is None:
       return None
-    keep.append(value.encode())
+    if not isinstance(value, str):
+      raise TypeError(f"tkrt.triton.prepare: {what} must be a string; got {type(value).__name__}")
+    keep.append(_no_nul(value, what).encode())
     return keep[-1]
 
+  kernel = variants[0].kernel
+  params = {p.name: p for p in kernel.params if not p.is_pointer}
   c_scalars = (_Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
-    c_scalars[i].name = text(scalar_name)
-    if isinstance(value, (bool, numbers.Integral)):
-      c_scalars[i].i = int(value)
-    elif isinstance(value, numbers.Real):
-      c_scalars[i].is_float, c_scalars[i].f = True, float(value)
-    else:
-      raise TypeError(f"tkrt.triton.prepare: scalar {scalar_name}={value!r} is neither an integer nor a float")
+    fields = _scalar_fields(kernel.name, params, scalar_name, value)
+    c_scalars[i].name = text(scalar_name, "a scalar name")
+    c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f = fields
   c_variants = (_Variant * len(variants))()
   for i, v in enumerate(variants):
     grid, dims = grids[i]
     c_variants[i].kernel = v.kernel._handle.value
-    c_variants[i].grid = text(grid.decode()) if grid else None
+    c_variants[i].grid = text(grid.decode(), "the grid") if grid else None
     c_variants[i].grid_dims[:] = dims
-    c_variants[i].constants = text(v.constants) if v.constants else None
-    c_variants[i].description = text(v.description)
-  c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n) for n in inout])
+    c_variants[i].constants = text(v.constants, "constants") if v.constants else None
+    c_variants[i].description = text(v.description, "a variant's description")
+  c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n, "an inout name") for n in inout])
   desc = _versioned(_CallDesc, api.triton_call_desc_init)
-  desc.name = text(name)
+  desc.name = text(name, "the call's name")
   desc.variants = c_variants
   desc.variant_count = len(variants)
   desc.scalars = c_scalars
   desc.scalar_count = len(scalars)
   desc.inout = c_inout
   desc.inout_count = len(inout)
-  kernel = variants[0].kernel
   if dev.backend == "host":
     for v in variants:
       _refuse_left_out_native_code(v.kernel)
@@ -1014,6 +1202,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   prepared = PreparedLaunch(call.value, launch.value, kernel, dev, scalars, chosen_tuner,
                             sized=len(variants) > 1 and bool(inout), variant_count=len(variants))
   prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
+  prepared._min_bytes = minimum
   with _lock:
     kept = _prepared.setdefault(key, prepared)
   if kept is not prepared:  # another thread prepared the same meanwhile; ours never launched
@@ -1059,25 +1248,127 @@ def _read_cache_json(path: str) -> Any:
     os.close(fd)
 
 
+def _trust_problem(info: os.stat_result) -> Optional[str]:
+  """Why a cache file or folder is not trusted (another user owns it, or others can write it), or
+  None: the rule of the C stores (base/fs.c, tkrt_fs_check_trusted)."""
+  if info.st_uid not in (os.geteuid(), 0):
+    return f"another user owns it (uid {info.st_uid})"
+  if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    return f"other users can write it (mode {stat.S_IMODE(info.st_mode):04o})"
+  return None
+
+
+def _shared_cache_trusted() -> bool:
+  """TKRT_TRUST_SHARED_STORES, read by the C library as for its own stores and caches."""
+  api = _c()
+  options = _versioned(_DeviceOptions, api.device_options_init)
+  _check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
+  return bool(options.trust_shared_cache)
+
+
+def _cache_entry_problem(folder: str, name: str, shared_ok: bool) -> Optional[str]:
+  """Why the Triton cache entry `folder` may not be read for kernel `name`, or None. The folder
+  must be a real folder (not a link) and no `<name>.*` file in it (what the loader reads, the host
+  image included) a link; unless shared_ok, the folder and those files must be this user's or
+  root's and writable by no one else, and its parent (the cache) writable by no one else or
+  sticky (/tmp-like: others can then not rename this user's entries)."""
+  try:
+    info = os.lstat(folder)
+  except OSError as e:
+    return f"cannot read it ({e.strerror})"
+  if not stat.S_ISDIR(info.st_mode):
+    return "it is not a folder (a symbolic link or another file)"
+  if not shared_ok:
+    problem = _trust_problem(info)
+    if problem:
+      return problem
+    try:
+      root = os.stat(os.path.dirname(folder))
+    except OSError as e:
+      return f"cannot read its cache folder ({e.strerror})"
+    if root.st_uid not in (os.geteuid(), 0):
+      return f"another user owns its cache folder (uid {root.st_uid})"
+    if root.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not root.st_mode & stat.S_ISVTX:
+      return (f"other users can write its cache folder (mode {stat.S_IMODE(root.st_mode):04o}, "
+              f"not sticky) and so replace the entry")
+  try:
+    with os.scandir(folder) as entries:
+      for entry in entries:
+        if entry.name.startswith(name + "."):
+          if entry.is_symlink():
+            return f"{entry.name} is a symbolic link"
+          problem = None if shared_ok else _trust_problem(entry.stat(follow_symlinks=False))
+          if problem:
+            return f"{entry.name}: {problem}"
+  except OSError as e:
+    return f"cannot list it ({e.strerror})"
+  return None
+
+
+def _triton_folder_names(key: str) -> List[str]:
+  """The cache folder names Triton gives the entry of hash `key` (a hex SHA-256): Triton 3.x names
+  it base32(bytes of the hash) without padding (triton/runtime/cache.py), earlier versions by the
+  hex string itself. [] when `key` is not a hex string."""
+  if not isinstance(key, str) or not re.fullmatch(r"(?:[0-9a-f]{2}){16,64}", key):
+    return []
+  return [base64.b32encode(bytes.fromhex(key)).decode("ascii").rstrip("="), key]
+
+
+def _compiled_name(compiled: Any) -> Optional[str]:
+  """A CompiledKernel's name (its own, else its metadata's), checked to be an identifier: it
+  names the cache files looked for and written, so no '/' or '..' may lead elsewhere."""
+  name = getattr(compiled, "name", None)
+  if name is None:
+    metadata = getattr(compiled, "metadata", None)
+    name = metadata.get("name") if isinstance(metadata, dict) else getattr(metadata, "name", None)
+  if name is None:
+    return None
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+    raise ValueError(f"tkrt.triton.load: the compiled kernel's name {name!r} is not an identifier")
+  return name
+
+
 def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   """The metadata JSON of a CompiledKernel: from its metadata_group (the cache files Triton wrote
-  for it), else the cache entry with its hash, else None."""
-  group = getattr(compiled, "metadata_group", None)
-  if isinstance(group, dict) and cache_dir is None:
-    for filename, path in group.items():
-      if filename.endswith(".json") and not filename.startswith("__grp__") and os.path.isfile(path):
-        return path
+  for it), else from the cache entry Triton names after its hash; only an entry whose JSON has
+  the kernel's name and hash and that _cache_entry_problem finds trusted. None otherwise (an
+  untrusted entry is named in a RuntimeWarning), and the caller writes the object's asm out."""
+  name = _compiled_name(compiled)
+  if not name:
+    return None
   wanted = getattr(compiled, "hash", None)
-  root = cache_dir or os.environ.get("TRITON_CACHE_DIR") or os.path.join(
-      os.path.expanduser("~"), ".triton", "cache")
-  if wanted:
-    name = getattr(compiled, "name", None) or "*"
-    for path in sorted(glob.glob(os.path.join(root, "*", f"{name}.json"))):
+  group = getattr(compiled, "metadata_group", None)
+  candidates = []
+  if isinstance(group, dict) and cache_dir is None:
+    path = group.get(f"{name}.json")
+    if isinstance(path, str) and os.path.basename(path) == f"{name}.json":
+      candidates.append(os.path.dirname(_no_nul(path, "a metadata_group path")) or ".")
+  root = cache_dir or os.environ.get("TRITON_CACHE_DIR", "").strip() or os.path.join(
+      os.environ.get("TRITON_HOME") or os.path.expanduser("~"), ".triton", "cache")
+  candidates += [os.path.join(root, folder) for folder in _triton_folder_names(wanted)]
+  shared_ok = None
+  for folder in candidates:
+    path = os.path.join(folder, f"{name}.json")
+    if not os.path.lexists(path):
+      continue
+    if shared_ok is None:
+      shared_ok = _shared_cache_trusted()
+    problem = _cache_entry_problem(folder, name, shared_ok)
+    if problem is None:
       try:
-        if _read_cache_json(path).get("hash") == wanted:
-          return path
-      except (OSError, ValueError, AttributeError):
-        continue
+        metadata = _read_cache_json(path)
+      except (OSError, ValueError) as e:
+        problem = f"its JSON cannot be read ({e})"
+      else:
+        if not isinstance(metadata, dict) or metadata.get("name") != name or (
+            wanted and metadata.get("hash") != wanted):
+          problem = "its JSON names another kernel or hash"
+    if problem is None:
+      return path
+    warnings.warn(f"tkrt.triton.load: the Triton cache entry {path} is not used: {problem}; "
+                  f"the kernel is written out from its asm instead (docs/security.md; "
+                  f"TKRT_TRUST_SHARED_STORES=1 trusts caches shared with other users)",
+                  RuntimeWarning, stacklevel=3)
   return None
 
 
@@ -1095,25 +1386,46 @@ def _jsonable(value):
   return str(value)
 
 
+_ASM_FILES = ("cubin", "ptx", "hsaco", "ttir", "source")  # what is written out of compiled.asm
+
+
 def _write_compiled(compiled: Any) -> str:
   """Writes a CompiledKernel's metadata and images (compiled.asm) into a new folder, as Triton's
-  cache lays them out, for one that is not in a cache."""
+  cache lays them out, for one that is not in a cache. Everything is checked before the folder is
+  made, and the folder is removed on any error: nothing is left behind."""
   metadata = _jsonable(compiled.metadata)
+  if not isinstance(metadata, dict):
+    raise TypeError(f"tkrt.triton.load: the compiled kernel's metadata is a "
+                    f"{type(compiled.metadata).__name__}, not a mapping or named tuple")
   name = metadata.get("name") or getattr(compiled, "name", None)
   asm = getattr(compiled, "asm", None)
   if not name or not asm:
     raise ValueError("tkrt.triton.load: the compiled kernel has no name or no asm to write")
-  if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(name)):
+  if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
     # It names the files written: no '/' or '..' may lead out of the new folder.
     raise ValueError(f"tkrt.triton.load: the compiled kernel's name {name!r} is not an identifier")
-  folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
-  for ext in ("cubin", "ptx", "hsaco", "ttir", "source"):
+  if not isinstance(asm, collections.abc.Mapping):
+    raise TypeError(f"tkrt.triton.load: the compiled kernel's asm is a {type(asm).__name__}, not "
+                    f"a mapping of stage name to bytes or text")
+  files = {}
+  for ext in _ASM_FILES:
     if ext in asm:
       data = asm[ext]
-      with open(os.path.join(folder, f"{name}.{ext}"), "wb") as f:
-        f.write(data if isinstance(data, (bytes, bytearray)) else str(data).encode())
-  with open(os.path.join(folder, f"{name}.json"), "w", encoding="utf-8") as f:
-    json.dump(metadata, f)
+      if isinstance(data, str):
+        data = data.encode()
+      elif not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"tkrt.triton.load: the compiled kernel's asm[{ext!r}] is a "
+                        f"{type(data).__name__}, not bytes or text")
+      files[f"{name}.{ext}"] = bytes(data)
+  files[f"{name}.json"] = json.dumps(metadata).encode()
+  folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
+  try:
+    for filename, data in files.items():
+      with open(os.path.join(folder, filename), "xb") as f:
+        f.write(data)
+  except BaseException:
+    shutil.rmtree(folder, ignore_errors=True)
+    raise
   return folder
 
 
@@ -1122,8 +1434,9 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   """Loads a kernel from Triton's output: each argument a `<name>.json`, a folder holding one
   (a Triton cache entry), a folder of target folders, or a CompiledKernel (from triton.compile,
   or returned by a JIT function's `kernel[grid](...)`), which is read from its cache files (or
-  from the cache entry with its hash under `cache_dir` / $TRITON_CACHE_DIR / ~/.triton/cache),
-  else written out from its asm. Several arguments: one kernel with an image per target.
+  from the entry Triton names after its hash under `cache_dir` / $TRITON_CACHE_DIR /
+  ~/.triton/cache), when trusted (this user's, writable by no one else: docs/security.md), else
+  written out from its asm. Several arguments: one kernel with an image per target.
   `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host"). `allow_native_code`: take a
   host image `<name>.so` beside a JSON (native code, run in this process by the host backend);
   off by default, when it is left out (named in `targets[i]["native_code_left_out"]`) and a
@@ -1135,9 +1448,14 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   resolved = []
   written = []  # folders written out from a CompiledKernel's asm, removed once loaded
   try:
+    if cache_dir is not None:
+      cache_dir = _no_nul(os.fspath(cache_dir), "cache_dir")
     for p in paths:
       if isinstance(p, (str, os.PathLike)):
-        resolved.append(os.path.expanduser(os.fspath(p)))
+        path = os.fspath(p)
+        if not isinstance(path, str):
+          raise TypeError(f"tkrt.triton.load: {p!r} is a bytes path; give a str or os.PathLike")
+        resolved.append(os.path.expanduser(_no_nul(path, "the path")))
       elif hasattr(p, "asm") and hasattr(p, "metadata"):
         found = _compiled_json(p, cache_dir)
         if not found:

@@ -8,7 +8,8 @@
 # line per script and exits 1 when one failed or did not run.
 #   test/gpu/all.sh [run|vectors|xla|triton|perf ...]   (default: run vectors xla triton)
 # "perf" is bench/run_perf.sh (issue 17's benchmarks; about 2 to 4 minutes: give it a call of its
-# own).
+# own). Needs only the repository: each script builds what it runs, and the data comes from
+# test/data (nothing to stage or carry).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -3,7 +3,7 @@
 # Verifies the CUDA backend on a machine with an NVIDIA GPU (CUDA 13 driver, sm_90): builds tkrt
 # in build/gpu (Release, HIP off), runs the cuda/cts/gpu CTest labels, then the core tests
 # (test/core) and the GPU programs one by one with their output, and prints one summary line per
-# check. Needs only the repository (vectors are in test/gpu/vectors). Writes a copy of everything
+# check. Needs only the repository (the jaxlib vectors are in test/data/jaxlib-0.11.2). Writes a copy of everything
 # to $OUT/gpu.log when OUT is set.
 #
 # Environment: TKRT_GPU_JOBS (build parallelism), TKRT_GPU_CMAKE_ARGS (extra configure flags),
@@ -100,6 +100,7 @@ enable_testing()
 add_subdirectory("$root" tkrt)
 set(TKRT_HAVE_BACKEND_CUDA 1)
 set(TKRT_TEST_HARNESS_DIR "$root/test")
+set(TKRT_VECTORS_DIR "$root/test/data/jaxlib-0.11.2")
 set(PROJECT_SOURCE_DIR "$root")
 add_subdirectory("$root/test/gpu" gpu)
 EOF
@@ -144,7 +145,7 @@ if [[ "${registered:-0}" != 6 ]]; then
 fi
 
 # ---------------------------------------------------------------- the GPU programs, with output
-vectors="$here/vectors"
+vectors="$root/test/data/jaxlib-0.11.2"
 kernels="$root/test/cts/kernels"
 run "vector add_f32 (PTX, bit for bit)" "$bin/gpu_vector_test" "$vectors/add_f32"
 run "vector cluster_num_ctas2 (cluster 2)" "$bin/gpu_vector_test" "$vectors/cluster_num_ctas2"

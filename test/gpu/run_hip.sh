@@ -19,7 +19,7 @@ root="$(cd "$here/../.." && pwd)"
 build="$root/build/gpu-hip"
 work="$build/hip-work"
 jobs="${TKRT_GPU_JOBS:-$(nproc 2>/dev/null || echo 8)}"
-triton="$root/../shared/vectors/triton-3.6"
+triton="$root/test/data/triton-3.6"
 
 if [[ -n "${OUT:-}" ]]; then
   mkdir -p "$OUT"

@@ -26,12 +26,8 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -
   -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target tkrt_cli triton_add triton_test tkrt_xla \
   triton_add_host_256 triton_add_host_512 triton_add_host_1024 >/dev/null
-# The loader and CLI tests (host backend), as in CI; they read ../shared/vectors/triton-3.6.
-if [[ -d "$root/../shared/vectors/triton-3.6" ]]; then
-  ctest --test-dir "$build" -R '^(triton\.|example\.triton_add)' --output-on-failure
-else
-  echo "run_triton: note: $root/../shared/vectors/triton-3.6 is missing; host-side tests not run"
-fi
+# The loader and CLI tests (host backend), as in CI; they read test/data/triton-3.6.
+ctest --test-dir "$build" -R '^(triton\.|example\.triton_add)' --output-on-failure
 "$build/tools/tkrt" info | sed -n '1,12p'
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_XLA_LIBRARY="$build/xla/libtkrt_xla.so"
 python3 "$here/triton_gpu_check.py" "$build/tools/tkrt" "$build/examples/triton_add/triton_add" \

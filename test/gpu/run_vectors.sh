@@ -3,12 +3,12 @@
 # End to end on an NVIDIA GPU: `tkrt run` replays every runnable jaxlib vector and compares with
 # the outputs jaxlib produced: bit for bit where the kernel is deterministic, within a tolerance
 # for the atomic reduction and the fp16 matmul. Each case folder's case.json says which (its
-# dtypes, tolerances and aliases): no per-case flags here. Vectors come from .gpu-vectors/
-# (test/gpu/stage_vectors.sh, which adds the tolerances and alias_inplace's alias to the copies'
-# case.json) or the directory given as $1; tkrt from build/gpu (or $TKRT).
+# dtypes, tolerances and aliases): no per-case flags here. Vectors come from test/data/jaxlib-0.11.2
+# (test/data/README.md) or the directory given as $1; tkrt from build/gpu (test/gpu/run.sh builds
+# it; this script builds it there when it is missing) or $TKRT.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-vectors="${1:-$root/.gpu-vectors}"
+vectors="${1:-$root/test/data/jaxlib-0.11.2}"
 tkrt="${TKRT:-$root/build/gpu/tools/tkrt}"
 store="$(mktemp -d /tmp/tkrt-vectors-store.XXXXXX)"
 failures=0
@@ -29,6 +29,14 @@ check() {
   fi
 }
 
+if [[ -z "${TKRT:-}" && ! -x "$tkrt" ]]; then
+  echo "run_vectors: building tkrt in $root/build/gpu"
+  # shellcheck disable=SC2086 # TKRT_GPU_CMAKE_ARGS is a list of flags
+  cmake -S "$root" -B "$root/build/gpu" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+    -DTKRT_BACKEND_HIP=OFF -DTKRT_BACKEND_CUDA=ON -DBUILD_TESTING=ON ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null &&
+    cmake --build "$root/build/gpu" -j "${TKRT_GPU_JOBS:-$(nproc 2>/dev/null || echo 8)}" \
+      --target tkrt_cli >/dev/null || { echo "run_vectors: tkrt did not build"; exit 1; }
+fi
 if [[ ! -x "$tkrt" ]]; then
   echo "run_vectors: $tkrt is not built"
   exit 1
@@ -37,7 +45,7 @@ names=(add_f32 scalars alias_inplace autotuned_alias cluster_num_ctas2 zeroed_ac
        matmul_autotuned)
 for name in "${names[@]}"; do
   if [[ ! -f "$vectors/$name/case.json" ]]; then
-    echo "run_vectors: $vectors/$name has no case.json: stage the vectors again (test/gpu/stage_vectors.sh)"
+    echo "run_vectors: $vectors/$name has no case.json (test/data/README.md says what a case holds)"
     exit 1
   fi
 done

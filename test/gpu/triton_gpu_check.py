@@ -293,7 +293,45 @@ def autotuned_matmul():
     return first and again and report["source"] == "tuned", str(report)
 
 
+def cache_entry_by_hash():
+    # Triton's real cache: the entry tkrt derives from the hash (base32 of its bytes) is the one
+    # Triton's metadata_group names, and both are trusted (this user's, not writable by others).
+    import base64
+    import collections
+    import warnings
+    Compiled = collections.namedtuple("Compiled", "name hash asm metadata metadata_group")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an entry refused as untrusted fails the check
+        by_group = tt.load(add)
+        by_hash = tt.load(Compiled(add.name, add.hash, {}, add.metadata, None))  # {}: no asm to fall back on
+    folder = base64.b32encode(bytes.fromhex(add.hash)).decode().rstrip("=")
+    ok = (by_hash.source == by_group.source
+          and os.path.basename(os.path.dirname(by_hash.source)) == folder)
+    return ok, by_hash.source
+
+
+def gpu_alias_and_sizes():
+    # "gpu" is the first GPU backend, never the host; min_elements refuses a short output.
+    same = tt.device("gpu") is dev
+    sized = tt.load(add).prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device=dev, n=n,
+                                 min_elements={"x_ptr": n, "y_ptr": n, "out_ptr": n})
+    o = torch.zeros(n, device="cuda", dtype=torch.float32)
+    try:
+        sized(x, y, o[:n - 1])
+        refused = "no error"
+    except ValueError as e:
+        refused = str(e)
+    sized(x, y, o)
+    torch.cuda.synchronize()
+    ok = (same and "spans %d bytes" % (4 * (n - 1)) in refused
+          and np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits))
+    return ok, "gpu is cuda:0: %s; %s" % (same, refused)
+
+
 python_check("tkrt.triton: add on PyTorch tensors, bit-identical to Triton's launcher", torch_add)
+python_check("tkrt.triton: a CompiledKernel's cache entry found by its hash as Triton names it",
+             cache_entry_by_hash)
+python_check("tkrt.triton: device 'gpu' and min_elements on PyTorch tensors", gpu_alias_and_sizes)
 python_check("tkrt.triton: Triton's argument list on a side stream", torch_add_full_args_on_stream)
 python_check("tkrt.triton: a CompiledKernel outside any cache (written from its asm)", from_asm)
 python_check("tkrt.triton: add on CuPy arrays (CuPy's current stream)", cupy_add)

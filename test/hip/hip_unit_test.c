@@ -14,7 +14,7 @@
 #include "tkrt/tkrt.h"
 
 #ifndef TKRT_TEST_VECTORS_DIR
-#error "CMake passes TKRT_TEST_VECTORS_DIR (../shared/vectors/jaxlib-0.11.2)"
+#error "CMake passes TKRT_TEST_VECTORS_DIR (test/data/jaxlib-0.11.2)"
 #endif
 
 #define CHECK(cond, ...)                       \

@@ -14,7 +14,7 @@
 #error "CMake passes TKRT_TEST_IMAGE_DATA_DIR (test/image/data)"
 #endif
 #ifndef TKRT_TEST_VECTORS_DIR
-#error "CMake passes TKRT_TEST_VECTORS_DIR (../shared/vectors/jaxlib-0.11.2)"
+#error "CMake passes TKRT_TEST_VECTORS_DIR (test/data/jaxlib-0.11.2)"
 #endif
 
 /* Makes this executable a host image with one kernel, so /proc/self/exe can be inspected. */

@@ -5,14 +5,15 @@
 # Each case runs in a private temporary folder and checks exit codes and output.
 #   cli_test.sh TKRT EXAMPLE_CASES TRUST_CASES SOURCE_DIR TRITON_ADD_DIR [CASE...]
 # EXAMPLE_CASES: examples/cases (host calls); TRUST_CASES: make_trust_calls' output; SOURCE_DIR:
-# the checkout (test/gpu/vectors: jaxlib calls carrying only PTX; examples/calls/inplace.ptx);
+# the checkout (examples/calls/inplace.ptx); the jaxlib calls carrying only PTX come from
+# $TKRT_TEST_VECTORS_DIR (CTest sets it from TKRT_TEST_DATA_DIR), else test/data/jaxlib-0.11.2;
 # TRITON_ADD_DIR: examples/triton_add/add_kernel (Triton's add_kernel with a host image; its case
 # is skipped when absent). With CASE names, runs only those (each is one CTest test,
 # tools.cli.<case>).
 set -uo pipefail
 tkrt=$1 examples=$2 trust=$3 source=$4 triton_add=$5
 shift 5
-vectors="$source/test/gpu/vectors"
+vectors="${TKRT_TEST_VECTORS_DIR:-$source/test/data/jaxlib-0.11.2}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/tkrt-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 unset TKRT_BACKEND TKRT_TUNE_DIR TKRT_TUNE_PIN TKRT_TRUST_SHARED_STORES

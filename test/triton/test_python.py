@@ -5,12 +5,13 @@ Builds Triton-style kernel folders around host builds of Triton's add_kernel (BL
 1024), loads them from Python, launches on NumPy arrays and compares with NumPy bit for bit; an
 autotuned in-place call over the three; hand-made DLPack capsules of both kinds; the error cases
 (wrong device, dtype, argument count, scalar, alignment); Triton's real cache entry for add_kernel
-(../shared/vectors/triton-3.6) with the host image beside it; loading from CompiledKernel-like
+(test/data/triton-3.6) with the host image beside it; loading from CompiledKernel-like
 objects; and that `import tkrt` stays light.
 
 usage: test_python.py HOST_256.so HOST_512.so HOST_1024.so [TRITON_VECTORS_DIR]
 Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
+import base64
 import collections
 import ctypes
 import json
@@ -302,7 +303,11 @@ def run(work):
 
   # ---- Triton's own cache entry with the host image beside it
   if VECTORS and os.path.isdir(os.path.join(VECTORS, "add", "cuda_sm90")):
-    entry = os.path.join(work, "cache", "somehash")
+    with open(os.path.join(VECTORS, "add", "cuda_sm90", "add_kernel.json")) as f:
+      meta = json.load(f)
+    # Triton 3.6 names a cache entry's folder base32(hash bytes), unpadded.
+    folder = base64.b32encode(bytes.fromhex(meta["hash"])).decode().rstrip("=")
+    entry = os.path.join(work, "cache", folder)
     shutil.copytree(os.path.join(VECTORS, "add", "cuda_sm90"), entry)
     shutil.copy(HOST[2], os.path.join(entry, "add_kernel.so"))
     # Without consent the .so is left out and named; on the host backend that is refused.
@@ -323,10 +328,9 @@ def run(work):
     dev.synchronize()
     check(same_bits(out, x + y), "Triton's cache entry + host image: out == x + y")
     # A CompiledKernel from triton.compile: by its metadata_group, by its hash, from its asm.
-    with open(os.path.join(entry, "add_kernel.json")) as f:
-      meta = json.load(f)
     Compiled = collections.namedtuple("Compiled", "name hash asm metadata metadata_group")
-    by_group = Compiled("add_kernel", "x", {}, {}, {"add_kernel.json": os.path.join(entry, "add_kernel.json")})
+    by_group = Compiled("add_kernel", meta["hash"], {}, {},
+                        {"add_kernel.json": os.path.join(entry, "add_kernel.json")})
     check(tt.load(by_group).source == os.path.join(entry, "add_kernel.json"), "CompiledKernel: metadata_group")
     by_hash = Compiled("add_kernel", meta["hash"], {}, {}, None)
     check(tt.load(by_hash, cache_dir=os.path.join(work, "cache")).source == os.path.join(entry, "add_kernel.json"),
@@ -346,7 +350,7 @@ def run(work):
     # A cache's entries are read as the C loader reads files: a symbolic link is not followed
     # and a FIFO does not block; neither is taken for the kernel's entry.
     for kind in ("symlink", "fifo"):
-      fake = os.path.join(work, "cache_" + kind, "entry")
+      fake = os.path.join(work, "cache_" + kind, folder)
       os.makedirs(fake)
       planted = os.path.join(fake, "add_kernel.json")
       os.symlink(os.path.join(entry, "add_kernel.json"), planted) if kind == "symlink" else os.mkfifo(planted)

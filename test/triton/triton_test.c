@@ -1020,6 +1020,120 @@ static void native_code_consent(void) {
   EXPECT_TRUE(k == NULL);
 }
 
+/* ---------------------------------------------------------------- host image signatures (D13) */
+
+static const char kTtirHead[] = "module {\n  tt.func public @add_kernel(";
+static const char kTtirTail[] = ") attributes {noinline = false} {\n    tt.return\n  }\n}\n";
+
+/* A host-only add_kernel output in `name` whose TTIR declares `params`, beside `image` (bytes). */
+static const char* make_signature_dir(const char* name, const char* params, const void* image,
+                                      size_t image_size, char* out, size_t capacity) {
+  make_host_output(make_dir(name, out, capacity), g_host[2], 4);
+  char ttir[1200];
+  snprintf(ttir, sizeof(ttir), "%s%s%s", kTtirHead, params, kTtirTail);
+  write_text(out, "add_kernel.ttir", ttir);
+  if (image) {
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/add_kernel.so", out);
+    FILE* f = fopen(path, "wb");
+    if (f) {
+      fwrite(image, 1, image_size, f);
+      fclose(f);
+    }
+  }
+  return out;
+}
+
+/* Loads `dir` with consent and expects INVALID_ARGUMENT naming both files and `needle`. */
+static void expect_signature_refused(const char* dir, const char* needle) {
+  char ttir[1100], so[1100];
+  snprintf(ttir, sizeof(ttir), "%s/add_kernel.ttir", dir);
+  snprintf(so, sizeof(so), "%s/add_kernel.so", dir);
+  tkrt_triton_kernel_t* k = NULL;
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT, needle);
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT, ttir);
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT, so);
+  EXPECT_TRUE(k == NULL);
+}
+
+/* The TTIR's parameter list must match the signature the host image beside it declares
+ * ("*fp32,*fp32,*fp32,i32" for the add kernel the tests build): a reordered one made the host
+ * kernel read n as a pointer (SIGSEGV), a shorter one ran with garbage. */
+static void host_signature_checked(void) {
+  static const char kX[] = "%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, ";
+  static const char kY[] = "%y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, ";
+  char params[1024], dir[1024];
+  tkrt_triton_kernel_t* k = NULL;
+
+  /* The declared order loads (as the shared TTIR does in the other cases). */
+  snprintf(params, sizeof(params), "%s%s%%out_ptr: !tt.ptr<f32>, %%n: i32", kX, kY);
+  ASSERT_OK(load1(make_signature_dir("sig_same", params, NULL, 0, dir, sizeof(dir)), &k));
+  EXPECT_EQ_U64(tkrt_triton_kernel_param_count(k), 4);
+  tkrt_triton_kernel_release(k);
+
+  /* Reordered: n where the kernel reads its output pointer. */
+  snprintf(params, sizeof(params), "%s%s%%n: i32, %%out_ptr: !tt.ptr<f32>", kX, kY);
+  expect_signature_refused(make_signature_dir("sig_reordered", params, NULL, 0, dir, sizeof(dir)),
+                           "parameter 2 ('n') is i32 in the TTIR but *fp32 in the host image's "
+                           "signature \"*fp32,*fp32,*fp32,i32\"");
+  /* Shorter: the kernel would read a fourth value nobody passed. */
+  snprintf(params, sizeof(params), "%s%s%%out_ptr: !tt.ptr<f32>", kX, kY);
+  expect_signature_refused(make_signature_dir("sig_shorter", params, NULL, 0, dir, sizeof(dir)),
+                           "the TTIR has 3 parameters, the host image's signature "
+                           "\"*fp32,*fp32,*fp32,i32\" 4; the first that differs is parameter 3 "
+                           "(i32 of the host image, missing from the TTIR)");
+  /* Longer. */
+  snprintf(params, sizeof(params), "%s%s%%out_ptr: !tt.ptr<f32>, %%n: i32, %%m: i32", kX, kY);
+  expect_signature_refused(make_signature_dir("sig_longer", params, NULL, 0, dir, sizeof(dir)),
+                           "the TTIR has 5 parameters, the host image's signature "
+                           "\"*fp32,*fp32,*fp32,i32\" 4; the first that differs is parameter 4 "
+                           "('m' of the TTIR, missing from the host image)");
+  /* Same kinds, another element type: the kernel would read 4-byte floats from 2-byte ones. */
+  snprintf(params, sizeof(params), "%%x_ptr: !tt.ptr<f16>, %s%%out_ptr: !tt.ptr<f32>, %%n: i32",
+           kY);
+  expect_signature_refused(make_signature_dir("sig_pointee", params, NULL, 0, dir, sizeof(dir)),
+                           "parameter 0 ('x_ptr') is *fp16 in the TTIR but *fp32");
+  /* A scalar of another size. */
+  snprintf(params, sizeof(params), "%s%s%%out_ptr: !tt.ptr<f32>, %%n: i64", kX, kY);
+  expect_signature_refused(make_signature_dir("sig_scalar", params, NULL, 0, dir, sizeof(dir)),
+                           "parameter 3 ('n') is i64 in the TTIR but i32");
+
+  /* The check reads the image's own declaration: the same image with its signature string
+   * edited in place (same length) to "*fp32,*fp32,i32,*fp32" is refused against the shared TTIR,
+   * and with "*fp32,*fp32,*fp32,u32" (unsigned, same size) accepted. */
+  size_t size = 0;
+  unsigned char* image = tkrt_test_read_file(g_host[2], &size);
+  ASSERT_TRUE(image != NULL);
+  static const char kDeclared[] = "*fp32,*fp32,*fp32,i32";
+  unsigned char* at = NULL;
+  for (size_t i = 0; i + sizeof(kDeclared) <= size && !at; ++i) {
+    if (memcmp(image + i, kDeclared, sizeof(kDeclared)) == 0) at = image + i;
+  }
+  ASSERT_TRUE(at != NULL);
+  snprintf(params, sizeof(params), "%s%s%%out_ptr: !tt.ptr<f32>, %%n: i32", kX, kY);
+  memcpy(at, "*fp32,*fp32,i32,*fp32", sizeof(kDeclared));
+  expect_signature_refused(make_signature_dir("sig_edited", params, image, size, dir, sizeof(dir)),
+                           "parameter 2 ('out_ptr') is *fp32 in the TTIR but i32 in the host "
+                           "image's signature \"*fp32,*fp32,i32,*fp32\"");
+  memcpy(at, "*fp32,*fp32,*fp32,u32", sizeof(kDeclared));
+  ASSERT_OK(load1(make_signature_dir("sig_unsigned", params, image, size, dir, sizeof(dir)), &k));
+  tkrt_triton_kernel_release(k);
+  free(image);
+
+  /* Beside GPU images too: the CUDA output with the host image and a reordered TTIR is refused
+   * with consent; without it the host image is left out, and the cubin and PTX load. */
+  make_add_dir("sig_beside_cubin", g_host[2], NULL, dir, sizeof(dir));
+  snprintf(params, sizeof(params), "%s%s%%n: i32, %%out_ptr: !tt.ptr<f32>", kX, kY);
+  char ttir[1200];
+  snprintf(ttir, sizeof(ttir), "%s%s%s", kTtirHead, params, kTtirTail);
+  write_text(dir, "add_kernel.ttir", ttir);
+  expect_signature_refused(dir, "parameter 2 ('n') is i32 in the TTIR but *fp32");
+  const char* path = dir;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, NULL, &k));
+  EXPECT_EQ_U64(tkrt_kernel_get_desc(tkrt_triton_kernel_get(k))->image_count, 2);
+  tkrt_triton_kernel_release(k);
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -1027,7 +1141,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(host_prepared_launch),
-    TKRT_TEST_CASE(native_code_consent),
+    TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI

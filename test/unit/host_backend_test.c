@@ -2,8 +2,11 @@
 /* The host backend's own behaviour beyond the conformance suite: loading from memory, kernel
  * signatures, parameter packing, the worker pool, capture rules, handle checks and limits. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "test/harness.h"
@@ -327,6 +330,67 @@ static void test_handles_and_frees_are_checked(void) {
   tkrt_device_release(b);
 }
 
+/* Stream handles are looked up, never dereferenced: an arbitrary integer (what Python's
+ * `stream=12345` passes) and a destroyed stream's handle are refused by name; NULL is the default
+ * stream. Under ASan a dereference of either would be reported; without it, 12345 crashed. */
+static void test_unknown_stream_handles_are_refused(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  tkrt_module_t* module = load_test_kernels(device);
+  ASSERT_TRUE(module != NULL);
+  tkrt_function_t* fn = NULL;
+  ASSERT_OK(tkrt_module_get_function(module, "squares", &fn));
+  int64_t n = 64;
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, (size_t)n * 8, &out));
+  ASSERT_OK(tkrt_memset_async(device, out, 0xff, (size_t)n * 8, NULL));
+  ASSERT_OK(tkrt_stream_synchronize(device, NULL)); /* streams do not order with each other */
+  void* params[] = {&out, &n};
+  tkrt_launch_params_t p = {.grid = {(uint32_t)n, 1, 1}, .block = {32, 1, 1}, .params = params,
+                            .param_count = 2};
+
+  tkrt_stream_t bogus = (tkrt_stream_t)(uintptr_t)12345;
+  EXPECT_STATUS(tkrt_launch(fn, &p, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "stream 0x3039 (12345) is not a live stream of this host device");
+  EXPECT_STATUS(tkrt_memset_async(device, out, 0, 8, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  EXPECT_STATUS(tkrt_stream_synchronize(device, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  EXPECT_STATUS(tkrt_stream_destroy(device, bogus), TKRT_STATUS_INVALID_ARGUMENT,
+                "(12345) is not a live stream");
+  /* A pointer into live memory that is not a stream (here a device allocation) is refused too. */
+  EXPECT_STATUS(tkrt_launch(fn, &p, (tkrt_stream_t)(uintptr_t)out), TKRT_STATUS_INVALID_ARGUMENT,
+                "is not a live stream");
+
+  /* A destroyed stream's handle: refused, without touching the freed stream. */
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(device, &stream));
+  EXPECT_OK(tkrt_launch(fn, &p, stream));
+  EXPECT_OK(tkrt_stream_synchronize(device, stream));
+  EXPECT_OK(tkrt_stream_destroy(device, stream));
+  EXPECT_STATUS(tkrt_launch(fn, &p, stream), TKRT_STATUS_INVALID_ARGUMENT, "not a live stream");
+  EXPECT_STATUS(tkrt_stream_synchronize(device, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  EXPECT_STATUS(tkrt_stream_destroy(device, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  tkrt_event_t event = NULL;
+  ASSERT_OK(tkrt_event_create(device, &event));
+  EXPECT_STATUS(tkrt_event_record(device, event, stream), TKRT_STATUS_INVALID_ARGUMENT,
+                "not a live stream");
+  EXPECT_OK(tkrt_event_destroy(device, event));
+
+  /* Nothing ran from the refused calls; NULL, the default stream, still works. */
+  uint64_t values[64];
+  ASSERT_OK(tkrt_memset_async(device, out, 0, (size_t)n * 8, NULL));
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, values, out, sizeof(values), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ_U64(values[i], (uint64_t)(i * i));
+  EXPECT_OK(tkrt_memory_free(device, out));
+  tkrt_module_unload(module);
+  tkrt_device_release(device);
+}
+
 static void test_device_limits(void) {
   tkrt_device_t* device = open_host();
   ASSERT_TRUE(device != NULL);
@@ -377,6 +441,127 @@ static void test_same_kernel_name_in_two_images(void) {
   tkrt_device_release(device);
 }
 
+/* ---------------------------------------------------------------- file descriptors (D10) */
+
+/* The process's open descriptors (its /proc/self/fd entries, less the one listing them). */
+static size_t count_open_descriptors(void) {
+  size_t entries = count_entries("/proc/self/fd");
+  return entries > 0 ? entries - 1 : 0;
+}
+
+/* Runs which_image of `module`: 1 for the first test image, 2 for the second. */
+static uint32_t which_image(tkrt_device_t* device, tkrt_module_t* module, tkrt_deviceptr_t out) {
+  tkrt_function_t* fn = NULL;
+  EXPECT_OK(tkrt_module_get_function(module, "which_image", &fn));
+  if (!fn) return 0;
+  void* params[] = {&out};
+  tkrt_launch_params_t p = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = params,
+                            .param_count = 1};
+  uint32_t value = 0;
+  EXPECT_OK(tkrt_memset_async(device, out, 0, 4, NULL));
+  EXPECT_OK(tkrt_launch(fn, &p, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, &value, out, 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  return value;
+}
+
+/* A loaded module holds no file descriptor: under a soft limit of a few dozen descriptors, 200
+ * modules (the two test images in turn) all load and each runs its own code, and the count of
+ * open descriptors is the same before and after. Each module used to keep its memfd open, so a
+ * call with ~1020 host-image configs ran out under the default limit of 1024. */
+static void test_loaded_modules_hold_no_descriptor(void) {
+  enum { kModules = 200 };
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  size_t size[2] = {0, 0};
+  void* bytes[2] = {tkrt_test_read_file(g_image_path, &size[0]),
+                    tkrt_test_read_file(g_image_b_path, &size[1])};
+  ASSERT_TRUE(bytes[0] && bytes[1]);
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4, &out));
+  struct rlimit saved;
+  ASSERT_TRUE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  size_t before = count_open_descriptors();
+  struct rlimit low = saved;
+  low.rlim_cur = before + 32 < kModules / 2 ? before + 32 : kModules / 2; /* far below kModules */
+  ASSERT_TRUE(low.rlim_cur <= saved.rlim_max);
+  ASSERT_TRUE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  tkrt_module_t** modules = calloc(kModules, sizeof(*modules));
+  ASSERT_TRUE(modules != NULL);
+  size_t loaded = 0;
+  for (int i = 0; i < kModules; ++i) {
+    tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes[i % 2], .size = size[i % 2]};
+    EXPECT_OK(tkrt_module_load(device, &image, &modules[i]));
+    loaded += modules[i] != NULL;
+  }
+  EXPECT_EQ_U64(loaded, kModules);
+  EXPECT_EQ_U64(count_open_descriptors(), before);
+  /* Every module runs its own image's code (distinct paths: no module answered for another). */
+  size_t right = 0;
+  for (int i = 0; i < kModules; ++i) {
+    if (modules[i]) right += which_image(device, modules[i], out) == (uint32_t)(i % 2 + 1);
+  }
+  EXPECT_EQ_U64(right, kModules);
+  for (int i = 0; i < kModules; ++i) tkrt_module_unload(modules[i]);
+  EXPECT_EQ_U64(count_open_descriptors(), before);
+  free(modules);
+  EXPECT_TRUE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  free(bytes[0]);
+  free(bytes[1]);
+  tkrt_device_release(device);
+}
+
+/* Out of descriptors is RESOURCE_EXHAUSTED, whichever step runs out: none free (memfd_create),
+ * one free (dlopen's own open); with two free, loads succeed again and again (none is kept). */
+static void test_out_of_descriptors_is_resource_exhausted(void) {
+  tkrt_device_t* device = open_host();
+  ASSERT_TRUE(device != NULL);
+  size_t size = 0;
+  void* bytes = tkrt_test_read_file(g_image_path, &size);
+  ASSERT_TRUE(bytes != NULL);
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 4, &out));
+  struct rlimit saved;
+  ASSERT_TRUE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  struct rlimit low = saved;
+  low.rlim_cur = count_open_descriptors() + 64;
+  ASSERT_TRUE(low.rlim_cur <= saved.rlim_max);
+  ASSERT_TRUE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  /* Fill every free descriptor. */
+  int fillers[256];
+  size_t filled = 0;
+  for (; filled < sizeof(fillers) / sizeof(fillers[0]); ++filled) {
+    fillers[filled] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fillers[filled] < 0) break;
+  }
+  int error = errno;
+  EXPECT_TRUE(filled > 0 && filled < sizeof(fillers) / sizeof(fillers[0]) && error == EMFILE);
+  tkrt_image_t image = {.kind = TKRT_IMAGE_HOST, .data = bytes, .size = size};
+  tkrt_module_t* module = NULL;
+  EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_RESOURCE_EXHAUSTED,
+                "memfd_create failed: Too many open files");
+  EXPECT_TRUE(filled >= 2);
+  if (filled >= 2) {
+    close(fillers[--filled]); /* one free: the memfd takes it, dlopen finds none */
+    EXPECT_STATUS(tkrt_module_load(device, &image, &module), TKRT_STATUS_RESOURCE_EXHAUSTED,
+                  "out of file descriptors");
+    close(fillers[--filled]); /* two free: enough, and each load gives both back */
+    tkrt_module_t* modules[20] = {NULL};
+    for (int i = 0; i < 20; ++i) EXPECT_OK(tkrt_module_load(device, &image, &modules[i]));
+    for (int i = 0; i < 20; ++i) {
+      if (modules[i]) EXPECT_EQ_U64(which_image(device, modules[i], out), 1);
+      tkrt_module_unload(modules[i]);
+    }
+  }
+  EXPECT_TRUE(module == NULL);
+  while (filled > 0) close(fillers[--filled]);
+  EXPECT_TRUE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  EXPECT_OK(tkrt_memory_free(device, out));
+  free(bytes);
+  tkrt_device_release(device);
+}
+
 static void test_event_recorded_on_two_streams(void) {
   /* The older record (on a busy stream) runs after the newer one: the event must outlive both
    * and keep the newer record's time. */
@@ -424,9 +609,12 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_events_time_real_work),
       TKRT_TEST_CASE(test_capture_rules),
       TKRT_TEST_CASE(test_handles_and_frees_are_checked),
+      TKRT_TEST_CASE(test_unknown_stream_handles_are_refused),
       TKRT_TEST_CASE(test_device_limits),
       TKRT_TEST_CASE(test_same_kernel_name_in_two_images),
       TKRT_TEST_CASE(test_event_recorded_on_two_streams),
+      TKRT_TEST_CASE(test_loaded_modules_hold_no_descriptor),
+      TKRT_TEST_CASE(test_out_of_descriptors_is_resource_exhausted),
   };
   return tkrt_test_main(argc - 2, argv + 2, cases, sizeof(cases) / sizeof(cases[0]));
 }
