@@ -92,8 +92,7 @@ static tkrt_status_t tkrt_backend_not_compiled(const tkrt_hal_backend_t* backend
   }
   option[n] = '\0';
   return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "not compiled into this build (its CMake option TKRT_BACKEND_%s was OFF "
-                          "or its headers were not found)",
+                          "not compiled into this build (its CMake option TKRT_BACKEND_%s was OFF)",
                           option);
 }
 

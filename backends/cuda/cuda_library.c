@@ -145,9 +145,10 @@ static void tkrt_cuda_load_driver(void) {
     return;
   }
   driver->driver_version = driver_version;
-  /* Asking for a version above the driver's is CUDA_ERROR_INVALID_VALUE; above the header's
-   * would hand out prototypes this file was not compiled against. */
-  driver->resolve_version = driver_version < CUDA_VERSION ? driver_version : CUDA_VERSION;
+  /* Asking for a version above the driver's is CUDA_ERROR_INVALID_VALUE; above the API version
+   * cuda_api.h declares would hand out prototypes this file was not compiled against. */
+  driver->resolve_version =
+      driver_version < TKRT_CUDA_API_VERSION ? driver_version : TKRT_CUDA_API_VERSION;
 
   char missing[512];
   missing[0] = '\0';

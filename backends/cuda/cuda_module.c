@@ -71,10 +71,6 @@ static double tkrt_cuda_now_ms(void) {
 
 enum { TKRT_CUDA_JIT_LOG_SIZE = 16384 };
 
-#ifndef CU_COMPUTE_ACCELERATED_TARGET_BASE /* cuda.h before 12.x */
-#define CU_COMPUTE_ACCELERATED_TARGET_BASE 0x10000
-#endif
-
 /* Compiles NUL-terminated PTX with the driver's JIT linker. On success *out_state owns the cubin
  * (*out_cubin, *out_size) until cuLinkDestroy. The target comes from the current context unless
  * `accelerated_target` asks for the arch-specific one (CU_TARGET_COMPUTE_90A and later). */

@@ -4,11 +4,10 @@
 #ifndef TKRT_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 #define TKRT_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/cuda/cuda_api.h"
 #include "tkrt/device.h"
 #include "tkrt/status.h"
 
@@ -17,7 +16,9 @@ enum { TKRT_CUDA_OPTIONAL = 0, TKRT_CUDA_REQUIRED = 1 };
 /* X(name, abi, kind)
  *   name: the base name handed to cuGetProcAddress ("cuMemAlloc", never "cuMemAlloc_v2").
  *   abi:  the CUDA version of the ABI variant whose prototype we call through. It names the
- *         cudaTypedefs.h typedef PFN_<name>_v<abi>, so a wrong number does not compile. It is the
+ *         typedef PFN_<name>_v<abi> of cuda_api.h (cudaTypedefs.h's name for it), so a number
+ *         cuda_api.h does not declare does not compile, and the ABI check (cuda.abi) compares it
+ *         with cudaTypedefs.h's, and with every later variant up to TKRT_CUDA_API_VERSION. It is the
  *         newest variant with that prototype, or an older one when later variants kept the same
  *         prototype (cuEventElapsedTime: v2000 and v12080 are call-compatible), which lets older
  *         drivers qualify. A driver older than `abi` cannot give us this prototype: the entry is
@@ -78,12 +79,11 @@ enum { TKRT_CUDA_OPTIONAL = 0, TKRT_CUDA_REQUIRED = 1 };
   X(cuEventElapsedTime, 2000, TKRT_CUDA_REQUIRED)
 
 /* The resolved driver. Fields carry the API names, so `driver->cuMemAlloc(...)` reads like the
- * API; cuda.h's versioning macros (cuMemAlloc -> cuMemAlloc_v2) rename the field declaration and
- * every use alike. Filled once per process, read-only afterwards. */
+ * API. Filled once per process, read-only afterwards. */
 typedef struct tkrt_cuda_driver {
   const char* library;  /* the soname that opened */
   int driver_version;   /* cuDriverGetVersion */
-  int resolve_version;  /* min(driver_version, CUDA_VERSION): what cuGetProcAddress is asked for */
+  int resolve_version;  /* min(driver_version, TKRT_CUDA_API_VERSION): what cuGetProcAddress is asked */
 #define TKRT_CUDA_SYMBOL_FIELD(name, abi, kind) PFN_##name##_v##abi name;
   TKRT_CUDA_SYMBOLS(TKRT_CUDA_SYMBOL_FIELD)
 #undef TKRT_CUDA_SYMBOL_FIELD

@@ -14,44 +14,31 @@
  * compiled against one ROCm and filled by another is garbage. hipDeviceGetAttribute returns one int
  * per call and has no struct layout to disagree on.
  *
- * The numbers are pinned here, not taken from whichever header we compile against, so that the
- * meaning never depends on the build machine. hipDeviceAttribute_t was renumbered once, before
- * ROCm 5.0 (CUDA-compatible attributes from 0, AMD-specific ones from 10000); since then entries
- * are only appended, and ROCm 6 turned removed ones (Name, Uuid, Arch, GcnArch, GcnArchName) into
- * hipDeviceAttributeUnused1..5 placeholders precisely to keep every later value in place.
- * Checked: the ROCm 5.2 headers installed here (static assertions below) and the ROCm 7 headers
- * (rocm-systems include/hip/hip_runtime_api.h) give the same values. tkrt refuses runtimes older
- * than 5.0 (hip_library.c), and a sanity check after reading catches a future renumbering. */
+ * The numbers are hip_api.h's, not those of whichever header a build could find, so that the
+ * meaning never depends on the build machine (hipDeviceAttribute_t's history is told there; the
+ * ABI check hip.abi compares them with the installed ROCm headers, and they are the same in the
+ * ROCm 7 headers). tkrt refuses runtimes older than 5.0 (hip_library.c), and a sanity check after
+ * reading catches a future renumbering. */
 typedef struct tkrt_hip_attribute_ids {
-  int cooperative_launch, cc_major, max_block_dim[3], max_grid_dim[3], max_threads_per_block,
-      cc_minor, multiprocessor_count, max_shared_per_block, shared_per_block_optin, warp_size;
+  hipDeviceAttribute_t cooperative_launch, cc_major, max_block_dim[3], max_grid_dim[3],
+      max_threads_per_block, cc_minor, multiprocessor_count, max_shared_per_block,
+      shared_per_block_optin, warp_size;
 } tkrt_hip_attribute_ids_t;
 
 static const tkrt_hip_attribute_ids_t tkrt_hip_attributes_rocm5_to_7 = {
-    .cooperative_launch = 10,
-    .cc_major = 23,
-    .max_block_dim = {26, 27, 28},
-    .max_grid_dim = {29, 30, 31},
-    .max_threads_per_block = 56,
-    .cc_minor = 61,
-    .multiprocessor_count = 63,
-    .max_shared_per_block = 74,
-    .shared_per_block_optin = 75,
-    .warp_size = 87,
+    .cooperative_launch = hipDeviceAttributeCooperativeLaunch,
+    .cc_major = hipDeviceAttributeComputeCapabilityMajor,
+    .max_block_dim = {hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimY,
+                      hipDeviceAttributeMaxBlockDimZ},
+    .max_grid_dim = {hipDeviceAttributeMaxGridDimX, hipDeviceAttributeMaxGridDimY,
+                     hipDeviceAttributeMaxGridDimZ},
+    .max_threads_per_block = hipDeviceAttributeMaxThreadsPerBlock,
+    .cc_minor = hipDeviceAttributeComputeCapabilityMinor,
+    .multiprocessor_count = hipDeviceAttributeMultiprocessorCount,
+    .max_shared_per_block = hipDeviceAttributeMaxSharedMemoryPerBlock,
+    .shared_per_block_optin = hipDeviceAttributeSharedMemPerBlockOptin,
+    .warp_size = hipDeviceAttributeWarpSize,
 };
-
-#if HIP_VERSION_MAJOR == 5 || HIP_VERSION_MAJOR == 6 || HIP_VERSION_MAJOR == 7
-static_assert(hipDeviceAttributeCooperativeLaunch == 10, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeComputeCapabilityMajor == 23, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeMaxBlockDimX == 26, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeMaxGridDimZ == 31, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeMaxThreadsPerBlock == 56, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeComputeCapabilityMinor == 61, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeMultiprocessorCount == 63, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeMaxSharedMemoryPerBlock == 74, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeSharedMemPerBlockOptin == 75, "hipDeviceAttribute_t moved");
-static_assert(hipDeviceAttributeWarpSize == 87, "hipDeviceAttribute_t moved");
-#endif
 
 /* The table for a runtime (hipRuntimeGetVersion): one so far; a future renumbering adds one. */
 static const tkrt_hip_attribute_ids_t* tkrt_hip_attribute_ids(int runtime_version) {
@@ -64,91 +51,13 @@ static const tkrt_hip_attribute_ids_t* tkrt_hip_attribute_ids(int runtime_versio
  * No attribute returns the arch name (hipDeviceAttributeGcnArchName existed in ROCm 5 only, and
  * attributes are ints anyway), so it comes from the properties struct, read ABI-safely: the entry
  * point we call names the layout it fills (hipGetDevicePropertiesR0600 -> the ROCm 6 layout,
- * hipGetDeviceProperties in a library without R0600 -> the ROCm 5 layout), we mirror both layouts
- * up to gcnArchName below, the call writes into a buffer far larger than either struct, and the
+ * hipGetDeviceProperties in a library without R0600 -> the ROCm 5 layout), hip_api.h declares both
+ * layouts (R0600 up to gcnArchName), the call writes into a buffer far larger than either, and the
  * result is cross-checked (warpSize field == the warp size attribute, name starts with "gfx" and
  * ends within its 256 bytes). If anything disagrees the name is left empty and info->arch is ""
  * (unknown): the device still works, image selection takes any HIP image (tkrt_image_fit in
  * core/call_launch.c), and only the pre-load arch check is skipped (the runtime still rejects
  * wrong code objects). */
-
-/* hipDeviceProp_t of ROCm 5.x (the R0000 layout), up to gcnArchName. */
-typedef struct tkrt_hip_props_r0000 {
-  char name[256];
-  size_t totalGlobalMem, sharedMemPerBlock;
-  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate,
-      memoryClockRate, memoryBusWidth;
-  size_t totalConstMem;
-  int major, minor, multiProcessorCount, l2CacheSize, maxThreadsPerMultiProcessor, computeMode,
-      clockInstructionRate;
-  unsigned arch; /* hipDeviceArch_t: 17 one-bit fields in one unsigned int */
-  int concurrentKernels, pciDomainID, pciBusID, pciDeviceID;
-  size_t maxSharedMemoryPerMultiProcessor;
-  int isMultiGpuBoard, canMapHostMemory, gcnArch;
-  char gcnArchName[256];
-} tkrt_hip_props_r0000_t;
-
-#if HIP_VERSION_MAJOR == 5
-static_assert(offsetof(hipDeviceProp_t, warpSize) == offsetof(tkrt_hip_props_r0000_t, warpSize),
-              "ROCm 5 hipDeviceProp_t mirror is wrong");
-static_assert(offsetof(hipDeviceProp_t, gcnArchName) ==
-                  offsetof(tkrt_hip_props_r0000_t, gcnArchName),
-              "ROCm 5 hipDeviceProp_t mirror is wrong");
-#endif
-
-/* hipDeviceProp_tR0600 (ROCm 6.0 to 7), up to gcnArchName; the reserved arrays keep its size. */
-typedef struct tkrt_hip_props_r0600 {
-  char name[256];
-  char uuid[16];
-  char luid[8];
-  unsigned int luidDeviceNodeMask;
-  size_t totalGlobalMem, sharedMemPerBlock;
-  int regsPerBlock, warpSize;
-  size_t memPitch;
-  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  size_t totalConstMem;
-  int major, minor;
-  size_t textureAlignment, texturePitchAlignment;
-  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory,
-      computeMode, maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear, maxTexture2D[2],
-      maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
-      maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3],
-      maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3],
-      maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap,
-      maxSurfaceCubemapLayered[2];
-  size_t surfaceAlignment;
-  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver,
-      asyncEngineCount, unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize,
-      persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported,
-      globalL1CacheSupported, localL1CacheSupported;
-  size_t sharedMemPerMultiprocessor;
-  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID,
-      hostNativeAtomicSupported, singleToDoublePrecisionPerfRatio, pageableMemoryAccess,
-      concurrentManagedAccess, computePreemptionSupported, canUseHostPointerForRegisteredMem,
-      cooperativeLaunch, cooperativeMultiDeviceLaunch;
-  size_t sharedMemPerBlockOptin;
-  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost,
-      maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
-  size_t reservedSharedMemPerBlock;
-  int hostRegisterSupported, sparseHipArraySupported, hostRegisterReadOnlySupported,
-      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
-  unsigned int gpuDirectRDMAFlushWritesOptions;
-  int gpuDirectRDMAWritesOrdering;
-  unsigned int memoryPoolSupportedHandleTypes;
-  int deferredMappingHipArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
-  int reserved[63];
-  int hipReserved[32];
-  char gcnArchName[256];
-} tkrt_hip_props_r0600_t;
-
-#if HIP_VERSION_MAJOR >= 6
-static_assert(offsetof(hipDeviceProp_tR0600, warpSize) ==
-                  offsetof(tkrt_hip_props_r0600_t, warpSize),
-              "ROCm 6 hipDeviceProp_t mirror is wrong");
-static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) ==
-                  offsetof(tkrt_hip_props_r0600_t, gcnArchName),
-              "ROCm 6 hipDeviceProp_t mirror is wrong");
-#endif
 
 /* Far above either layout's size (about 800 and 1500 bytes). */
 #define TKRT_HIP_PROPS_BUFFER 16384
@@ -156,22 +65,24 @@ static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) ==
 static void tkrt_hip_read_arch_name(const tkrt_hip_symbols_t* api, int ordinal, int warp_size,
                                     char* out, size_t capacity) {
   out[0] = '\0';
-  hipError_t (*get)(void*, int) = NULL;
+  if (!api->hipGetDevicePropertiesR0600 && !api->hipGetDeviceProperties) return;
   size_t warp_offset = 0, name_offset = 0;
   if (api->hipGetDevicePropertiesR0600) {
-    get = api->hipGetDevicePropertiesR0600;
-    warp_offset = offsetof(tkrt_hip_props_r0600_t, warpSize);
-    name_offset = offsetof(tkrt_hip_props_r0600_t, gcnArchName);
-  } else if (api->hipGetDeviceProperties) {
-    get = api->hipGetDeviceProperties;
-    warp_offset = offsetof(tkrt_hip_props_r0000_t, warpSize);
-    name_offset = offsetof(tkrt_hip_props_r0000_t, gcnArchName);
+    warp_offset = offsetof(hipDeviceProp_tR0600, warpSize);
+    name_offset = offsetof(hipDeviceProp_tR0600, gcnArchName);
   } else {
-    return;
+    warp_offset = offsetof(hipDeviceProp_tR0000, warpSize);
+    name_offset = offsetof(hipDeviceProp_tR0000, gcnArchName);
   }
+  _Static_assert(TKRT_HIP_PROPS_BUFFER >= sizeof(hipDeviceProp_tR0600) &&
+                     TKRT_HIP_PROPS_BUFFER >= sizeof(hipDeviceProp_tR0000),
+                 "the buffer holds either layout");
   unsigned char* buffer = calloc(1, TKRT_HIP_PROPS_BUFFER);
   if (!buffer) return;
-  if (get(buffer, ordinal) == hipSuccess) {
+  hipError_t error = api->hipGetDevicePropertiesR0600
+                         ? api->hipGetDevicePropertiesR0600((hipDeviceProp_tR0600*)buffer, ordinal)
+                         : api->hipGetDeviceProperties((hipDeviceProp_tR0000*)buffer, ordinal);
+  if (error == hipSuccess) {
     int reported_warp;
     memcpy(&reported_warp, buffer + warp_offset, sizeof(reported_warp));
     const char* name = (const char*)buffer + name_offset;
@@ -205,12 +116,13 @@ void tkrt_hip_destroy(tkrt_device_t* base) {
   free(tkrt_hip_device_cast(base));
 }
 
-static tkrt_status_t tkrt_hip_get_attribute(const tkrt_hip_device_t* device, int attribute,
+static tkrt_status_t tkrt_hip_get_attribute(const tkrt_hip_device_t* device,
+                                            hipDeviceAttribute_t attribute,
                                             const char* what, int* out) {
   hipError_t error = device->api->hipDeviceGetAttribute(out, attribute, device->ordinal);
   if (error != hipSuccess) {
     return TKRT_HIP_STATUS(device->api, error, "hipDeviceGetAttribute(%s = %d, device %d)", what,
-                           attribute, device->ordinal);
+                           (int)attribute, device->ordinal);
   }
   return NULL;
 }

@@ -46,8 +46,8 @@ typedef struct tkrt_hip_symbol_entry {
 } tkrt_hip_symbol_entry_t;
 
 static const tkrt_hip_symbol_entry_t tkrt_hip_symbol_table[] = {
-#define TKRT_HIP_REQUIRED_ENTRY(name, args) {#name, offsetof(tkrt_hip_symbols_t, name), true},
-#define TKRT_HIP_OPTIONAL_ENTRY(name, args) {#name, offsetof(tkrt_hip_symbols_t, name), false},
+#define TKRT_HIP_REQUIRED_ENTRY(name) {#name, offsetof(tkrt_hip_symbols_t, name), true},
+#define TKRT_HIP_OPTIONAL_ENTRY(name) {#name, offsetof(tkrt_hip_symbols_t, name), false},
     TKRT_HIP_SYMBOLS(TKRT_HIP_REQUIRED_ENTRY, TKRT_HIP_OPTIONAL_ENTRY)
 #undef TKRT_HIP_REQUIRED_ENTRY
 #undef TKRT_HIP_OPTIONAL_ENTRY
@@ -110,7 +110,7 @@ static void tkrt_hip_load_once(const char* spec) {
 
   char missing[512] = "";
   lib->api.hipGetErrorName =
-      (const char* (*)(hipError_t))tkrt_dylib_symbol(handle, "hipGetErrorName");
+      (tkrt_hip_pfn_hipGetErrorName)tkrt_dylib_symbol(handle, "hipGetErrorName");
   if (!lib->api.hipGetErrorName) snprintf(missing, sizeof(missing), "hipGetErrorName");
   for (size_t i = 0; i < sizeof(tkrt_hip_symbol_table) / sizeof(tkrt_hip_symbol_table[0]); ++i) {
     const tkrt_hip_symbol_entry_t* entry = &tkrt_hip_symbol_table[i];

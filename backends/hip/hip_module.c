@@ -7,16 +7,6 @@
 
 #include "backends/hip/hip_internal.h"
 
-/* hipFunction_attribute values: CUDA's CUfunction_attribute numbering, identical in ROCm 5 to 7. */
-enum {
-  TKRT_HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
-  TKRT_HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
-  TKRT_HIP_FUNC_ATTRIBUTE_NUM_REGS = 4,
-};
-static_assert(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK == 0, "hipFunction_attribute moved");
-static_assert(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES == 1, "hipFunction_attribute moved");
-static_assert(HIP_FUNC_ATTRIBUTE_NUM_REGS == 4, "hipFunction_attribute moved");
-
 typedef struct tkrt_hip_module {
   hipModule_t handle;
   void* image_copy; /* the code object bytes, kept for the module's lifetime (see below) */
@@ -169,7 +159,7 @@ void tkrt_hip_module_unload(tkrt_device_t* base, void* opaque) {
 }
 
 static tkrt_status_t tkrt_hip_function_attribute(tkrt_hip_device_t* device, hipFunction_t f,
-                                                 int attribute, const char* what, int* out) {
+                                                 hipFunction_attribute attribute, const char* what, int* out) {
   hipError_t error = device->api->hipFuncGetAttribute(out, attribute, f);
   if (error != hipSuccess) {
     return TKRT_HIP_STATUS(device->api, error, "hipFuncGetAttribute(%s)", what);
@@ -195,7 +185,7 @@ tkrt_status_t tkrt_hip_function_create(tkrt_device_t* base, void* opaque, const 
   }
   int static_shared = 0;
   TKRT_RETURN_IF_ERROR(tkrt_hip_function_attribute(
-      device, handle, TKRT_HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared bytes",
+      device, handle, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared bytes",
       &static_shared));
   out_info->handle = handle; /* the runtime's handle lives as long as its module */
   out_info->static_shared_bytes = static_shared > 0 ? (uint32_t)static_shared : 0;
@@ -219,10 +209,10 @@ tkrt_status_t tkrt_hip_function_attrs(tkrt_device_t* base, void* function,
   tkrt_hip_device_t* device = tkrt_hip_device_cast(base);
   int threads = 0, regs = 0;
   TKRT_RETURN_IF_ERROR(tkrt_hip_function_attribute(
-      device, (hipFunction_t)function, TKRT_HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      device, (hipFunction_t)function, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
       "max threads per block", &threads));
   TKRT_RETURN_IF_ERROR(tkrt_hip_function_attribute(
-      device, (hipFunction_t)function, TKRT_HIP_FUNC_ATTRIBUTE_NUM_REGS, "registers", &regs));
+      device, (hipFunction_t)function, HIP_FUNC_ATTRIBUTE_NUM_REGS, "registers", &regs));
   out_attrs->max_threads_per_block = threads > 0 ? (uint32_t)threads : 0;
   out_attrs->num_regs = regs > 0 ? (uint32_t)regs : 0;
   return NULL;

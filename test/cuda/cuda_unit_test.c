@@ -53,7 +53,8 @@ static void status_codes_follow_the_table(void) {
 }
 
 static void error_names_match_cuda_h(void) {
-  /* The table is keyed by number; these pin the numbers to cuda.h's names. */
+  /* The table is keyed by value (cuda_api.h's, which cuda.abi checks against cuda.h): these pin the
+   * names it reports to those values. */
   EXPECT_STREQ(tkrt_cuda_error_name(CUDA_ERROR_INVALID_PTX), "CUDA_ERROR_INVALID_PTX");
   EXPECT_STREQ(tkrt_cuda_error_name(CUDA_ERROR_INVALID_IMAGE), "CUDA_ERROR_INVALID_IMAGE");
   EXPECT_STREQ(tkrt_cuda_error_name(CUDA_ERROR_NO_DEVICE), "CUDA_ERROR_NO_DEVICE");
@@ -90,7 +91,7 @@ static void symbol_table_uses_base_names(void) {
     if (strncmp(name, "cu", 2) != 0 || strstr(name, "_v") || strstr(name, "_ptsz")) {
       TKRT_TEST_FAIL_("symbol %zu has a non-base name '%s'", i, name);
     }
-    if (symbols[i].abi <= 0 || symbols[i].abi > CUDA_VERSION) {
+    if (symbols[i].abi <= 0 || symbols[i].abi > TKRT_CUDA_API_VERSION) {
       TKRT_TEST_FAIL_("symbol %s has ABI version %d", name, symbols[i].abi);
     }
     if (symbols[i].offset + sizeof(void*) > sizeof(tkrt_cuda_driver_t)) {

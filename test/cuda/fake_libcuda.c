@@ -4,7 +4,6 @@
  * a pretend JIT that turns PTX into "FAKECUBIN" images) to drive every backend code path.
  * FAKE_CUDA_MODE picks a scenario: "" (default), "nodevice", "zerodevices", "minimal" (no optional
  * entry points). Counters are exported as tkrt_cuda_fake_counters for the test to read. */
-#include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #define FAKE_API __attribute__((visibility("default")))
 
+#include "backends/cuda/cuda_api.h"
 #include "fake_libcuda.h"
 
 static tkrt_cuda_fake_counters_t fake;
@@ -545,10 +545,10 @@ static const fake_entry_t fake_entries[] = {
     FAKE_ENTRY(cuEventElapsedTime, 0),
 };
 
-/* cuda.h renames cuGetProcAddress to cuGetProcAddress_v2, the name the backend looks up. Only
+/* cuGetProcAddress_v2 (CUDA 12.0's variant), the name the backend looks up. Only
  * base names are accepted, the legacy-stream flavour is insisted on, and asking for a version
  * above the driver's fails as the real driver does. */
-FAKE_API CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags,
+FAKE_API CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                                    CUdriverProcAddressQueryResult* status) {
   *pfn = NULL;
   if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;

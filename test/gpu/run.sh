@@ -78,7 +78,7 @@ if [[ "$configure_rc" != 0 ]]; then
   exit 1
 fi
 if ! grep -q '^TKRT_CUDA_INCLUDE_DIR:PATH=/' "$build/CMakeCache.txt"; then
-  echo "cuda.h was not found: set CUDA_HOME or TKRT_GPU_CMAKE_ARGS=-DTKRT_CUDA_INCLUDE_DIR=..."
+  echo "note: no cuda.h found: the backend needs none, but the ABI check cuda.abi will be skipped"
 fi
 # -k: one broken target (an example, a tool) must not hide the results of the others.
 build_rc=0

@@ -368,7 +368,8 @@ static hipError_t fake_hip_module_get_function(hipFunction_t* function, hipModul
   *function = (hipFunction_t)module;
   return hipSuccess;
 }
-static hipError_t fake_hip_func_get_attribute(int* value, int attribute, hipFunction_t function) {
+static hipError_t fake_hip_func_get_attribute(int* value, hipFunction_attribute attribute,
+                                              hipFunction_t function) {
   (void)function;
   *value = attribute == HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES ? 1024 : 256;
   return hipSuccess;

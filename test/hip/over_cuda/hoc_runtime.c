@@ -32,10 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda.h>
-#include <hip/hip_runtime_api.h>
-
+/* No vendor header: the HIP runtime API and the CUDA driver API come from tkrt's own declarations
+ * (the ones its backends use, checked against the vendors' headers by cuda.abi and hip.abi), so
+ * this library builds on any machine. Every HIP entry point defined below is declared first by
+ * TKRT_HIP_DECLARE_PROTOTYPES, so a definition that strays from hip_api.h does not compile. */
+#include "backends/cuda/cuda_api.h"
+#include "backends/hip/hip_api.h"
 #include "test/hip/over_cuda/hoc_elf.h"
+
+TKRT_HIP_DECLARE_PROTOTYPES()
 
 #ifndef HOC_ROCM_MAJOR
 #error "HOC_ROCM_MAJOR (5, 6 or 7) selects the ROCm version this build presents"
@@ -74,35 +79,64 @@ _Static_assert(hipStreamCaptureModeGlobal == (int)CU_STREAM_CAPTURE_MODE_GLOBAL 
                    hipStreamCaptureModeThreadLocal == (int)CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
                    hipStreamCaptureModeRelaxed == (int)CU_STREAM_CAPTURE_MODE_RELAXED,
                "hipStreamCaptureMode");
-_Static_assert(hipEventBlockingSync == CU_EVENT_BLOCKING_SYNC &&
-                   hipEventDisableTiming == CU_EVENT_DISABLE_TIMING &&
-                   hipEventInterprocess == CU_EVENT_INTERPROCESS, "hipEvent flags");
-/* The ROCm 5 properties layout is the installed header's own type; its gcnArchName offset is the
- * one ROCm 5 binaries (and tkrt's mirror of that layout) read. */
-_Static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396, "ROCm 5 hipDeviceProp_t layout");
+_Static_assert(hipEventBlockingSync == (int)CU_EVENT_BLOCKING_SYNC &&
+                   hipEventDisableTiming == (int)CU_EVENT_DISABLE_TIMING &&
+                   hipEventInterprocess == (int)CU_EVENT_INTERPROCESS, "hipEvent flags");
+/* The ROCm 5 properties layout (hip_api.h); its gcnArchName offset is the one ROCm 5 binaries
+ * read. */
+_Static_assert(offsetof(hipDeviceProp_tR0000, gcnArchName) == 396, "ROCm 5 hipDeviceProp_t layout");
 
 /* ---------------------------------------------------------------- libcuda */
 
-/* Every driver entry point used, by its cuda.h name: the macros there give the versioned symbol
- * (cuMemAlloc -> cuMemAlloc_v2), so the name looked up and the prototype always agree. */
-#define HOC_CU_FUNCTIONS(X)                                                                      \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuDeviceGet) X(cuDeviceGetCount)           \
-  X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)     \
-  X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                \
-  X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)     \
-  X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo)                  \
-  X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)              \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamIsCapturing)             \
-  X(cuStreamGetDevice)                                                                           \
-  X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)  \
-  X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)    \
-  X(cuEventSynchronize) X(cuEventElapsedTime)
-
-#define HOC_STRING(x) #x
-#define HOC_EXPANDED_STRING(x) HOC_STRING(x)
+/* Every driver entry point used: X(name, symbol, abi). The symbol is the one cuda.h 13's macros
+ * give for the name (cuMemAlloc -> cuMemAlloc_v2), looked up with dlsym, and called through the
+ * prototype of that ABI variant (PFN_<name>_v<abi>, cuda_api.h). */
+#define HOC_CU_FUNCTIONS(X)                                                                     \
+  X(cuInit, "cuInit", 2000)                                                                     \
+  X(cuDriverGetVersion, "cuDriverGetVersion", 2020)                                             \
+  X(cuGetErrorName, "cuGetErrorName", 6000)                                                     \
+  X(cuDeviceGet, "cuDeviceGet", 2000)                                                           \
+  X(cuDeviceGetCount, "cuDeviceGetCount", 2000)                                                 \
+  X(cuDeviceGetName, "cuDeviceGetName", 2000)                                                   \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", 3020)                                              \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000)                                         \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000)                                 \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", 4000)                                                   \
+  X(cuModuleLoadData, "cuModuleLoadData", 2000)                                                 \
+  X(cuModuleUnload, "cuModuleUnload", 2000)                                                     \
+  X(cuModuleGetFunction, "cuModuleGetFunction", 2000)                                           \
+  X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020)                                             \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000)                                             \
+  X(cuLaunchKernel, "cuLaunchKernel", 4000)                                                     \
+  X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000)                               \
+  X(cuMemAlloc, "cuMemAlloc_v2", 3020)                                                          \
+  X(cuMemFree, "cuMemFree_v2", 3020)                                                            \
+  X(cuMemHostAlloc, "cuMemHostAlloc", 2020)                                                     \
+  X(cuMemFreeHost, "cuMemFreeHost", 2000)                                                       \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", 3020)                                                      \
+  X(cuMemsetD8Async, "cuMemsetD8Async", 3020)                                                   \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 3020)                                            \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 3020)                                            \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", 3020)                                            \
+  X(cuStreamCreate, "cuStreamCreate", 2000)                                                     \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", 4000)                                                \
+  X(cuStreamSynchronize, "cuStreamSynchronize", 2000)                                           \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", 10000)                                          \
+  X(cuStreamGetDevice, "cuStreamGetDevice", 12080)                                              \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", 10010)                                     \
+  X(cuStreamEndCapture, "cuStreamEndCapture", 10000)                                            \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040)                          \
+  X(cuGraphLaunch, "cuGraphLaunch", 10000)                                                      \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", 10000)                                            \
+  X(cuGraphDestroy, "cuGraphDestroy", 10000)                                                    \
+  X(cuEventCreate, "cuEventCreate", 2000)                                                       \
+  X(cuEventDestroy, "cuEventDestroy_v2", 4000)                                                  \
+  X(cuEventRecord, "cuEventRecord", 2000)                                                       \
+  X(cuEventSynchronize, "cuEventSynchronize", 2000)                                             \
+  X(cuEventElapsedTime, "cuEventElapsedTime_v2", 2000)
 
 typedef struct hoc_cuda {
-#define HOC_CU_FIELD(name) __typeof__(name)* name;
+#define HOC_CU_FIELD(name, symbol, abi) PFN_##name##_v##abi name;
   HOC_CU_FUNCTIONS(HOC_CU_FIELD)
 #undef HOC_CU_FIELD
 } hoc_cuda_t;
@@ -213,9 +247,9 @@ static void hoc_init_once(void) {
     return;
   }
   const char* missing = NULL;
-#define HOC_CU_RESOLVE(name)                                                           \
-  *(void**)&hoc.cu.name = dlsym(handle, HOC_EXPANDED_STRING(name));                    \
-  if (!hoc.cu.name && !missing) missing = HOC_EXPANDED_STRING(name);
+#define HOC_CU_RESOLVE(name, symbol, abi)                                              \
+  *(void**)&hoc.cu.name = dlsym(handle, symbol);                                       \
+  if (!hoc.cu.name && !missing) missing = symbol;
   HOC_CU_FUNCTIONS(HOC_CU_RESOLVE)
 #undef HOC_CU_RESOLVE
   if (missing) {
@@ -487,9 +521,9 @@ static hipError_t hoc_read_props(int device, hoc_props_t* out) {
   return error;
 }
 
-/* The ROCm 5 layout (hipDeviceProp_t of the headers installed; R0000). ROCm 6 and 7 keep this
+/* The ROCm 5 layout (hipDeviceProp_t of ROCm 5 headers; R0000, hip_api.h). ROCm 6 and 7 keep this
  * entry point, with this layout, for binaries built against ROCm 5. */
-HOC_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t* properties, int device) {
+HOC_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_tR0000* properties, int device) {
   if (!properties) return hipErrorInvalidValue;
   hoc_props_t p;
   hipError_t error = hoc_read_props(device, &p);
@@ -523,57 +557,11 @@ HOC_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t* properties, int de
 }
 
 #if HOC_ROCM_MAJOR >= 6
-/* hipDeviceProp_tR0600 of ROCm 6 and 7, up to and including gcnArchName: the fields are written
- * only this far, so a caller's struct of the full size (larger) is never overrun. */
-typedef struct hoc_props_r0600 {
-  char name[256];
-  char uuid[16];
-  char luid[8];
-  unsigned int luidDeviceNodeMask;
-  size_t totalGlobalMem, sharedMemPerBlock;
-  int regsPerBlock, warpSize;
-  size_t memPitch;
-  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  size_t totalConstMem;
-  int major, minor;
-  size_t textureAlignment, texturePitchAlignment;
-  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory,
-      computeMode, maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear, maxTexture2D[2],
-      maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
-      maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3],
-      maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3],
-      maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap,
-      maxSurfaceCubemapLayered[2];
-  size_t surfaceAlignment;
-  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver,
-      asyncEngineCount, unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize,
-      persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported,
-      globalL1CacheSupported, localL1CacheSupported;
-  size_t sharedMemPerMultiprocessor;
-  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID,
-      hostNativeAtomicSupported, singleToDoublePrecisionPerfRatio, pageableMemoryAccess,
-      concurrentManagedAccess, computePreemptionSupported, canUseHostPointerForRegisteredMem,
-      cooperativeLaunch, cooperativeMultiDeviceLaunch;
-  size_t sharedMemPerBlockOptin;
-  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost,
-      maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
-  size_t reservedSharedMemPerBlock;
-  int hostRegisterSupported, sparseHipArraySupported, hostRegisterReadOnlySupported,
-      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
-  unsigned int gpuDirectRDMAFlushWritesOptions;
-  int gpuDirectRDMAWritesOrdering;
-  unsigned int memoryPoolSupportedHandleTypes;
-  int deferredMappingHipArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
-  int reserved[63];
-  int hipReserved[32];
-  char gcnArchName[256];
-} hoc_props_r0600_t;
+/* hipDeviceProp_tR0600 of ROCm 6 and 7 (hip_api.h: up to and including gcnArchName): the fields
+ * are written only this far, so a caller's struct of the full size (larger) is never overrun. */
+typedef hipDeviceProp_tR0600 hoc_props_r0600_t;
 
-/* ROCm 6's header: gcnArchName at 1160, warpSize at 308 (the two fields callers check). */
-_Static_assert(offsetof(hoc_props_r0600_t, gcnArchName) == 1160, "ROCm 6 hipDeviceProp_t layout");
-_Static_assert(offsetof(hoc_props_r0600_t, warpSize) == 308, "ROCm 6 hipDeviceProp_t layout");
-
-HOC_EXPORT hipError_t hipGetDevicePropertiesR0600(void* out, int device) {
+HOC_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* out, int device) {
   if (!out) return hipErrorInvalidValue;
   hoc_props_t p;
   hipError_t error = hoc_read_props(device, &p);

@@ -201,9 +201,9 @@ static void test_exports(void) {
     if (!handle) continue;
     int rocm = 5 + v;
     CHECK(dlsym(handle, "hipGetErrorName") != NULL, "%s lacks hipGetErrorName", paths[v]);
-#define EXPECT_REQUIRED(name, args) \
+#define EXPECT_REQUIRED(name) \
   CHECK(dlsym(handle, #name) != NULL, "%s lacks required %s", paths[v], #name);
-#define EXPECT_OPTIONAL(name, args)                                                          \
+#define EXPECT_OPTIONAL(name)                                                                \
   {                                                                                          \
     bool rocm6_only = strcmp(#name, "hipGetDevicePropertiesR0600") == 0 ||                   \
                       strcmp(#name, "hipModuleLaunchCooperativeKernel") == 0;                \
