@@ -78,7 +78,16 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                               margin_text);
     }
   }
+  const char* log_text = tkrt_environment_get("TKRT_LOG");
+  tkrt_log_level_t log_level = TKRT_LOG_WARN;
+  if (log_text && tkrt_status_consume_code(tkrt_log_level_from_string(log_text, &log_level))) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "TKRT_LOG is '%s'; expected off, error, warn, info or debug (or a "
+                            "switch word: 1, on, yes, true are debug; 0, off, no, false are off)",
+                            log_text);
+  }
   pthread_mutex_lock(&tkrt_environment_lock);
+  if (log_text) tkrt_status_free(tkrt_log_set_level(log_level)); /* process-wide (tkrt/log.h) */
   if (device) {
     const char* backend = tkrt_environment_get("TKRT_BACKEND");
     if (backend) device->backend = backend;
@@ -88,8 +97,6 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     if (shared) device->trust_shared_cache = tkrt_environment_is_on(shared);
     const char* hip = tkrt_environment_get("TKRT_HIP_LIBRARY");
     if (hip) device->hip_library = hip;
-    const char* log = tkrt_environment_get("TKRT_LOG");
-    if (log) device->log = strcmp(log, "0") != 0;
     /* "off" (and its synonyms) reaches the backend as is: no cache. */
     static const char* const off[] = {"off", "0", "none", "false", "no"};
     int is_off = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/hip/hip_internal.h"
+#include "base/log.h"
 
 /* hipFunction_attribute values: CUDA's CUfunction_attribute numbering, identical in ROCm 5 to 7. */
 enum {
@@ -141,6 +142,9 @@ tkrt_status_t tkrt_hip_module_load(tkrt_device_t* base, const tkrt_image_t* imag
                              device->arch_name[0] ? device->arch_name : "this device");
     goto cleanup;
   }
+  TKRT_LOG_AT(TKRT_LOG_DEBUG, "hip", "loaded a %zu-byte %s code object on device %d (%s)",
+              image->size, info->target[0] ? info->target : "unknown-target", device->ordinal,
+              device->arch_name[0] ? device->arch_name : "unknown arch");
   *out_module = module;
   module = NULL;
 
