@@ -166,7 +166,7 @@ tkrt_status_t tkrt_log_level_from_string(const char* text, tkrt_log_level_t* out
     }
   }
   return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                          "log level '%.200s' is not one of off, error, warn, info, debug (or 0 "
-                          "for off, 1 for debug)",
+                          "log level '%.200s' is not one of off, error, warn, info, debug (or a "
+                          "switch word: 1, on, yes, true are debug; 0, off, no, false are off)",
                           text ? text : "(null)");
 }
