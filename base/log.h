@@ -5,8 +5,10 @@
  *
  *   TKRT_LOG_AT(TKRT_LOG_INFO, "cuda", "loaded %s", name);
  *
- * Rules for the library's own log sites: never log while holding a lock of tkrt's (a sink may
- * block, e.g. Python's takes the GIL), and name the component ("tune", "cuda", "hip", "host"). */
+ * Rules for the library's own log sites (docs/logging.md): log after releasing the locks you can
+ * (a sink may block: Python's takes the GIL); never log from the host backend's worker threads
+ * (tkrt.triton's launch path holds the GIL while it waits for them); name the component ("tune",
+ * "cuda", "hip", "host", "xla"). */
 #ifndef TKRT_BASE_LOG_H_
 #define TKRT_BASE_LOG_H_
 

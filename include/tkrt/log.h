@@ -37,9 +37,11 @@ typedef enum tkrt_log_level {
  * end in "...".
  *
  * A sink is called on whatever thread logs: the caller's, or a thread tkrt or XLA runs (a sink
- * must be thread-safe). tkrt calls it with none of its own locks held. A sink must not call
- * tkrt_log_set_sink (refused, see there); a message tkrt logs from inside a sink, on the sink's
- * thread, goes to the default stderr sink instead of recursing. */
+ * must be thread-safe). It may be called while tkrt works on a call (loading its modules, tuning
+ * it): a sink must not call into tkrt other than tkrt_log_*, nor wait for a thread that may be
+ * inside tkrt. tkrt_log_set_sink from inside a sink is refused (see there); a message tkrt logs
+ * from inside a sink, on the sink's thread, goes to the default stderr sink instead of
+ * recursing. */
 typedef void (*tkrt_log_fn)(void* user, tkrt_log_level_t level, const char* component,
                             const char* message);
 
