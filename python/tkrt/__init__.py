@@ -123,7 +123,7 @@ def load_library() -> ctypes.CDLL:
 _LOG_SINK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
 # tkrt_log_level_t -> logging level: error, warn, info, debug.
 _LOG_LEVELS = {1: logging.ERROR, 2: logging.WARNING, 3: logging.INFO, 4: logging.DEBUG}
-logger = logging.getLogger("tkrt")
+_logger = logging.getLogger("tkrt")
 
 
 def _forward_log(user, level, component, message):
@@ -133,8 +133,8 @@ def _forward_log(user, level, component, message):
   try:
     part = component.decode(errors="replace") if component else "?"
     text = message.decode(errors="replace") if message else ""
-    logger.log(_LOG_LEVELS.get(level, logging.WARNING), "%s: %s", part, text,
-               extra={"tkrt_component": part})
+    _logger.log(_LOG_LEVELS.get(level, logging.WARNING), "%s: %s", part, text,
+                extra={"tkrt_component": part})
   except Exception:  # noqa: BLE001 - a logging failure must not unwind through C
     pass
 
