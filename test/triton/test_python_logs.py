@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The library's log reaches Python's `logging` (logger "tkrt"): a real warning of the tuner (a
 decision store that is a file, not a folder) from a tkrt.triton launch on the host backend, with
-nothing on stderr; debug lines of module loads made on threads Python did not start; an error of
+nothing on stderr; debug lines of module loads; a message logged on a native thread; an error of
 the XLA adapter's legacy target (api_version 1, which has no error channel); levels set from
 Python and refused when wrong; TKRT_LOG=foo refused naming the variable; and, unrouted, the same
 warning as a line on stderr.
@@ -9,6 +9,7 @@ warning as a line on stderr.
 usage: test_python_logs.py HOST_256.so HOST_512.so HOST_1024.so
 Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
+import ctypes
 import json
 import logging
 import os
@@ -146,14 +147,29 @@ def main():
     tuned_launch(kernels, "off")
     loads = [r for r in records.records[before:] if getattr(r, "tkrt_component", None) == "host"
              and "host image from memory" in r.getMessage()]
-    check(len(loads) == 3, f"three module loads logged at debug ({len(loads)})")
-    main_thread = threading.main_thread().ident
-    check(any(r.thread != main_thread for r in loads),
-          f"some loads were logged on threads Python did not start ({[r.threadName for r in loads]})")
+    check(len(loads) == 3, f"three module loads logged at debug, on threads "
+          f"{sorted(set(r.threadName for r in loads))} (the loaders' or the caller's)")
     tkrt.set_log_level("warn")
 
-    # ---- the XLA adapter's legacy target, api_version 1: its error has only the log
+    # ---- a message from a thread that Python's threading did not start (pthread_create)
     lib = tkrt.load_library()
+    libc = ctypes.CDLL(None)
+    lib.tkrt_log_message.restype = None
+
+    @ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+    def native_thread(arg):
+      lib.tkrt_log_message(2, b"test", b"from a native thread %s", b"(pthread)")  # warn
+      return None
+
+    thread = ctypes.c_ulong()
+    check(libc.pthread_create(ctypes.byref(thread), None, native_thread, None) == 0, "pthread_create")
+    libc.pthread_join(thread, None)  # through ctypes.CDLL: the GIL is released while it waits
+    native = records.of("test", logging.WARNING)
+    check(len(native) == 1 and native[0].getMessage() == "test: from a native thread (pthread)"
+          and native[0].thread != threading.main_thread().ident,
+          f"a message logged on a native thread is a record ({[(r.threadName, r.getMessage()) for r in native]})")
+
+    # ---- the XLA adapter's legacy target, api_version 1: its error has only the log
     before = len(records.records)
     lib.tkrt_xla_legacy_call(None, None, b"not a call", 10, None)
     errors = records.of("xla", logging.ERROR)
