@@ -151,6 +151,8 @@ def _status_text(lib, status) -> str:
 
 def _set_log_sink(lib, enable: bool) -> None:
   global _log_routed
+  if not hasattr(lib, "tkrt_log_set_sink"):
+    raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
   status = lib.tkrt_log_set_sink(_log_sink if enable else _LOG_SINK(), None)
   if status:
     raise ConfigurationError(_status_text(lib, status))
@@ -173,6 +175,8 @@ def set_log_level(level: str) -> None:
   case; also the switch words, 1/on for debug and 0/off for off), as TKRT_LOG does. Raises
   ConfigurationError naming the value for anything else."""
   lib = load_library()
+  if not hasattr(lib, "tkrt_log_set_level"):
+    raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
   value = ctypes.c_int(0)
   status = lib.tkrt_log_level_from_string(str(level).encode(), ctypes.byref(value))
   if status:
