@@ -14,6 +14,7 @@
 #include "core/call_internal.h"
 #include "core/decision_store.h"
 #include "base/fs.h"
+#include "base/log.h"
 #include "base/versioned.h"
 #include "hal/hal.h"
 
@@ -468,7 +469,7 @@ static void tkrt_store_warn(tkrt_autotuner_t* tuner, const char* what) {
   int first = !tuner->store_warned;
   tuner->store_warned = 1;
   pthread_mutex_unlock(&tuner->lock);
-  if (first) fprintf(stderr, "tkrt: warning: tuning decision store: %s\n", what);
+  if (first) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "tuning decision store: %s", what);
 }
 
 /* The first config that can run on the device: what "the first config" means for the never policy
@@ -489,6 +490,8 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   tkrt_decision_key(call->digest, info->arch, info->driver_version, key);
   int lock_fd = -1;
   tkrt_status_t status = NULL;
+  /* Warnings wait until the entry's file lock is released: a sink may block (tkrt/log.h). */
+  char store_warning[512] = "", ignored[512] = "";
   if (tuner->store_dir) {
     /* Hold the entry's file lock from reading to writing: concurrent processes (ranks) then
      * tune once and all read the same answer. */
@@ -518,7 +521,7 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         entry->iterations = decision.iterations;
         goto done;
       }
-      if (problem[0]) fprintf(stderr, "tkrt: warning: ignoring tuning decision %s\n", problem);
+      if (problem[0]) snprintf(ignored, sizeof(ignored), "%s", problem);
     }
   }
   if (tuner->policy == TKRT_TUNE_POLICY_NEVER) {
@@ -562,7 +565,7 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
                                               call->digest, info->arch,
                                               info->driver_version, &decision);
     if (write) {
-      tkrt_store_warn(tuner, tkrt_status_message(write));
+      snprintf(store_warning, sizeof(store_warning), "%s", tkrt_status_message(write));
       tkrt_status_free(write);
     } else {
       snprintf(entry->store_file, sizeof(entry->store_file), "%s/%s.decision", tuner->store_dir,
@@ -572,6 +575,8 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
 
 done:
   tkrt_decision_unlock(lock_fd);
+  if (ignored[0]) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "ignoring tuning decision %s", ignored);
+  if (store_warning[0]) tkrt_store_warn(tuner, store_warning);
   return status;
 }
 

@@ -93,13 +93,11 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                               backend_text);
     }
   }
-  bool trust_shared = false, log = false;
+  bool trust_shared = false;
   const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
   if (shared) {
     TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_TRUST_SHARED_STORES", shared, &trust_shared));
   }
-  const char* log_text = tkrt_environment_get("TKRT_LOG");
-  if (log_text) TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_LOG", log_text, &log));
   const char* margin_text = tkrt_environment_get("TKRT_TUNE_PRUNE_MARGIN");
   double margin = 0;
   if (margin_text) {
@@ -112,7 +110,16 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                               margin_text);
     }
   }
+  const char* log_text = tkrt_environment_get("TKRT_LOG");
+  tkrt_log_level_t log_level = TKRT_LOG_WARN;
+  if (log_text && tkrt_status_consume_code(tkrt_log_level_from_string(log_text, &log_level))) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "TKRT_LOG is '%s'; expected off, error, warn, info or debug (or a "
+                            "switch word: 1, on, yes, true are debug; 0, off, no, false are off)",
+                            log_text);
+  }
   pthread_mutex_lock(&tkrt_environment_lock);
+  if (log_text) tkrt_status_free(tkrt_log_set_level(log_level)); /* process-wide (tkrt/log.h) */
   if (device) {
     if (backend_text) device->backend = backend_text;
     if (threads) device->host_threads = (uint32_t)threads;
@@ -120,7 +127,6 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     if (shared) device->trust_shared_cache = trust_shared;
     const char* hip = tkrt_environment_get("TKRT_HIP_LIBRARY");
     if (hip) device->hip_library = hip;
-    if (log_text) device->log = log;
     /* "off" (and its synonyms) reaches the backend as is: no cache. */
     static const char* const off[] = {"off", "0", "none", "false", "no"};
     int is_off = 0;

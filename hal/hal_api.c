@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/image_detect.h"
+#include "base/log.h"
 #include "hal/hal.h"
 #include "hal/registry.h"
 #include "base/versioned.h"
@@ -214,6 +215,7 @@ tkrt_status_t tkrt_device_open(const tkrt_device_options_t* caller_options,
   if (count == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "no backend is listed in %s", origin);
   }
+  if (options.log) tkrt_log_raise_level(TKRT_LOG_DEBUG); /* the option's old meaning: all of it */
   char tried[2048];
   tried[0] = '\0';
   tkrt_status_t only_status = NULL;

@@ -36,7 +36,7 @@ static const struct {
     {"TKRT_HOST_THREADS", "threads of the host backend, 1 to 256"},
     {"TKRT_CACHE_DIR", "the CUDA PTX-compile cache folder, or off (default ~/.cache/tkrt/cubin)"},
     {"TKRT_HIP_LIBRARY", "the HIP runtime to load: a path, a soname or a ':' list"},
-    {"TKRT_LOG", "on or off: the backends' log lines on stderr"},
+    {"TKRT_LOG", "log level: off, error, warn (default), info or debug (1/on = debug)"},
     {"TKRT_TUNE_DIR", "the tuning decision store, or off (default ~/.cache/tkrt/tune)"},
     {"TKRT_TUNE_POLICY", "auto or never: tune when no decision is known, or take config 0"},
     {"TKRT_TUNE_PIN", "<digest prefix|*>[@arch]=<config>,...: configs to run, never tuned"},

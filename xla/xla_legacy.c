@@ -45,7 +45,8 @@ static void tkrt_xla_legacy_fail(void* xla_status, tkrt_status_t status, const c
   if (xla_status) {
     tkrt_xla_set_failure(xla_status, text, strlen(text));
   } else {
-    fprintf(stderr, "%s\n", text); /* api_version 1 callers have no way to hear about errors */
+    /* api_version 1 callers have no way to hear about errors: the log's error level says it. */
+    tkrt_log_message(TKRT_LOG_ERROR, "xla", "%s", text);
   }
 }
 

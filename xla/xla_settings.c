@@ -136,6 +136,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   double margin = 0;
   bool on = false;
   tkrt_capture_policy_t policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
+  tkrt_log_level_t log_level = TKRT_LOG_WARN;
   if (atomic_load_explicit(&tkrt_xla_config.frozen, memory_order_relaxed)) {
     snprintf(error, capacity,
              "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
@@ -153,8 +154,9 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     s->device.cache_dir = v;
   } else if (strcmp(name, "hip_library") == 0) {
     s->device.hip_library = v;
-  } else if (strcmp(name, "log") == 0) {
-    s->device.log = v && strcmp(v, "0") != 0;
+  } else if (strcmp(name, "log") == 0 &&
+             (!v || !tkrt_status_consume_code(tkrt_log_level_from_string(v, &log_level)))) {
+    tkrt_status_free(tkrt_log_set_level(log_level)); /* process-wide; unset: warn */
   } else if (strcmp(name, "tune_dir") == 0) {
     s->tuner.store_dir = v;
   } else if (strcmp(name, "tune_pin") == 0) {
@@ -172,8 +174,9 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   } else {
     snprintf(error, capacity,
              "tkrt_xla_configure: unknown setting or value %s=%s (settings: backend, cache_dir, "
-             "hip_library, log, tune_dir, tune_pin, tune_policy auto|never, tune_prune_margin "
-             "<number>, capture_policy first_config|error, count_captures on|off)",
+             "hip_library, log off|error|warn|info|debug, tune_dir, tune_pin, tune_policy "
+             "auto|never, tune_prune_margin <number>, capture_policy first_config|error, "
+             "count_captures on|off)",
              name, value ? value : "");
     code = 3; /* INVALID_ARGUMENT */
     goto done;

@@ -89,7 +89,6 @@ static tkrt_status_t tkrt_cuda_probe(const tkrt_device_options_t* options,
 
 static tkrt_status_t tkrt_cuda_backend_device_create(const tkrt_device_options_t* options,
                                                      tkrt_device_t** out_device) {
-  if (options->log) tkrt_cuda_log_enable();
   const tkrt_cuda_driver_t* driver = NULL;
   int count = 0;
   TKRT_RETURN_IF_ERROR(tkrt_cuda_count_devices(&driver, &count));

@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_internal.h"
 
 #include "base/fs.h"
+#include "base/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,9 +134,10 @@ tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
   device->context = context;
   status = tkrt_cuda_device_query_info(device);
   if (status) goto cleanup;
-  tkrt_cuda_log("device %d: %s, %s (PTX compiled for %s), %u SMs, driver %d, features 0x%x",
-                ordinal, device->base.info.name, device->base.info.arch, device->ptx_target,
-                device->base.info.sm_count, driver->driver_version, device->base.info.features);
+  TKRT_LOG_AT(TKRT_LOG_INFO, "cuda",
+              "device %d: %s, %s (PTX compiled for %s), %u SMs, driver %d, features 0x%x",
+              ordinal, device->base.info.name, device->base.info.arch, device->ptx_target,
+              device->base.info.sm_count, driver->driver_version, device->base.info.features);
   *out_device = &device->base;
   return NULL;
 
@@ -151,8 +153,8 @@ void tkrt_cuda_destroy(tkrt_device_t* base) {
     CUresult result = device->driver->cuDevicePrimaryCtxRelease(device->device);
     /* At process exit the driver may already be torn down (DEINITIALIZED); nothing to do then. */
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED) {
-      tkrt_cuda_log("cuDevicePrimaryCtxRelease(device %d) failed: CUresult %d",
-                    base->info.ordinal, (int)result);
+      TKRT_LOG_AT(TKRT_LOG_WARN, "cuda", "cuDevicePrimaryCtxRelease(device %d) failed: CUresult %d",
+                  base->info.ordinal, (int)result);
     }
   }
   free(device->cache_dir);

@@ -12,6 +12,7 @@
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_symbols.h"
 #include "base/dylib.h"
+#include "base/log.h"
 
 /* ---------------------------------------------------------------- the symbol table */
 
@@ -46,23 +47,20 @@ uint32_t tkrt_cuda_features(const tkrt_cuda_driver_t* driver, int cc_major, int 
 
 /* ---------------------------------------------------------------- logging */
 
-static atomic_int tkrt_cuda_log_on;
+/* The backend's log goes through tkrt's (base/log.h); its call sites name their level. These
+ * three keep the older names working: debug level, and the device option's "log everything". */
+void tkrt_cuda_log_enable(void) { tkrt_log_raise_level(TKRT_LOG_DEBUG); }
 
-void tkrt_cuda_log_enable(void) { atomic_store_explicit(&tkrt_cuda_log_on, 1, memory_order_relaxed); }
-
-int tkrt_cuda_log_enabled(void) {
-  return atomic_load_explicit(&tkrt_cuda_log_on, memory_order_relaxed);
-}
+int tkrt_cuda_log_enabled(void) { return tkrt_log_enabled(TKRT_LOG_DEBUG); }
 
 void tkrt_cuda_log(const char* format, ...) {
-  if (!tkrt_cuda_log_enabled()) return;
-  /* One fprintf per line, so lines from concurrent threads do not interleave. */
+  if (!tkrt_log_enabled(TKRT_LOG_DEBUG)) return;
   char line[1024];
   va_list args;
   va_start(args, format);
   vsnprintf(line, sizeof(line), format, args);
   va_end(args);
-  fprintf(stderr, "tkrt: cuda: %s\n", line);
+  tkrt_log_message(TKRT_LOG_DEBUG, "cuda", "%s", line);
 }
 
 /* ---------------------------------------------------------------- loading the driver */
@@ -186,8 +184,26 @@ static void tkrt_cuda_load_driver(void) {
   atomic_store_explicit(&tkrt_cuda_loaded_driver, driver, memory_order_release);
 }
 
+static atomic_int tkrt_cuda_load_logged;
+
+/* What loading found, said once per process, after the once (a sink may block: never inside). */
+static void tkrt_cuda_log_load(void) {
+  const int loaded = tkrt_cuda_load_state.code == TKRT_STATUS_OK;
+  if (!tkrt_log_enabled(loaded ? TKRT_LOG_INFO : TKRT_LOG_DEBUG)) return;
+  if (atomic_exchange(&tkrt_cuda_load_logged, 1)) return;
+  if (loaded) {
+    tkrt_log_message(TKRT_LOG_INFO, "cuda", "loaded %s (driver version %d)",
+                     tkrt_cuda_load_state.driver.library,
+                     tkrt_cuda_load_state.driver.driver_version);
+  } else {
+    tkrt_log_message(TKRT_LOG_DEBUG, "cuda", "driver not loaded: %s",
+                     tkrt_cuda_load_state.message);
+  }
+}
+
 tkrt_status_t tkrt_cuda_driver_load(const tkrt_cuda_driver_t** out_driver) {
   pthread_once(&tkrt_cuda_load_once, tkrt_cuda_load_driver);
+  tkrt_cuda_log_load();
   if (tkrt_cuda_load_state.code != TKRT_STATUS_OK) {
     return TKRT_STATUS_MAKE(tkrt_cuda_load_state.code, "%s", tkrt_cuda_load_state.message);
   }

@@ -12,6 +12,7 @@
 #include "tkrt/image.h"
 #include "backends/cuda/cuda_cache.h"
 #include "backends/cuda/cuda_internal.h"
+#include "base/log.h"
 
 typedef struct tkrt_cuda_module {
   CUmodule module;
@@ -35,30 +36,24 @@ void tkrt_cuda_module_stats(tkrt_cuda_module_stats_t* out_stats) {
   out_stats->cache_write_failures = atomic_load(&tkrt_cuda_stats.cache_write_failures);
 }
 
-/* A damaged cache is worth one line on stderr even without TKRT_LOG (it costs a JIT per load and
- * may point at a failing disk), but not one per load. */
+/* A damaged cache is worth a warning even at the default level (it costs a JIT per load and may
+ * point at a failing disk), but not one per load: the first is a warning, the rest debug. */
 static atomic_int tkrt_cuda_corrupt_warned;
 
 static void tkrt_cuda_warn_corrupt(const char* path, const char* why) {
-  if (tkrt_cuda_log_enabled()) {
-    tkrt_cuda_log("PTX cache entry %s is corrupt (%s); removed, recompiling", path, why);
-  } else if (!atomic_exchange(&tkrt_cuda_corrupt_warned, 1)) {
-    fprintf(stderr,
-            "tkrt: cuda: warning: PTX cache entry %s is corrupt (%s); removed and rebuilt "
-            "(further reports need TKRT_LOG=1)\n",
-            path, why);
-  }
+  tkrt_log_level_t level =
+      atomic_exchange(&tkrt_cuda_corrupt_warned, 1) ? TKRT_LOG_DEBUG : TKRT_LOG_WARN;
+  TKRT_LOG_AT(level, "cuda", "PTX cache entry %s is corrupt (%s); removed and rebuilt", path, why);
 }
 
 static atomic_int tkrt_cuda_untrusted_warned;
 
-/* A cache that is not trusted is not an error: the PTX is compiled instead, once said. */
+/* A cache that is not trusted is not an error: the PTX is compiled instead, said once as a
+ * warning. */
 static void tkrt_cuda_warn_untrusted(const char* why) {
-  if (tkrt_cuda_log_enabled()) {
-    tkrt_cuda_log("PTX cache not used: %s", why);
-  } else if (!atomic_exchange(&tkrt_cuda_untrusted_warned, 1)) {
-    fprintf(stderr, "tkrt: cuda: warning: PTX cache not used: %s\n", why);
-  }
+  tkrt_log_level_t level =
+      atomic_exchange(&tkrt_cuda_untrusted_warned, 1) ? TKRT_LOG_DEBUG : TKRT_LOG_WARN;
+  TKRT_LOG_AT(level, "cuda", "PTX cache not used: %s", why);
 }
 
 static double tkrt_cuda_now_ms(void) {
@@ -96,7 +91,7 @@ static tkrt_status_t tkrt_cuda_jit(tkrt_cuda_device_t* device, const char* ptx, 
                     (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE,
                     info_log,
                     (void*)(uintptr_t)TKRT_CUDA_JIT_LOG_SIZE,
-                    (void*)(uintptr_t)(tkrt_cuda_log_enabled() ? 1 : 0),
+                    (void*)(uintptr_t)(tkrt_log_enabled(TKRT_LOG_DEBUG) ? 1 : 0),
                     (void*)(uintptr_t)target};
   _Static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]),
                  "one value per JIT option");
@@ -138,7 +133,13 @@ static tkrt_status_t tkrt_cuda_jit(tkrt_cuda_device_t* device, const char* ptx, 
   }
   if (info_log[0]) {
     info_log[TKRT_CUDA_JIT_LOG_SIZE - 1] = '\0';
-    tkrt_cuda_log("JIT info log: %s", info_log);
+    /* One message per line of the driver's log. */
+    for (char *line = info_log, *end = NULL; *line; line = end + 1) {
+      end = strchr(line, '\n');
+      if (end) *end = '\0';
+      if (*line) TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda", "JIT info log: %s", line);
+      if (!end) break;
+    }
   }
   atomic_fetch_add(&tkrt_cuda_stats.jit_compiles, 1);
   *out_state = state;
@@ -198,8 +199,9 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
       CUresult result = device->driver->cuModuleLoadData(&module, cached);
       if (result == CUDA_SUCCESS) {
         atomic_fetch_add(&tkrt_cuda_stats.cache_hits, 1);
-        tkrt_cuda_log("PTX cache hit %s (%zu-byte cubin from %s, loaded in %.3f ms)", key.hex,
-                      cached_size, path, tkrt_cuda_now_ms() - started);
+        TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda",
+                    "PTX cache hit %s (%zu-byte cubin from %s, loaded in %.3f ms)", key.hex,
+                    cached_size, path, tkrt_cuda_now_ms() - started);
         *out_module = module;
         goto cleanup;
       }
@@ -215,7 +217,7 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
       tkrt_cuda_warn_untrusted(why);
     } else {
       atomic_fetch_add(&tkrt_cuda_stats.cache_misses, 1);
-      tkrt_cuda_log("PTX cache miss %s (%s; %s)", key.hex, path, why);
+      TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda", "PTX cache miss %s (%s; %s)", key.hex, path, why);
     }
   }
 
@@ -229,7 +231,8 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
      * accelerated target, ask once more before giving up. The first error is what is reported. */
     tkrt_status_t retry = tkrt_cuda_jit(device, ptx, ptx_size, 1, &link, &cubin, &cubin_size);
     if (!retry) {
-      tkrt_cuda_log("PTX JIT needed the explicit %s target", device->ptx_target);
+      TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda", "PTX JIT needed the explicit %s target",
+                  device->ptx_target);
       tkrt_status_free(status);
       status = NULL;
     } else {
@@ -240,17 +243,18 @@ static tkrt_status_t tkrt_cuda_load_ptx(tkrt_cuda_device_t* device, const tkrt_i
   const double compiled = tkrt_cuda_now_ms();
   status = tkrt_cuda_load_data(device, cubin, "JIT-compiled cubin", out_module);
   if (status) goto cleanup;
-  tkrt_cuda_log("PTX JIT %s: %zu bytes of PTX -> %zu-byte cubin for %s in %.3f ms", key.hex,
-                ptx_size, cubin_size, device->ptx_target, compiled - started);
+  TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda",
+              "PTX JIT %s: %zu bytes of PTX -> %zu-byte cubin for %s in %.3f ms", key.hex,
+              ptx_size, cubin_size, device->ptx_target, compiled - started);
   if (cache_on) {
     char why[512];
     if (tkrt_cuda_cache_write(dir, device->trust_shared_cache, &key, cubin, cubin_size, why,
                               sizeof(why)) != 0) {
       /* The module is loaded; a cache that cannot be written only costs the next process a JIT. */
       atomic_fetch_add(&tkrt_cuda_stats.cache_write_failures, 1);
-      tkrt_cuda_log("PTX cache write %s failed: %s", key.hex, why);
+      TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda", "PTX cache write %s failed: %s", key.hex, why);
     } else {
-      tkrt_cuda_log("PTX cache store %s (%s)", key.hex, path);
+      TKRT_LOG_AT(TKRT_LOG_DEBUG, "cuda", "PTX cache store %s (%s)", key.hex, path);
     }
   }
 
@@ -336,7 +340,7 @@ void tkrt_cuda_module_unload(tkrt_device_t* base, void* module_handle) {
   }
   if (status) {
     /* Unloading cannot report failure; leaking the module is all that happens. */
-    tkrt_cuda_log("unloading a module: %s", tkrt_status_message(status));
+    TKRT_LOG_AT(TKRT_LOG_WARN, "cuda", "unloading a module: %s", tkrt_status_message(status));
     tkrt_status_free(status);
   }
   free(module);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/hip/hip_internal.h"
+#include "base/log.h"
 
 /* ---------------------------------------------------------------- device attributes
  *
@@ -224,6 +225,8 @@ tkrt_status_t tkrt_hip_device_create(const tkrt_hal_backend_t* backend,
   device->ordinal = ordinal;
   tkrt_status_t status = tkrt_hip_device_fill_info(device);
   if (status) goto cleanup;
+  TKRT_LOG_AT(TKRT_LOG_INFO, "hip", "device %d: %s, %s, %u CUs", ordinal, device->base.info.name,
+              device->base.info.arch, device->base.info.sm_count);
   *out_device = &device->base;
   return NULL;
 

@@ -10,6 +10,7 @@
 
 #include "backends/hip/hip_internal.h"
 #include "base/dylib.h"
+#include "base/log.h"
 
 /* ---------------------------------------------------------------- library names */
 
@@ -172,12 +173,25 @@ static void tkrt_hip_load_once(const char* spec) {
 
 tkrt_status_t tkrt_hip_library_get(const char* names, const tkrt_hip_library_t** out_library) {
   if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_acquire)) {
+    bool loaded_here = false;
     pthread_mutex_lock(&tkrt_hip_state.lock);
     if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_relaxed)) {
       tkrt_hip_load_once(names);
       atomic_store_explicit(&tkrt_hip_state.loaded, true, memory_order_release);
+      loaded_here = true;
     }
     pthread_mutex_unlock(&tkrt_hip_state.lock);
+    /* Said by the thread that loaded, after the lock (a sink may block). */
+    if (loaded_here && tkrt_hip_state.code == TKRT_STATUS_OK) {
+      char version[32];
+      tkrt_hip_format_version(tkrt_hip_state.library.runtime_version, version, sizeof(version));
+      TKRT_LOG_AT(TKRT_LOG_INFO, "hip", "loaded %s (HIP %s, %d device%s)",
+                  tkrt_hip_state.library.opened_name, version,
+                  tkrt_hip_state.library.device_count,
+                  tkrt_hip_state.library.device_count == 1 ? "" : "s");
+    } else if (loaded_here) {
+      TKRT_LOG_AT(TKRT_LOG_DEBUG, "hip", "runtime not loaded: %s", tkrt_hip_state.message);
+    }
   }
   if (tkrt_hip_state.code != TKRT_STATUS_OK) {
     return TKRT_STATUS_MAKE(tkrt_hip_state.code, "%s", tkrt_hip_state.message);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/hip/hip_internal.h"
+#include "base/log.h"
 
 typedef struct tkrt_hip_module {
   hipModule_t handle;
@@ -131,6 +132,9 @@ tkrt_status_t tkrt_hip_module_load(tkrt_device_t* base, const tkrt_image_t* imag
                              device->arch_name[0] ? device->arch_name : "this device");
     goto cleanup;
   }
+  TKRT_LOG_AT(TKRT_LOG_DEBUG, "hip", "loaded a %zu-byte %s code object on device %d (%s)",
+              image->size, info->target[0] ? info->target : "unknown-target", device->ordinal,
+              device->arch_name[0] ? device->arch_name : "unknown arch");
   *out_module = module;
   module = NULL;
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backends/host/host_internal.h"
+#include "base/log.h"
 
 #define TKRT_HOST_ALLOC_MAGIC 0x746b7274686f7374ULL /* "tkrthost" */
 #define TKRT_HOST_ALLOC_HEADER 256u /* keeps allocations 256-byte aligned, like cuMemAlloc */
@@ -197,6 +198,7 @@ tkrt_status_t tkrt_host_device_create(const tkrt_hal_backend_t* backend,
                          TKRT_VERSION_PATCH;
   info->features = TKRT_DEVICE_FEATURE_CLUSTER | TKRT_DEVICE_FEATURE_COOPERATIVE |
                    TKRT_DEVICE_FEATURE_GRAPHS;
+  TKRT_LOG_AT(TKRT_LOG_INFO, "host", "device 0: %s, %s", info->name, info->arch);
   *out_device = &host->base;
   return NULL;
 }

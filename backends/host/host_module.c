@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/host/host_internal.h"
+#include "base/log.h"
 
 #if defined(__x86_64__)
 #define TKRT_HOST_ELF_MACHINE 62 /* EM_X86_64 */
@@ -187,6 +188,7 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
   /* The mapping keeps the memfd's pages alive; the descriptor is not needed any more. Nothing is
    * in any file system: the memfd is anonymous. */
   close(fd);
+  TKRT_LOG_AT(TKRT_LOG_DEBUG, "host", "loaded a %zu-byte host image from memory", image->size);
   *out_module = module;
   return NULL;
 

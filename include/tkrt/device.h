@@ -119,7 +119,9 @@ struct tkrt_device_options {
    * usual sonames (libamdhip64.so.7, .6, .5, .so). The first device opened in a process decides
    * which library the process uses. */
   const char* hip_library;
-  /* Log backend events (library loads, PTX JIT and cache use) to stderr. */
+  /* Kept for compatibility: true raises the process's log level (tkrt/log.h) to debug when the
+   * device opens, so every backend event (library loads, PTX JIT and cache use) is logged; false
+   * leaves the level alone. Set the level with tkrt_log_set_level or TKRT_LOG instead. */
   bool log;
   /* Whether host images that come from a serialized call (tkrt_wire_decode; every kernel image
    * whose origin is not TKRT_IMAGE_ORIGIN_API) may be loaded on this device. A host image is

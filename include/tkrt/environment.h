@@ -7,6 +7,7 @@
 #include "tkrt/api.h"
 #include "tkrt/autotune.h"
 #include "tkrt/device.h"
+#include "tkrt/log.h"
 #include "tkrt/status.h"
 
 #ifdef __cplusplus
@@ -21,7 +22,9 @@ extern "C" {
  *   TKRT_CACHE_DIR      device->cache_dir      $TKRT_CACHE_DIR/cubin, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/cubin or ~/.cache/tkrt/cubin
  *   TKRT_HIP_LIBRARY    device->hip_library    path, soname or ':' list
- *   TKRT_LOG            device->log            on or off (see below)
+ *   TKRT_LOG            the process's log level (tkrt_log_set_level; device->log is left
+ *                       alone): off | error | warn | info | debug, any case; the switch words
+ *                       1, on, yes, true mean debug and 0, off, no, false mean off; default warn
  *   TKRT_TUNE_POLICY    tuner->policy          auto | never (any case)
  *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
@@ -33,7 +36,8 @@ extern "C" {
  * any other value is refused (never taken for off).
  * String fields point into the environment or into static storage (the defaults): they stay valid
  * while the environment is not changed. A value that cannot be used (TKRT_HOST_THREADS=lots,
- * TKRT_TUNE_POLICY=sometimes, TKRT_LOG=maybe) is INVALID_ARGUMENT naming the variable, and nothing is written. */
+ * TKRT_TUNE_POLICY=sometimes, TKRT_LOG=loud) is INVALID_ARGUMENT naming the variable, and nothing
+ * is written (nor the log level set). */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_options_from_environment(
     tkrt_device_options_t* device, tkrt_autotuner_options_t* tuner);
 

@@ -9,6 +9,7 @@
 #include "tkrt/device.h"
 #include "tkrt/environment.h"
 #include "tkrt/image.h"
+#include "tkrt/log.h"
 #include "tkrt/status.h"
 #include "tkrt/triton.h"
 #include "tkrt/version.h"

@@ -8,11 +8,17 @@ The package loads libtkrt_xla.so (see `library_path`; the wheel carries it next 
 with ctypes and registers its handlers with `jax.ffi.register_ffi_target`. Importing it needs no
 JAX: `version()`, `stats()` and `configure_tuning()` work without it; the functions that talk to
 JAX raise an ImportError saying so. docs/xla.md describes the targets and the autotuning policy.
+
+The library's messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
+`logging`, logger "tkrt", from the moment the library is loaded; `route_logs_to_python(False)`
+sends them back to stderr. docs/logging.md says which levels pass and on which threads.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import logging
 import os
 import threading
 from typing import Iterable, Optional
@@ -22,7 +28,7 @@ __version__ = "0.1.0"  # the tkrt release; setup.py checks it against CMakeLists
 __all__ = [
     "__version__", "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
     "use_for_jax_triton", "route_jaxlib_targets", "configure", "configure_tuning",
-    "ConfigurationError", "stats", "version",
+    "ConfigurationError", "stats", "version", "route_logs_to_python", "set_log_level",
     "STATS_FIELDS",
 ]
 
@@ -95,8 +101,100 @@ def load_library() -> ctypes.CDLL:
       lib.tkrt_xla_configure.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                          ctypes.c_size_t]
       lib.tkrt_xla_configure.restype = ctypes.c_int
+      if hasattr(lib, "tkrt_log_set_sink"):
+        lib.tkrt_log_set_sink.argtypes = [_LOG_SINK, ctypes.c_void_p]
+        lib.tkrt_log_set_sink.restype = ctypes.c_void_p
+        lib.tkrt_log_level_from_string.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
+        lib.tkrt_log_level_from_string.restype = ctypes.c_void_p
+        lib.tkrt_log_set_level.argtypes = [ctypes.c_int]
+        lib.tkrt_log_set_level.restype = ctypes.c_void_p
+        lib.tkrt_status_message.argtypes = [ctypes.c_void_p]
+        lib.tkrt_status_message.restype = ctypes.c_char_p
+        lib.tkrt_status_free.argtypes = [ctypes.c_void_p]
+        lib.tkrt_status_free.restype = None
+        _set_log_sink(lib, True)
       _lib = lib
     return _lib
+
+
+# ---- the library's log, routed to `logging` (tkrt/log.h, docs/logging.md)
+
+# void (*)(void* user, tkrt_log_level_t level, const char* component, const char* message)
+_LOG_SINK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
+# tkrt_log_level_t -> logging level: error, warn, info, debug.
+_LOG_LEVELS = {1: logging.ERROR, 2: logging.WARNING, 3: logging.INFO, 4: logging.DEBUG}
+_logger = logging.getLogger("tkrt")
+
+
+def _forward_log(user, level, component, message):
+  """The sink: one record on logger "tkrt", "<component>: <message>", with the component also
+  in record.tkrt_component. Runs on whichever thread logged (ctypes takes the GIL); never raises
+  into C."""
+  try:
+    part = component.decode(errors="replace") if component else "?"
+    text = message.decode(errors="replace") if message else ""
+    _logger.log(_LOG_LEVELS.get(level, logging.WARNING), "%s: %s", part, text,
+                extra={"tkrt_component": part})
+  except Exception:  # noqa: BLE001 - a logging failure must not unwind through C
+    pass
+
+
+_log_sink = _LOG_SINK(_forward_log)  # alive for the whole process: C may hold it
+_log_routed = False
+
+
+def _status_text(lib, status) -> str:
+  text = lib.tkrt_status_message(status).decode(errors="replace")
+  lib.tkrt_status_free(status)
+  return text
+
+
+def _set_log_sink(lib, enable: bool) -> None:
+  global _log_routed
+  if not hasattr(lib, "tkrt_log_set_sink"):
+    raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
+  status = lib.tkrt_log_set_sink(_log_sink if enable else _LOG_SINK(), None)
+  if status:
+    raise ConfigurationError(_status_text(lib, status))
+  _log_routed = enable
+
+
+def route_logs_to_python(enable: bool = True) -> None:
+  """Sends the library's messages to `logging` (logger "tkrt"; the default once the library is
+  loaded), or with enable=False back to stderr as "tkrt: <component>: <level>: <message>" lines.
+  Which messages leave the library is its level (TKRT_LOG, set_log_level; default warn); the
+  logger's level and handlers then decide what is shown. Messages logged on threads that Python
+  did not start (XLA's, tkrt's module loaders) take the GIL for the record."""
+  lib = load_library()
+  with _lock:
+    _set_log_sink(lib, bool(enable))
+
+
+def set_log_level(level: str) -> None:
+  """Sets the library's log level at any time: "off", "error", "warn", "info" or "debug" (any
+  case; also the switch words, 1/on for debug and 0/off for off), as TKRT_LOG does. Raises
+  ConfigurationError naming the value for anything else."""
+  lib = load_library()
+  if not hasattr(lib, "tkrt_log_set_level"):
+    raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
+  value = ctypes.c_int(0)
+  status = lib.tkrt_log_level_from_string(str(level).encode(), ctypes.byref(value))
+  if status:
+    raise ConfigurationError(_status_text(lib, status))
+  status = lib.tkrt_log_set_level(value.value)
+  if status:
+    raise ConfigurationError(_status_text(lib, status))
+
+
+@atexit.register
+def _unroute_logs() -> None:
+  """Before the interpreter goes away, the library's messages go back to stderr: a thread that
+  logs late must not call into a finalising interpreter. The swap waits for running calls."""
+  if _lib is not None and _log_routed:
+    try:
+      _set_log_sink(_lib, False)
+    except Exception:  # noqa: BLE001
+      pass
 
 
 def version() -> str:
@@ -119,7 +217,8 @@ class ConfigurationError(RuntimeError):
 def configure(**settings: Optional[str]) -> None:
   """Sets libtkrt_xla's settings through its C API (tkrt_xla_configure), before the first call.
 
-  Names: backend ("cuda,hip" by default), cache_dir, hip_library, log, tune_dir, tune_pin,
+  Names: backend ("cuda,hip" by default), cache_dir, hip_library, log ("off" | "error" | "warn" |
+  "info" | "debug": the library's log level, set at once; see also set_log_level), tune_dir, tune_pin,
   tune_policy ("auto" | "never"), tune_prune_margin (a number), capture_policy ("first_config" |
   "error"), count_captures ("on" | "off": count executed_captured in stats(), a driver query per
   execute; off by default). None or "" restores the default. Settings not given here come from the environment

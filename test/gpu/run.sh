@@ -156,14 +156,15 @@ run "shared memory > 48 KiB" "$bin/gpu_kernels_test" "$kernels/cts_cuda_sm90a.cu
 run "graph capture, replay x2" "$bin/gpu_kernels_test" "$kernels/cts_cuda_sm90a.cubin" \
   "$kernels/cts_cuda.ptx" graph_capture_and_replay
 
-# The PTX cache across two processes, with the backend's own log (TKRT_LOG=1) as the witness.
+# The PTX cache across two processes, with the backend's own log as the witness (TKRT_LOG=debug
+# for the first, the older TKRT_LOG=1 for the second: both are the debug level, docs/logging.md).
 echo
 echo "==> PTX cache: two processes, fresh TKRT_CACHE_DIR"
 cache_dir="$(mktemp -d "${TMPDIR:-/tmp}/tkrt_gpu_cache.XXXXXX")"
 cache_rc=0
 cold_log="$cache_dir/cold.log"
 warm_log="$cache_dir/warm.log"
-TKRT_LOG=1 TKRT_CACHE_DIR="$cache_dir" "$bin/gpu_ptx_cache_test" "$vectors/add_f32/call.pb" \
+TKRT_LOG=debug TKRT_CACHE_DIR="$cache_dir" "$bin/gpu_ptx_cache_test" "$vectors/add_f32/call.pb" \
   --expect miss > "$cold_log" 2>&1 || cache_rc=$?
 cat "$cold_log"
 if [[ "$cache_rc" == 0 ]]; then
@@ -175,6 +176,10 @@ note=""
 if [[ "$cache_rc" == 0 ]]; then
   if ! grep -q "PTX cache miss" "$cold_log" || ! grep -q "PTX JIT " "$cold_log"; then
     echo "the first process did not report a miss and a JIT"
+    cache_rc=1
+  elif ! grep -q "^tkrt: cuda: info: loaded libcuda" "$cold_log" ||
+       ! grep -q "^tkrt: cuda: debug: PTX cache miss" "$cold_log"; then
+    echo "the log lines lack their level (tkrt: cuda: info: loaded libcuda..., tkrt: cuda: debug: ...)"
     cache_rc=1
   elif ! grep -q "PTX cache hit" "$warm_log" || grep -q "PTX JIT " "$warm_log"; then
     echo "the second process did not report a hit, or compiled"

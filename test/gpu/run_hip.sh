@@ -158,6 +158,19 @@ for rocm in 5 6 7; do
     run "tkrt run triton matmul $arch ($tag)" "$build/tools/tkrt" run "$work/case_matmul_$arch" \
       --backend hip --store off --iterations 5
   done
+  # The backend's log lines at TKRT_LOG=debug (docs/logging.md): runtime, device, module load.
+  export TKRT_HOC_ARCH="gfx90a:sramecc+:xnack-"
+  rc=0
+  log="$(mktemp)"
+  TKRT_LOG=debug "$build/tools/tkrt" run "$work/case_add_gfx90a" --backend hip --store off \
+    --iterations 0 > "$log" 2>&1 || rc=$?
+  cat "$log"
+  for line in "^tkrt: hip: info: loaded .*libamdhip64" "^tkrt: hip: info: device 0: " \
+              "^tkrt: hip: debug: loaded a [0-9]*-byte gfx90a"; do
+    grep -q -- "$line" "$log" || { echo "missing log line: $line"; rc=1; }
+  done
+  rm -f "$log"
+  record "hip log lines at TKRT_LOG=debug ($tag)" "$rc"
   # A gfx90a code object on a device presented as gfx942: the backend's own arch check (module
   # load), and the core's image choice (a call whose only image is for gfx90a).
   export TKRT_HOC_ARCH="gfx942:sramecc+:xnack-"

@@ -225,6 +225,23 @@ static void environment_refused(void) {
   free(add);
 }
 
+/* TKRT_LOG=Loud: the first call fails naming the variable, nothing is opened (the level words are
+ * tkrt's: docs/logging.md). */
+static void environment_log_refused(void) {
+  const char* log = getenv("TKRT_LOG");
+  if (!log || strcmp(log, "Loud") != 0) {
+    TKRT_TEST_SKIP("run with TKRT_LOG=Loud (CTest xla.host.env_log_refused)");
+  }
+  size_t size = 0;
+  unsigned char* add = read_vector("add_f32", &size);
+  ASSERT_TRUE(add != NULL);
+  const char* message = execute(add, size);
+  EXPECT_TRUE(message && strstr(message, "TKRT_LOG is 'Loud'") != NULL &&
+              strstr(message, "expected off, error, warn, info or debug") != NULL);
+  EXPECT_EQ_U64(stats().devices_opened, 0);
+  free(add);
+}
+
 static void environment_accepted(void) {
   const char* count = getenv("TKRT_XLA_COUNT_CAPTURES");
   if (!count || strcmp(count, "ON") != 0) {
@@ -257,6 +274,7 @@ int main(int argc, char** argv) {
                                            TKRT_TEST_CASE(address_table),
                                            TKRT_TEST_CASE(initialize_failure_is_not_remembered),
                                            TKRT_TEST_CASE(environment_refused),
+                                           TKRT_TEST_CASE(environment_log_refused),
                                            TKRT_TEST_CASE(environment_accepted)};
   argv[1] = argv[0];
   return tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
