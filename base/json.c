@@ -354,8 +354,21 @@ static int tkrt_json_check_duplicates(tkrt_json_parser_t* p, tkrt_json_key_t* ke
     }
   }
   if (!first_repeat) return 1;
-  char message[160];
-  snprintf(message, sizeof(message), "duplicate key \"%.100s\"", first_repeat->key);
+  /* The key as text: control and non-ASCII bytes as \xNN, so an error cannot carry terminal
+   * escapes; at most 100 bytes of it. */
+  char shown[4 * 100 + 1];
+  size_t used = 0;
+  for (size_t i = 0; i < first_repeat->length && i < 100; ++i) {
+    unsigned char c = (unsigned char)first_repeat->key[i];
+    if (c < 0x20 || c >= 0x7F) {
+      used += (size_t)snprintf(shown + used, sizeof(shown) - used, "\\x%02X", c);
+    } else {
+      shown[used++] = (char)c;
+    }
+  }
+  shown[used] = '\0';
+  char message[sizeof(shown) + 40];
+  snprintf(message, sizeof(message), "duplicate key \"%s\"", shown);
   p->pos = first_repeat->end;
   tkrt_json_fail(p, message);
   return 0;

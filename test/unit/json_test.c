@@ -244,6 +244,9 @@ static void duplicate_position(void) {
   EXPECT_STATUS(parse("{\"\\u0061\": 1, \"a\": 2}"), TKRT_STATUS_INVALID_ARGUMENT,
                 "duplicate key \"a\"");
   EXPECT_STATUS(parse("{\"\": 1, \"\": 2}"), TKRT_STATUS_INVALID_ARGUMENT, "duplicate key \"\"");
+  /* A key is shown with control and non-ASCII bytes escaped: no terminal escapes in errors. */
+  EXPECT_STATUS(parse("{\"\\u001b[2J\xc3\xa9\": 1, \"\\u001b[2J\\u00e9\": 2}"),
+                TKRT_STATUS_INVALID_ARGUMENT, "duplicate key \"\\x1B[2J\\xC3\\xA9\"");
 }
 
 int main(int argc, char** argv) {
