@@ -117,6 +117,35 @@ static size_t tkrt_json_utf8(uint32_t cp, char* out) {
   return 4;
 }
 
+/* The length of the well-formed UTF-8 sequence starting at `s` (its first byte >= 0x80), or 0:
+ * RFC 3629 (Unicode's table of well-formed byte sequences): no overlong forms, no encoded UTF-16
+ * surrogates (U+D800..U+DFFF), nothing above U+10FFFF, no stray continuation bytes, no sequence
+ * cut short. The caller's string ends with '"', which is no continuation byte, so reading stops
+ * inside the text. */
+static size_t tkrt_json_utf8_sequence(const char* text) {
+  const unsigned char* s = (const unsigned char*)text;
+  unsigned char lo = 0x80, hi = 0xBF;
+  size_t n;
+  if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+    n = 2;
+  } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+    n = 3;
+    if (s[0] == 0xE0) lo = 0xA0;      /* overlong below U+0800 */
+    else if (s[0] == 0xED) hi = 0x9F; /* U+D800..U+DFFF */
+  } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+    n = 4;
+    if (s[0] == 0xF0) lo = 0x90;      /* overlong below U+10000 */
+    else if (s[0] == 0xF4) hi = 0x8F; /* above U+10FFFF */
+  } else {
+    return 0; /* a continuation byte, an overlong lead (C0, C1) or F5..FF */
+  }
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < n; ++i) {
+    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+  }
+  return n;
+}
+
 /* Parses a string at p->pos (the opening quote) into a malloc'ed, NUL-terminated copy. Decoded
  * text is never longer than its escaped source, so one allocation of the source span suffices. */
 static char* tkrt_json_string(tkrt_json_parser_t* p, size_t* out_length) {
@@ -138,6 +167,19 @@ static char* tkrt_json_string(tkrt_json_parser_t* p, size_t* out_length) {
     if (c < 0x20) {
       tkrt_json_fail(p, "control character in a string");
       goto fail;
+    }
+    if (c >= 0x80) {
+      size_t n = tkrt_json_utf8_sequence(p->text + p->pos);
+      if (!n) {
+        char message[80];
+        snprintf(message, sizeof(message), "invalid UTF-8 in a string (byte 0x%02X)", c);
+        tkrt_json_fail(p, message);
+        goto fail;
+      }
+      memcpy(out + length, p->text + p->pos, n);
+      length += n;
+      p->pos += n;
+      continue;
     }
     if (c != '\\') {
       out[length++] = (char)c;
@@ -277,12 +319,70 @@ static tkrt_json_value_t* tkrt_json_push(tkrt_json_parser_t* p, tkrt_json_value_
   return slot;
 }
 
+/* An object's key as parsed: where it ended in the text, for the error on a duplicate. */
+typedef struct tkrt_json_key {
+  const char* key;
+  size_t length;
+  size_t index; /* its member's index */
+  size_t end;   /* the text position after its closing quote */
+} tkrt_json_key_t;
+
+/* By key bytes, then by index: no two keys compare equal, so the order is the same on every C
+ * library, and equal keys sit together in the order they came in. */
+static int tkrt_json_compare_keys(const void* a, const void* b) {
+  const tkrt_json_key_t* x = a;
+  const tkrt_json_key_t* y = b;
+  int c = memcmp(x->key, y->key, x->length < y->length ? x->length : y->length);
+  if (c) return c;
+  if (x->length != y->length) return x->length < y->length ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Refuses an object with a repeated key, naming the first repeat in the text where it ends (as
+ * the document is read, that is where a reader notices it). Sorting makes this O(n log n): a
+ * 1 MiB object of 100k+ short keys is checked in milliseconds, where comparing each key with
+ * every earlier one took seconds. */
+static int tkrt_json_check_duplicates(tkrt_json_parser_t* p, tkrt_json_key_t* keys, size_t count) {
+  if (count < 2) return 1;
+  qsort(keys, count, sizeof(*keys), tkrt_json_compare_keys);
+  const tkrt_json_key_t* first_repeat = NULL;
+  for (size_t i = 1; i < count; ++i) {
+    if (keys[i].length == keys[i - 1].length &&
+        memcmp(keys[i].key, keys[i - 1].key, keys[i].length) == 0 &&
+        (!first_repeat || keys[i].index < first_repeat->index)) {
+      first_repeat = &keys[i];
+    }
+  }
+  if (!first_repeat) return 1;
+  /* The key as text: control and non-ASCII bytes as \xNN, so an error cannot carry terminal
+   * escapes; at most 100 bytes of it. */
+  char shown[4 * 100 + 1];
+  size_t used = 0;
+  for (size_t i = 0; i < first_repeat->length && i < 100; ++i) {
+    unsigned char c = (unsigned char)first_repeat->key[i];
+    if (c < 0x20 || c >= 0x7F) {
+      used += (size_t)snprintf(shown + used, sizeof(shown) - used, "\\x%02X", c);
+    } else {
+      shown[used++] = (char)c;
+    }
+  }
+  shown[used] = '\0';
+  char message[sizeof(shown) + 40];
+  snprintf(message, sizeof(message), "duplicate key \"%s\"", shown);
+  p->pos = first_repeat->end;
+  tkrt_json_fail(p, message);
+  return 0;
+}
+
 static int tkrt_json_container(tkrt_json_parser_t* p, tkrt_json_value_t* v, int depth) {
   int object = p->text[p->pos] == '{';
   char close = object ? '}' : ']';
   v->type = object ? TKRT_JSON_OBJECT : TKRT_JSON_ARRAY;
   ++p->pos;
   size_t capacity = 0;
+  tkrt_json_key_t* keys = NULL; /* objects: the keys so far, checked for repeats at the end */
+  size_t key_capacity = 0;
+  int ok = 0;
   tkrt_json_skip_space(p);
   if (p->pos < p->size && p->text[p->pos] == close) {
     ++p->pos;
@@ -295,34 +395,37 @@ static int tkrt_json_container(tkrt_json_parser_t* p, tkrt_json_value_t* v, int 
       size_t key_length = 0;
       if (p->pos >= p->size || p->text[p->pos] != '"') {
         tkrt_json_fail(p, "expected a string key in an object");
-        return 0;
+        break;
       }
       key = tkrt_json_string(p, &key_length);
-      if (!key) return 0;
-      for (size_t i = 0; i < v->count; ++i) {
-        if (strcmp(v->keys[i], key) == 0) {
-          char message[160];
-          snprintf(message, sizeof(message), "duplicate key \"%.100s\"", key);
+      if (!key) break;
+      if (v->count == key_capacity) {
+        size_t grown = key_capacity ? key_capacity * 2 : 4;
+        tkrt_json_key_t* more = realloc(keys, grown * sizeof(*more));
+        if (!more) {
           free(key);
-          tkrt_json_fail(p, message);
-          return 0;
+          p->error = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+          break;
         }
+        keys = more;
+        key_capacity = grown;
       }
+      keys[v->count] = (tkrt_json_key_t){key, key_length, v->count, p->pos};
       tkrt_json_skip_space(p);
       if (p->pos >= p->size || p->text[p->pos] != ':') {
         free(key);
         tkrt_json_fail(p, "expected ':' after an object key");
-        return 0;
+        break;
       }
       ++p->pos;
     }
     tkrt_json_value_t* slot = tkrt_json_push(p, v, &capacity, object);
     if (!slot) {
       free(key);
-      return 0;
+      break;
     }
     if (object) v->keys[v->count - 1] = key;
-    if (!tkrt_json_value(p, slot, depth + 1)) return 0;
+    if (!tkrt_json_value(p, slot, depth + 1)) break;
     tkrt_json_skip_space(p);
     if (p->pos < p->size && p->text[p->pos] == ',') {
       ++p->pos;
@@ -330,11 +433,14 @@ static int tkrt_json_container(tkrt_json_parser_t* p, tkrt_json_value_t* v, int 
     }
     if (p->pos < p->size && p->text[p->pos] == close) {
       ++p->pos;
-      return 1;
+      ok = !object || tkrt_json_check_duplicates(p, keys, v->count);
+      break;
     }
     tkrt_json_fail(p, object ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
-    return 0;
+    break;
   }
+  free(keys);
+  return ok;
 }
 
 static int tkrt_json_value(tkrt_json_parser_t* p, tkrt_json_value_t* v, int depth) {

@@ -38,8 +38,11 @@ struct tkrt_json_value {
 
 /* Parses one JSON document (no trailing text but whitespace). `what` names the source in errors,
  * e.g. the file path: "add_kernel.json:1:17: expected ':' after an object key". Nesting deeper than
- * TKRT_JSON_MAX_DEPTH, more than TKRT_JSON_MAX_VALUES values, duplicate keys, invalid UTF-8
- * escapes, control characters in strings, NaN/Infinity: INVALID_ARGUMENT. */
+ * TKRT_JSON_MAX_DEPTH, more than TKRT_JSON_MAX_VALUES values, duplicate keys, strings that are not
+ * well-formed UTF-8 (raw bytes: overlong forms, encoded surrogates, code points above U+10FFFF,
+ * stray or missing continuation bytes; escapes: a \u surrogate that is not half of a pair),
+ * control characters in strings, NaN/Infinity: INVALID_ARGUMENT. Time is O(n log n) in the text's
+ * size whatever its shape (duplicate keys are found by sorting each object's keys). */
 tkrt_status_t tkrt_json_parse(const char* text, size_t size, const char* what,
                               tkrt_json_value_t** out_value);
 void tkrt_json_free(tkrt_json_value_t* value);

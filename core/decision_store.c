@@ -4,6 +4,7 @@
 #include "core/decision_store.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/sha256.h"
@@ -239,6 +241,46 @@ tkrt_status_t tkrt_decision_read(const char* dir, bool shared_ok, const char* ke
   return status;
 }
 
+/* ".<64 hex digits>.decision.XXXXXX": the temporary name tkrt_fs_write_file_atomic gives an
+ * entry while it is written (mkstemp's six letters and digits). */
+static bool tkrt_decision_is_temp_name(const char* name) {
+  static const char kMiddle[] = ".decision.";
+  const size_t middle = sizeof(kMiddle) - 1;
+  if (strlen(name) != 1 + 64 + middle + 6 || name[0] != '.') return false;
+  for (size_t i = 1; i <= 64; ++i) {
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'))) return false;
+  }
+  if (memcmp(name + 65, kMiddle, middle) != 0) return false;
+  for (size_t i = 65 + middle; name[i]; ++i) {
+    char c = name[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+  }
+  return true;
+}
+
+void tkrt_decision_remove_stale_temps(int dir_fd) {
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* folder = fdopendir(fd);
+  if (!folder) {
+    close(fd);
+    return;
+  }
+  time_t now = time(NULL);
+  uid_t me = geteuid();
+  struct dirent* entry;
+  while ((entry = readdir(folder)) != NULL) {
+    if (!tkrt_decision_is_temp_name(entry->d_name)) continue;
+    struct stat info;
+    /* The name itself: a link is a link (never followed), a folder or FIFO is left alone. */
+    if (fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISREG(info.st_mode) || info.st_uid != me) continue;
+    if (!(info.st_mtime < now - TKRT_DECISION_STALE_TEMP_SECONDS)) continue;
+    (void)unlinkat(fd, entry->d_name, 0);
+  }
+  closedir(folder);
+}
+
 tkrt_status_t tkrt_decision_write(const char* dir, bool shared_ok, const char* key,
                                   const uint8_t digest[32],
                                   const char* arch, int driver_version,
@@ -246,6 +288,7 @@ tkrt_status_t tkrt_decision_write(const char* dir, bool shared_ok, const char* k
   TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
   int dir_fd = -1;
   TKRT_RETURN_IF_ERROR(tkrt_fs_open_trusted_dir(dir, shared_ok, &dir_fd));
+  tkrt_decision_remove_stale_temps(dir_fd);
   close(dir_fd);
   char digest_hex[65], name[80];
   tkrt_hex_encode(digest, 32, digest_hex);

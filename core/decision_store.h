@@ -47,10 +47,22 @@ tkrt_status_t tkrt_decision_parse(const char* text, size_t size, const char* whe
 /* Entries larger than this are corrupt (a real one is ~100 bytes plus ~16 per config). */
 #define TKRT_DECISION_MAX_BYTES ((size_t)1 << 20)
 
-/* Writes an entry atomically (a new mkstemp file, fsync, rename): never through a planted link. */
+/* Writes an entry atomically (a new mkstemp file, fsync, rename): never through a planted link.
+ * First removes what interrupted writes (a process killed between mkstemp and rename) left in the
+ * folder: tkrt_decision_remove_stale_temps. */
 tkrt_status_t tkrt_decision_write(const char* dir, bool shared_ok, const char* key,
                                   const uint8_t digest[32],
                                   const char* arch, int driver_version,
                                   const tkrt_decision_t* decision);
+
+/* An entry's temporary file ".<key>.decision.XXXXXX" older than this is what an interrupted write
+ * left: a write takes milliseconds, so nothing still being written is that old. */
+#define TKRT_DECISION_STALE_TEMP_SECONDS (10 * 60)
+
+/* Removes, from the open store folder `dir_fd`, the entries' temporary files of this user (the
+ * exact name pattern above; regular files owned by the effective user, last modified more than
+ * TKRT_DECISION_STALE_TEMP_SECONDS ago). Links (never followed), folders, FIFOs, other users'
+ * files, fresh ones and any other name are left alone. Best effort: errors are ignored. */
+void tkrt_decision_remove_stale_temps(int dir_fd);
 
 #endif /* TKRT_CORE_DECISION_STORE_H_ */

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Pruning in the autotuner's pass 2: configs far behind the best after the first round are not
- * timed further. Configs of clearly different speeds (the kernels spin a given number of
+ * timed further. Configs of clearly different speeds (each config "spins" a given number of
  * microseconds) must get the same winner as without pruning, with fewer timed launches; configs
- * within the margin are always measured in full; the report says what was pruned and why. */
+ * within the margin are always measured in full; the report says what was pruned and why.
+ *
+ * The times are those of a virtual clock (test/core/fault_device.h): the device the tests use
+ * wraps the real one, launches the real kernels (which compute and count their launches) without
+ * spinning, and advances its clock by each launch's spin parameter; events read that clock. The
+ * tuner's measurements are then exact whatever else the machine runs, and so is every
+ * expectation below: no case depends on timing (one failed under load when real spins were
+ * timed). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "test/core/core_test_util.h"
+#include "test/core/fault_device.h"
 
 #define N 1000
 #define MAX_CONFIGS 8
@@ -124,25 +132,9 @@ static void tune(size_t count, const uint32_t* micros, double target_ms, uint32_
   tkrt_call_release(call);
 }
 
-/* Host timings on a busy CI machine can be off by a lot for a while: a case whose expectations
- * depend on measured times runs up to three times and passes if one run meets them all (a real
- * fault fails every run; the retries are printed). */
-#define TIMED_CASE(name)                                                           \
-  static void name##_once(void);                                                   \
-  static void name(void) {                                                         \
-    for (int attempt = 1;; ++attempt) {                                            \
-      int before = tkrt_test_failed_;                                              \
-      name##_once();                                                               \
-      if (tkrt_test_failed_ == before || attempt == 3) return;                     \
-      fprintf(stderr, "  (timing-dependent; attempt %d failed, retrying)\n", attempt); \
-      tkrt_test_failed_ = before;                                                  \
-    }                                                                              \
-  }                                                                                \
-  static void name##_once(void)
-
 /* Eight configs, one clearly fastest (200 µs; the next is 1000 µs): pruning keeps the winner,
  * drops the seven others after the first round, and launches far less. */
-TIMED_CASE(test_prune_same_winner_fewer_launches) {
+static void test_prune_same_winner_fewer_launches(void) {
   static const uint32_t micros[8] = {1800, 1400, 2400, 200, 2200, 1000, 3000, 1600};
   tune_result_t pruned, full;
   tune(8, micros, 6.0, 16, 0.25, &pruned);
@@ -160,7 +152,10 @@ TIMED_CASE(test_prune_same_winner_fewer_launches) {
   EXPECT_EQ_U64(pruned.report.round1_iterations, 4);
   EXPECT_TRUE(pruned.report.prune_margin == 0.25);
   EXPECT_EQ_U64(pruned.report.pruned_count, 7);
+  EXPECT_TRUE(fabsf(pruned.report.round1_best_ms - 0.2f) < 1e-6f);
   for (int c = 0; c < 8; ++c) {
+    EXPECT_TRUE(fabsf(pruned.times[c] - (float)micros[c] / 1000.0f) < 1e-5f);
+    EXPECT_TRUE(fabsf(full.times[c] - (float)micros[c] / 1000.0f) < 1e-5f);
     EXPECT_EQ_U64(pruned.pruned[c], c != 3);
     if (c != 3) EXPECT_TRUE(pruned.times[c] > 1.25f * pruned.report.round1_best_ms);
     EXPECT_EQ_U64(pruned.progress.pass2_reports[c], 1); /* one final figure per config */
@@ -182,12 +177,15 @@ TIMED_CASE(test_prune_same_winner_fewer_launches) {
 
 /* Two configs 4% apart are both within the margin (here 1.0: twice the best), so both are
  * measured with the full count and one of them wins; the two five times slower are dropped. */
-TIMED_CASE(test_prune_keeps_configs_within_margin) {
+static void test_prune_keeps_configs_within_margin(void) {
   static const uint32_t micros[4] = {6000, 1000, 1040, 5000};
   tune_result_t r;
   tune(4, micros, 20.0, 16, 1.0, &r);
   ASSERT_OK(r.status);
-  EXPECT_TRUE(r.chosen == 1 || r.chosen == 2);
+  EXPECT_EQ_U64(r.chosen, 1);
+  EXPECT_TRUE(fabsf(r.times[1] - 1.0f) < 1e-5f && fabsf(r.times[2] - 1.04f) < 1e-5f);
+  EXPECT_TRUE(fabsf(r.times[0] - 6.0f) < 1e-5f && fabsf(r.times[3] - 5.0f) < 1e-5f);
+  EXPECT_TRUE(r.report.round1_best_ms == 1.0f);
   EXPECT_EQ_U64(r.report.round1_iterations, 4);
   EXPECT_EQ_U64(r.pruned[1], 0);
   EXPECT_EQ_U64(r.pruned[2], 0);
@@ -199,7 +197,7 @@ TIMED_CASE(test_prune_keeps_configs_within_margin) {
 
 /* Fewer than TKRT_TUNE_PRUNE_MIN_ITERATIONS iterations: one round, nothing pruned (a first
  * round of one launch would decide on too little). */
-TIMED_CASE(test_prune_needs_enough_iterations) {
+static void test_prune_needs_enough_iterations(void) {
   static const uint32_t micros[3] = {2000, 500, 1500};
   tune_result_t r;
   tune(3, micros, 2.0, 100, 0.25, &r); /* 2 ms / 0.5 ms: 4 iterations */
@@ -256,6 +254,19 @@ static void test_prune_margin_nan_refused(void) {
                 "prune_margin");
 }
 
+/* The tests' device: the real one behind a virtual clock driven by add_128's spin (parameter 4). */
+static void use_virtual_clock(void) {
+  tkrt_device_t* timed = NULL;
+  tkrt_status_t status = tkrt_fault_device_create(g_device, 0, TKRT_STATUS_INTERNAL, &timed);
+  if (status) {
+    fprintf(stderr, "cannot wrap the device: %s\n", tkrt_status_message(status));
+    exit(1);
+  }
+  tkrt_fault_device_use_virtual_clock(timed, 4);
+  tkrt_device_release(g_device); /* the wrapper holds it; core_test_run releases the wrapper */
+  g_device = timed;
+}
+
 int main(int argc, char** argv) {
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_prune_same_winner_fewer_launches),
@@ -264,5 +275,6 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_prune_report_versioning),
       TKRT_TEST_CASE(test_prune_margin_nan_refused),
   };
-  return core_test_run(argc, argv, &g_device, NULL, cases, sizeof(cases) / sizeof(cases[0]));
+  return core_test_run(argc, argv, &g_device, use_virtual_clock, cases,
+                       sizeof(cases) / sizeof(cases[0]));
 }

@@ -18,7 +18,17 @@ typedef struct tkrt_fault_device {
   int loads_in_flight;
   pthread_mutex_t lock;
   tkrt_fault_stats_t stats;
+  /* The virtual clock (tkrt_fault_device_use_virtual_clock): microseconds of the spins launched. */
+  int virtual_clock;
+  uint32_t spin_param;
+  uint64_t clock_micros;
 } tkrt_fault_device_t;
+
+/* An event of a device with a virtual clock: the device's event, and the clock when recorded. */
+typedef struct tkrt_fault_event {
+  tkrt_event_t inner;
+  uint64_t at_micros;
+} tkrt_fault_event_t;
 
 static tkrt_fault_device_t* tkrt_fault_cast(tkrt_device_t* device) {
   return (tkrt_fault_device_t*)device;
@@ -106,8 +116,27 @@ static tkrt_status_t fault_function_set(tkrt_device_t* device, void* fn, uint32_
 static tkrt_status_t fault_launch(tkrt_device_t* device, void* fn, const tkrt_launch_params_t* p,
                                   tkrt_stream_t stream) {
   CHECK("launch");
-  tkrt_fault_count(device, &tkrt_fault_cast(device)->stats.launches, 1);
-  return INNER_VT(device)->launch(INNER(device), fn, p, stream);
+  tkrt_fault_device_t* f = tkrt_fault_cast(device);
+  tkrt_fault_count(device, &f->stats.launches, 1);
+  if (!f->virtual_clock || p->param_count <= f->spin_param || p->param_count > 64) {
+    return INNER_VT(device)->launch(INNER(device), fn, p, stream);
+  }
+  /* The spin moves the virtual clock; the kernel itself is launched with a spin of 0. */
+  static const uint32_t no_spin = 0;
+  void* params[64];
+  memcpy(params, p->params, p->param_count * sizeof(params[0]));
+  uint32_t micros = 0;
+  memcpy(&micros, p->params[f->spin_param], sizeof(micros));
+  params[f->spin_param] = (void*)&no_spin;
+  tkrt_launch_params_t launch = *p;
+  launch.params = params;
+  tkrt_status_t status = INNER_VT(device)->launch(INNER(device), fn, &launch, stream);
+  if (!status) {
+    pthread_mutex_lock(&f->lock);
+    f->clock_micros += micros;
+    pthread_mutex_unlock(&f->lock);
+  }
+  return status;
 }
 static tkrt_status_t fault_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out) {
   CHECK("memory_alloc");
@@ -169,24 +198,53 @@ static tkrt_status_t fault_graph_launch(tkrt_device_t* device, void* g, tkrt_str
 static tkrt_status_t fault_graph_destroy(tkrt_device_t* device, void* g) {
   return INNER_VT(device)->graph_destroy(INNER(device), g);
 }
+/* With the virtual clock, the core's events are tkrt_fault_event_t wrapping the device's. */
+#define INNER_EVENT(d, e) \
+  (tkrt_fault_cast(d)->virtual_clock ? ((tkrt_fault_event_t*)(void*)(e))->inner : (e))
+
 static tkrt_status_t fault_event_create(tkrt_device_t* device, tkrt_event_t* out) {
   CHECK("event_create");
-  return INNER_VT(device)->event_create(INNER(device), out);
+  if (!tkrt_fault_cast(device)->virtual_clock) {
+    return INNER_VT(device)->event_create(INNER(device), out);
+  }
+  tkrt_fault_event_t* event = calloc(1, sizeof(*event));
+  if (!event) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tkrt_status_t status = INNER_VT(device)->event_create(INNER(device), &event->inner);
+  if (status) {
+    free(event);
+    return status;
+  }
+  *out = (tkrt_event_t)(void*)event;
+  return NULL;
 }
 static tkrt_status_t fault_event_destroy(tkrt_device_t* device, tkrt_event_t e) {
-  return INNER_VT(device)->event_destroy(INNER(device), e);
+  tkrt_status_t status = INNER_VT(device)->event_destroy(INNER(device), INNER_EVENT(device, e));
+  if (tkrt_fault_cast(device)->virtual_clock) free(e);
+  return status;
 }
 static tkrt_status_t fault_event_record(tkrt_device_t* device, tkrt_event_t e, tkrt_stream_t s) {
   CHECK("event_record");
-  return INNER_VT(device)->event_record(INNER(device), e, s);
+  tkrt_fault_device_t* f = tkrt_fault_cast(device);
+  if (f->virtual_clock) {
+    pthread_mutex_lock(&f->lock);
+    ((tkrt_fault_event_t*)(void*)e)->at_micros = f->clock_micros;
+    pthread_mutex_unlock(&f->lock);
+  }
+  return INNER_VT(device)->event_record(INNER(device), INNER_EVENT(device, e), s);
 }
 static tkrt_status_t fault_event_sync(tkrt_device_t* device, tkrt_event_t e) {
   CHECK("event_synchronize");
-  return INNER_VT(device)->event_synchronize(INNER(device), e);
+  return INNER_VT(device)->event_synchronize(INNER(device), INNER_EVENT(device, e));
 }
 static tkrt_status_t fault_event_elapsed(tkrt_device_t* device, tkrt_event_t a, tkrt_event_t b,
                                          float* out) {
   CHECK("event_elapsed_ms");
+  if (tkrt_fault_cast(device)->virtual_clock) {
+    const tkrt_fault_event_t* start = (const tkrt_fault_event_t*)(const void*)a;
+    const tkrt_fault_event_t* end = (const tkrt_fault_event_t*)(const void*)b;
+    *out = (float)((double)(end->at_micros - start->at_micros) / 1000.0);
+    return NULL;
+  }
   return INNER_VT(device)->event_elapsed_ms(INNER(device), a, b, out);
 }
 
@@ -245,5 +303,13 @@ void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros) {
   tkrt_fault_device_t* f = tkrt_fault_cast(device);
   pthread_mutex_lock(&f->lock);
   f->load_delay_micros = micros;
+  pthread_mutex_unlock(&f->lock);
+}
+
+void tkrt_fault_device_use_virtual_clock(tkrt_device_t* device, uint32_t spin_param) {
+  tkrt_fault_device_t* f = tkrt_fault_cast(device);
+  pthread_mutex_lock(&f->lock);
+  f->virtual_clock = 1;
+  f->spin_param = spin_param;
   pthread_mutex_unlock(&f->lock);
 }

@@ -26,4 +26,12 @@ const tkrt_fault_stats_t* tkrt_fault_device_stats(tkrt_device_t* device);
  * see whether loads overlap. */
 void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros);
 
+/* Gives the device a virtual clock, for tests of what the autotuner decides from times: a launch
+ * with parameter `spin_param` (a uint32_t count of microseconds that the core test kernels spin)
+ * advances the clock by that much and reaches the kernel with 0 (no spin); an event records the
+ * clock when it is enqueued, and the time between two events is the clock's difference. Measured
+ * times are then exact on a loaded machine too (one clock for all streams: a test of one stream).
+ * Call before any event of the device is created. */
+void tkrt_fault_device_use_virtual_clock(tkrt_device_t* device, uint32_t spin_param);
+
 #endif /* TKRT_TEST_CORE_FAULT_DEVICE_H_ */

@@ -3,7 +3,8 @@
  * whose API table answers as XLA does (no instantiate state, so every execute looks its blob up
  * by address), on the host backend. Real jaxlib blobs (the shared vectors) are looked up, decoded
  * once, and then found through the address table: every call site once, never again, however
- * many call sites share one blob; a different blob at a reused address is noticed. The launches
+ * many call sites share one blob; a different blob at a reused address is noticed, even one of the
+ * same size, header and checksum that differs only in the middle. The launches
  * themselves fail (the blobs hold PTX, the device is the host), which is the error checked; so
  * does the initialize stage's prepare, which must then be tried again at every initialize (the
  * GPU suite, test/xla/test_xla.py, checks the prepared path: one prepare, then none).
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "test/harness.h"
 #include "xla/tkrt_xla.h"
@@ -171,8 +173,8 @@ static void address_table(void) {
   EXPECT_EQ_U64(reused.blob_hashes - later.blob_hashes, 1);
   (void)execute(sites[7], other_size);
   EXPECT_EQ_U64(stats().blob_hashes - reused.blob_hashes, 0);
-  /* And back: the address with the first blob's size still names the first entry (its edges
-   * match), so nothing is hashed or decoded again. */
+  /* And back: the address with the first blob's size still names the first entry (the whole
+   * blob matches its copy), so nothing is hashed or decoded again. */
   memcpy(sites[7], add, add_size);
   message = execute(sites[7], add_size);
   EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
@@ -183,6 +185,77 @@ static void address_table(void) {
   for (int i = 0; i < SITES; ++i) free(sites[i]);
   free(add);
   free(other);
+}
+
+/* A blob recompressed without compression (zlib stored blocks): its bytes are the call's, so
+ * three adjacent bytes changed by +1, -2, +1 leave its size, its zlib header and its Adler-32
+ * checksum (the blob's first and last bytes) as they were. */
+static unsigned char* stored_blob(const unsigned char* call, size_t call_size, size_t* out_size) {
+  uLongf size = compressBound((uLong)call_size);
+  unsigned char* blob = malloc(size);
+  if (!blob || compress2(blob, &size, call, (uLong)call_size, 0) != Z_OK) {
+    free(blob);
+    return NULL;
+  }
+  *out_size = size;
+  return blob;
+}
+
+/* Two blobs of the same size whose first and last 1 KiB are equal, differing in three bytes in
+ * the middle (a comment in the PTX, so both decode), one after the other at one address: the
+ * second is a different call and must be hashed and decoded afresh, not served the first's entry
+ * (a hit compares the whole blob; an earlier table compared size and edges only). */
+static void address_table_whole_blob(void) {
+  size_t call_size = 0;
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/add_f32/call.pb", g_vectors);
+  unsigned char* call = tkrt_test_read_file(path, &call_size);
+  ASSERT_TRUE(call != NULL);
+  static const char kComment[] = "// -- End function";
+  unsigned char* at = NULL;
+  for (size_t i = 0; i + sizeof(kComment) - 1 <= call_size && !at; ++i) {
+    if (memcmp(call + i, kComment, sizeof(kComment) - 1) == 0) at = call + i + 6; /* "End" */
+  }
+  ASSERT_TRUE(at != NULL);
+  size_t first_size = 0, second_size = 0;
+  unsigned char* first = stored_blob(call, call_size, &first_size);
+  at[0] += 1, at[1] -= 2, at[2] += 1; /* "End" -> "Fle": the same byte sum and weighted sum */
+  unsigned char* second = stored_blob(call, call_size, &second_size);
+  ASSERT_TRUE(first && second && first_size == second_size && first_size > 4096);
+  EXPECT_TRUE(memcmp(first, second, 1024) == 0);
+  EXPECT_TRUE(memcmp(first + first_size - 1024, second + first_size - 1024, 1024) == 0);
+  EXPECT_TRUE(memcmp(first, second, first_size) != 0);
+
+  unsigned char* site = malloc(first_size);
+  ASSERT_TRUE(site != NULL);
+  memcpy(site, first, first_size);
+  tkrt_xla_stats_t before = stats();
+  const char* message = execute(site, first_size);
+  EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  (void)execute(site, first_size); /* a hit: the same bytes at the same address */
+  tkrt_xla_stats_t seen = stats();
+  EXPECT_EQ_U64(seen.blob_hashes - before.blob_hashes, 1);
+  EXPECT_EQ_U64(seen.decoded - before.decoded, 1);
+
+  memcpy(site, second, second_size); /* another blob at the same address, edges unchanged */
+  message = execute(site, second_size);
+  EXPECT_TRUE(message && strstr(message, "no image for this device (host") != NULL);
+  tkrt_xla_stats_t other = stats();
+  EXPECT_EQ_U64(other.blob_hashes - seen.blob_hashes, 1);
+  EXPECT_EQ_U64(other.decoded - seen.decoded, 1);
+  EXPECT_EQ_U64(other.cache_entries - seen.cache_entries, 1);
+  (void)execute(site, second_size); /* now remembered: a hit */
+  EXPECT_EQ_U64(stats().blob_hashes - other.blob_hashes, 0);
+
+  memcpy(site, first, first_size); /* and back: found by hash in the cache, not decoded again */
+  (void)execute(site, first_size);
+  tkrt_xla_stats_t back = stats();
+  EXPECT_EQ_U64(back.blob_hashes - other.blob_hashes, 1);
+  EXPECT_EQ_U64(back.decoded - other.decoded, 0);
+  free(site);
+  free(first);
+  free(second);
+  free(call);
 }
 
 /* XLA runs initialize before every execution. A call whose prepare fails (PTX on the host) is
@@ -272,6 +345,7 @@ int main(int argc, char** argv) {
   free(probe);
   static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(settings),
                                            TKRT_TEST_CASE(address_table),
+                                           TKRT_TEST_CASE(address_table_whole_blob),
                                            TKRT_TEST_CASE(initialize_failure_is_not_remembered),
                                            TKRT_TEST_CASE(environment_refused),
                                            TKRT_TEST_CASE(environment_log_refused),
