@@ -42,6 +42,16 @@ static const char* tkrt_environment_get(const char* name) {
   return value && *value ? value : NULL;
 }
 
+const char* tkrt_environment_setting(tkrt_setting_id_t id) {
+  const tkrt_setting_t* setting = tkrt_setting_by_id(id);
+  return setting && setting->env ? tkrt_environment_get(setting->env) : NULL;
+}
+
+const char* tkrt_setting_environment(const char* name) {
+  const tkrt_setting_t* setting = tkrt_setting_find(name, 0);
+  return setting && setting->env ? tkrt_environment_get(setting->env) : NULL;
+}
+
 tkrt_status_t tkrt_environment_triton_cache_dir(char* out, size_t capacity) {
   /* Triton's own lookup order (triton.knobs.cache.dir). */
   const char* env = tkrt_environment_get(tkrt_setting_by_id(TKRT_SETTING_ID_TRITON_CACHE_DIR)->env);

@@ -21,8 +21,7 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
     [TKRT_SETTING_ID_BACKEND] =
         {.name = "backend", .env = "TKRT_BACKEND", .type = TKRT_SETTING_NAME_LIST,
          .default_text = "every backend, in the default order",
-         .expected = "a backend name or a comma list of them, none empty (unset it for the "
-                     "default order)",
+         .expected = "a backend name or a comma list of them, none empty",
          .doc = "the backends to try, in order (tkrt info lists them)",
          .cli_flag = "--backend", .scopes = LIB | CLI},
     [TKRT_SETTING_ID_HOST_THREADS] =
@@ -57,7 +56,7 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
     [TKRT_SETTING_ID_TUNE_POLICY] =
         {.name = "tune_policy", .env = "TKRT_TUNE_POLICY", .type = TKRT_SETTING_WORD,
          .words = "auto|never", .default_text = "auto",
-         .expected = "auto or never (in any case)",
+         .expected = "auto or never",
          .doc = "auto: tune a call that has no decision; never: take its first config",
          .cli_flag = "--policy", .scopes = LIB | XLA | CLI | PY},
     [TKRT_SETTING_ID_TUNE_PIN] =
@@ -73,12 +72,12 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .cli_flag = "--prune-margin", .scopes = LIB | XLA | CLI | PY},
     [TKRT_SETTING_ID_TUNE_TARGET_MS] =
         {.name = "target_ms", .type = TKRT_SETTING_NUMBER, .min = 0, .max = 3600e3,
-         .default_text = "10", .expected = "a time in milliseconds from 0 to 3600000",
+         .default_text = "10", .expected = "0 to 3600000",
          .doc = "tuning: milliseconds of launches to time per config and pass",
          .cli_flag = "--target-ms", .scopes = CLI | PY},
     [TKRT_SETTING_ID_TUNE_MAX_ITERATIONS] =
         {.name = "max_iterations", .type = TKRT_SETTING_INTEGER, .min = 1, .max = 1e6,
-         .default_text = "100", .expected = "a launch count from 1 to 1000000",
+         .default_text = "100", .expected = "1 to 1000000",
          .doc = "tuning: the most launches timed per config and pass",
          .cli_flag = "--max-iterations", .scopes = CLI | PY},
     [TKRT_SETTING_ID_TRUST_SHARED_STORES] =
@@ -302,4 +301,19 @@ tkrt_status_t tkrt_settings_apply(const char* name, const char* value, uint32_t 
   if (out_setting) *out_setting = setting;
   if (out_value) *out_value = v;
   return NULL;
+}
+
+tkrt_status_t tkrt_setting_apply(const char* name, const char* value, uint32_t scopes,
+                                 tkrt_device_options_t* device, tkrt_autotuner_options_t* tuner) {
+  return tkrt_settings_apply(name, value, scopes, device, tuner, NULL, NULL);
+}
+
+tkrt_status_t tkrt_setting_read(const char* name, uint32_t scopes, const char* value,
+                                tkrt_setting_value_t* out) {
+  const tkrt_setting_t* setting = tkrt_setting_find(name, scopes);
+  if (!setting) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no tkrt setting is named '%s'",
+                            name ? name : "(null)");
+  }
+  return tkrt_setting_parse(setting, name, value, out);
 }

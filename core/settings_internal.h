@@ -38,16 +38,6 @@ typedef enum tkrt_setting_id {
   TKRT_SETTING_ID_COUNT
 } tkrt_setting_id_t;
 
-/* A value read by the table's rules. */
-typedef struct tkrt_setting_value {
-  bool set;              /* false: unset (NULL or ""), the setting's default */
-  bool on;               /* SWITCH */
-  int word;              /* WORD: the index in `words` */
-  long integer;          /* INTEGER */
-  double number;         /* NUMBER */
-  tkrt_log_level_t level; /* LOG_LEVEL */
-  const char* text;      /* the value as given (NULL when unset) */
-} tkrt_setting_value_t;
 
 static inline const tkrt_setting_t* tkrt_setting_by_id(tkrt_setting_id_t id) {
   return tkrt_setting_at((size_t)id);
@@ -71,6 +61,10 @@ TKRT_MUST_USE tkrt_status_t tkrt_settings_apply(const char* name, const char* va
                                                 tkrt_autotuner_options_t* tuner,
                                                 const tkrt_setting_t** out_setting,
                                                 tkrt_setting_value_t* out_value);
+
+/* The value of the setting's environment variable (core/environment.c, the one place that reads
+ * the environment), or NULL when it is unset or empty (or the setting has no variable). */
+const char* tkrt_environment_setting(tkrt_setting_id_t id);
 
 /* Triton's cache folder as Triton finds it (core/environment.c): $TRITON_CACHE_DIR, else
  * $HOME/.triton/cache. NOT_FOUND when neither is set. */

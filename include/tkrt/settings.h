@@ -7,10 +7,14 @@
 #ifndef TKRT_SETTINGS_H_
 #define TKRT_SETTINGS_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tkrt/api.h"
+#include "tkrt/autotune.h"
+#include "tkrt/device.h"
+#include "tkrt/log.h"
 #include "tkrt/status.h"
 
 #ifdef __cplusplus
@@ -76,6 +80,41 @@ TKRT_API const tkrt_setting_t* tkrt_setting_find(const char* name, uint32_t scop
  * "<name> is '<value>'; expected ..." for a value the setting refuses, naming the setting as
  * `name` spells it. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_setting_check(const char* name, const char* value);
+
+/* A value read by the table's rules. */
+typedef struct tkrt_setting_value {
+  bool set;              /* false: unset (NULL or ""), the setting's default */
+  bool on;               /* SWITCH */
+  int word;              /* WORD: the index in `words` */
+  long integer;          /* INTEGER */
+  double number;         /* NUMBER */
+  tkrt_log_level_t level; /* LOG_LEVEL */
+  const char* text;      /* the value as given (NULL when unset) */
+} tkrt_setting_value_t;
+
+/* Reads `value` by the rules of the setting `name` (a name taken in one of `scopes`, 0: any, or a
+ * variable) into *out: errors as tkrt_setting_check. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_setting_read(const char* name, uint32_t scopes,
+                                                      const char* value,
+                                                      tkrt_setting_value_t* out);
+
+/* The value of the setting's environment variable (`name`: a setting name or its variable), or
+ * NULL when it is unset or empty, or no setting has that name. Frontends read their own variables
+ * (TKRT_XLA_*) through this: the library reads the environment in one file, core/environment.c.
+ * The pointer is the environment's: valid while the environment is not changed. */
+TKRT_API const char* tkrt_setting_environment(const char* name);
+
+/* Sets one setting on option structs (either may be NULL; call the _init functions first) as its
+ * variable would set it: `name` is a setting name taken in one of `scopes` (0: any) or a variable
+ * (TKRT_TUNE_POLICY); value NULL or "" restores the field's _init default. What the fields
+ * become is the table's mapping (tune_policy "Never" is TKRT_TUNE_POLICY_NEVER); string fields
+ * point at `value`, which the caller keeps alive. log sets the process's level (tkrt/log.h); a
+ * setting with no field in these structs (count_captures, TRITON_CACHE_DIR) is only checked.
+ * NOT_FOUND for an unknown name, INVALID_ARGUMENT as tkrt_setting_check; nothing changes then. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_setting_apply(const char* name, const char* value,
+                                                       uint32_t scopes,
+                                                       tkrt_device_options_t* device,
+                                                       tkrt_autotuner_options_t* tuner);
 
 #ifdef __cplusplus
 }
