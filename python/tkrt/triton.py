@@ -90,7 +90,10 @@ class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
               ("chosen", ctypes.c_size_t), ("config_count", ctypes.c_size_t),
               ("iterations", ctypes.c_uint32), ("times_ms", ctypes.POINTER(ctypes.c_float)),
               ("times_capacity", ctypes.c_size_t), ("skip_reason", ctypes.c_char * 256),
-              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256)]
+              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256),
+              ("round1_iterations", ctypes.c_uint32), ("prune_margin", ctypes.c_double),
+              ("round1_best_ms", ctypes.c_float), ("pruned_count", ctypes.c_size_t),
+              ("pruned", ctypes.POINTER(ctypes.c_uint8)), ("timed_launches", ctypes.c_uint64)]
 
 
 class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
