@@ -2,7 +2,7 @@
 /* tkrt: the one file of the library that reads environment variables: the TKRT_* settings
  * (tkrt_options_from_environment, driven by the settings table in core/settings.c, for tools: the
  * CLI, libtkrt_xla, the Python package), the per-user cache folders ($XDG_CACHE_HOME, $HOME) and
- * Triton's cache folder ($TRITON_CACHE_DIR, $HOME; tkrt_triton_cache_scan). */
+ * Triton's cache folder ($TRITON_CACHE_DIR, $TRITON_HOME, $HOME; tkrt_triton_cache_scan). */
 #include "tkrt/environment.h"
 
 #include "core/settings_internal.h"
@@ -53,9 +53,11 @@ const char* tkrt_setting_environment(const char* name) {
 }
 
 tkrt_status_t tkrt_environment_triton_cache_dir(char* out, size_t capacity) {
-  /* Triton's own lookup order (triton.knobs.cache.dir). */
+  /* Triton's own lookup order (triton.knobs.cache.dir): TRITON_CACHE_DIR, else
+   * $TRITON_HOME/.triton/cache, else ~/.triton/cache. */
   const char* env = tkrt_environment_get(tkrt_setting_by_id(TKRT_SETTING_ID_TRITON_CACHE_DIR)->env);
-  const char* home = tkrt_environment_get("HOME");
+  const char* home = tkrt_environment_get(tkrt_setting_by_id(TKRT_SETTING_ID_TRITON_HOME)->env);
+  if (!home) home = tkrt_environment_get("HOME");
   int n;
   if (env) {
     n = snprintf(out, capacity, "%s", env);
@@ -63,7 +65,7 @@ tkrt_status_t tkrt_environment_triton_cache_dir(char* out, size_t capacity) {
     n = snprintf(out, capacity, "%s/.triton/cache", home);
   } else {
     return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
-                            "no Triton cache: neither TRITON_CACHE_DIR nor HOME is set");
+                            "no Triton cache: none of TRITON_CACHE_DIR, TRITON_HOME, HOME is set");
   }
   if (n < 0 || (size_t)n >= capacity) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "Triton cache path too long");
@@ -78,7 +80,7 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
   for (size_t i = 0; i < tkrt_setting_count(); ++i) {
     const tkrt_setting_t* setting = tkrt_setting_at(i);
     if (!(setting->scopes & TKRT_SETTING_SCOPE_LIBRARY) || !setting->env ||
-        i == TKRT_SETTING_ID_TRITON_CACHE_DIR) {
+        i == TKRT_SETTING_ID_TRITON_CACHE_DIR || i == TKRT_SETTING_ID_TRITON_HOME) {
       continue;
     }
     values[i] = tkrt_environment_get(setting->env);

@@ -87,9 +87,16 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .scopes = LIB},
     [TKRT_SETTING_ID_TRITON_CACHE_DIR] =
         {.name = "triton_cache_dir", .env = "TRITON_CACHE_DIR", .type = TKRT_SETTING_TEXT,
-         .default_text = "$HOME/.triton/cache", .expected = "a folder",
-         .doc = "Triton's cache (tkrt_triton_cache_scan, tkrt info --triton-cache)",
-         .scopes = LIB | CLI},
+         .default_text = "$TRITON_HOME/.triton/cache, else $HOME/.triton/cache",
+         .expected = "a folder",
+         .doc = "Triton's cache (tkrt_triton_cache_scan, tkrt info --triton-cache, tkrt.triton)",
+         .scopes = LIB | CLI | PY},
+    [TKRT_SETTING_ID_TRITON_HOME] =
+        {.name = "triton_home", .env = "TRITON_HOME", .type = TKRT_SETTING_TEXT,
+         .default_text = "$HOME", .expected = "a folder",
+         .doc = "Triton's home: its cache is $TRITON_HOME/.triton/cache when TRITON_CACHE_DIR is "
+                "unset",
+         .scopes = LIB | CLI | PY},
     [TKRT_SETTING_ID_XLA_BACKEND] =
         {.name = "backend", .env = "TKRT_XLA_BACKEND", .type = TKRT_SETTING_NAME_LIST,
          .default_text = "cuda,hip",
@@ -293,6 +300,7 @@ tkrt_status_t tkrt_settings_apply(const char* name, const char* value, uint32_t 
       }
       break;
     case TKRT_SETTING_ID_TRITON_CACHE_DIR:
+    case TKRT_SETTING_ID_TRITON_HOME:
     case TKRT_SETTING_ID_XLA_COUNT_CAPTURES:
     case TKRT_SETTING_ID_XLA_LIBRARY:
     case TKRT_SETTING_ID_COUNT:

@@ -31,6 +31,7 @@ typedef enum tkrt_setting_id {
   TKRT_SETTING_ID_TUNE_MAX_ITERATIONS,
   TKRT_SETTING_ID_TRUST_SHARED_STORES,
   TKRT_SETTING_ID_TRITON_CACHE_DIR,
+  TKRT_SETTING_ID_TRITON_HOME,
   TKRT_SETTING_ID_XLA_BACKEND,
   TKRT_SETTING_ID_XLA_CAPTURE_POLICY,
   TKRT_SETTING_ID_XLA_COUNT_CAPTURES,
@@ -67,7 +68,7 @@ TKRT_MUST_USE tkrt_status_t tkrt_settings_apply(const char* name, const char* va
 const char* tkrt_environment_setting(tkrt_setting_id_t id);
 
 /* Triton's cache folder as Triton finds it (core/environment.c): $TRITON_CACHE_DIR, else
- * $HOME/.triton/cache. NOT_FOUND when neither is set. */
+ * $TRITON_HOME/.triton/cache, else $HOME/.triton/cache. NOT_FOUND when none is set. */
 TKRT_MUST_USE tkrt_status_t tkrt_environment_triton_cache_dir(char* out, size_t capacity);
 
 #ifdef __cplusplus

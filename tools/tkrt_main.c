@@ -182,7 +182,7 @@ static void print_settings_markdown(FILE* out) {
         "(`tkrt_options_from_environment`), libtkrt_xla's `tkrt_xla_configure` and Python's\n"
         "`tkrt.configure`, the CLI's flags and this page come from it.\n\n"
         "Scopes: *library*: read from the environment by `tkrt_options_from_environment` (the\n"
-        "library reads no other variable, except `TRITON_CACHE_DIR` and `HOME` for\n"
+        "library reads no other variable, except `TRITON_CACHE_DIR`, `TRITON_HOME` and `HOME` for\n"
         "`tkrt_triton_cache_scan`, and `XDG_CACHE_HOME` and `HOME` for the default cache folders);\n"
         "*xla*: a `tkrt_xla_configure` / `tkrt.configure` name; *cli*: a flag of the `tkrt` tool\n"
         "(a flag wins over the variable); *python*: a keyword of the Python package.\n\n"

@@ -5,6 +5,7 @@
  * tkrt_setting_apply maps onto the option structs and restores defaults; the environment reader
  * follows the table (TKRT_TUNE_POLICY in any case, a bad value changes nothing). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +150,30 @@ static void test_environment_follows_the_table(void) {
   EXPECT_TRUE(tkrt_setting_environment("NOT_A_SETTING") == NULL);
 }
 
-TKRT_TEST_MAIN(TKRT_TEST_CASE(test_table_is_well_formed),
+static bool count_visit(const char* path, const char* kernel, void* user) {
+  (void)path, (void)kernel;
+  ++*(int*)user;
+  return true;
+}
+
+/* Triton's cache: TRITON_CACHE_DIR, else $TRITON_HOME/.triton/cache, else ~/.triton/cache, as
+ * Triton finds it (read in core/environment.c). */
+static void test_triton_cache_follows_triton(void) {
+  int visits = 0;
+  unsetenv("TRITON_CACHE_DIR");
+  setenv("TRITON_HOME", "/nonexistent-tkrt-home", 1);
+  EXPECT_STATUS(tkrt_triton_cache_scan(NULL, NULL, count_visit, &visits), TKRT_STATUS_NOT_FOUND,
+                "/nonexistent-tkrt-home/.triton/cache");
+  setenv("TRITON_CACHE_DIR", "/nonexistent-tkrt-cache", 1);
+  EXPECT_STATUS(tkrt_triton_cache_scan(NULL, NULL, count_visit, &visits), TKRT_STATUS_NOT_FOUND,
+                "/nonexistent-tkrt-cache");
+  unsetenv("TRITON_CACHE_DIR");
+  unsetenv("TRITON_HOME");
+  EXPECT_TRUE(visits == 0);
+}
+
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_triton_cache_follows_triton),
+               TKRT_TEST_CASE(test_table_is_well_formed),
                TKRT_TEST_CASE(test_switches_read_the_same_words),
                TKRT_TEST_CASE(test_values_by_type),
                TKRT_TEST_CASE(test_apply_maps_and_restores),
