@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt: tkrt_options_from_environment, the one function of the library that reads environment
- * variables (for tools: the CLI, libtkrt_xla, the Python package). */
+/* tkrt: the one file of the library that reads environment variables: the TKRT_* settings
+ * (tkrt_options_from_environment, driven by the settings table in core/settings.c, for tools: the
+ * CLI, libtkrt_xla, the Python package), the per-user cache folders ($XDG_CACHE_HOME, $HOME) and
+ * Triton's cache folder ($TRITON_CACHE_DIR, $TRITON_HOME, $HOME; tkrt_triton_cache_scan). */
 #include "tkrt/environment.h"
+
+#include "core/settings_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -38,96 +42,61 @@ static const char* tkrt_environment_get(const char* name) {
   return value && *value ? value : NULL;
 }
 
-/* Every on/off setting reads the same words, ignoring case: on, true, yes, 1 and off, false, no,
- * 0. Anything else is INVALID_ARGUMENT naming the variable and its value (never taken for off). */
-static tkrt_status_t tkrt_environment_switch(const char* name, const char* value, bool* out) {
-  static const char* const on[] = {"1", "on", "yes", "true"};
-  static const char* const off[] = {"0", "off", "no", "false"};
-  for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); ++i) {
-    if (strcasecmp(value, on[i]) == 0) return *out = true, NULL;
-    if (strcasecmp(value, off[i]) == 0) return *out = false, NULL;
+const char* tkrt_environment_setting(tkrt_setting_id_t id) {
+  const tkrt_setting_t* setting = tkrt_setting_by_id(id);
+  return setting && setting->env ? tkrt_environment_get(setting->env) : NULL;
+}
+
+const char* tkrt_setting_environment(const char* name) {
+  const tkrt_setting_t* setting = tkrt_setting_find(name, 0);
+  return setting && setting->env ? tkrt_environment_get(setting->env) : NULL;
+}
+
+tkrt_status_t tkrt_environment_triton_cache_dir(char* out, size_t capacity) {
+  /* Triton's own lookup order (triton.knobs.cache.dir): TRITON_CACHE_DIR, else
+   * $TRITON_HOME/.triton/cache, else ~/.triton/cache. */
+  const char* env = tkrt_environment_get(tkrt_setting_by_id(TKRT_SETTING_ID_TRITON_CACHE_DIR)->env);
+  const char* home = tkrt_environment_get(tkrt_setting_by_id(TKRT_SETTING_ID_TRITON_HOME)->env);
+  if (!home) home = tkrt_environment_get("HOME");
+  int n;
+  if (env) {
+    n = snprintf(out, capacity, "%s", env);
+  } else if (home) {
+    n = snprintf(out, capacity, "%s/.triton/cache", home);
+  } else {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
+                            "no Triton cache: none of TRITON_CACHE_DIR, TRITON_HOME, HOME is set");
   }
-  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                          "%s is '%s'; expected on or off (1 or 0, yes or no, true or false, in "
-                          "any case)",
-                          name, value);
+  if (n < 0 || (size_t)n >= capacity) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "Triton cache path too long");
+  }
+  return NULL;
 }
 
 tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                                             tkrt_autotuner_options_t* tuner) {
-  /* Everything is checked before anything is written. */
-  const char* threads_text = tkrt_environment_get("TKRT_HOST_THREADS");
-  long threads = 0;
-  if (threads_text) {
-    char* end = NULL;
-    threads = strtol(threads_text, &end, 10);
-    if (*end || threads < 1 || threads > 256) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_HOST_THREADS is '%s'; expected a thread count from 1 to 256",
-                              threads_text);
+  /* Every variable the table gives the library is checked before anything is written. */
+  const char* values[TKRT_SETTING_ID_COUNT] = {0};
+  for (size_t i = 0; i < tkrt_setting_count(); ++i) {
+    const tkrt_setting_t* setting = tkrt_setting_at(i);
+    if (!(setting->scopes & TKRT_SETTING_SCOPE_LIBRARY) || !setting->env ||
+        i == TKRT_SETTING_ID_TRITON_CACHE_DIR || i == TKRT_SETTING_ID_TRITON_HOME) {
+      continue;
     }
-  }
-  const char* policy = tkrt_environment_get("TKRT_TUNE_POLICY");
-  if (policy && strcasecmp(policy, "auto") != 0 && strcasecmp(policy, "never") != 0) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "TKRT_TUNE_POLICY is '%s'; expected auto or never (in any case)",
-                            policy);
-  }
-  /* TKRT_BACKEND: names, none empty (',' or ' ' is not "the default order"). */
-  const char* backend_text = tkrt_environment_get("TKRT_BACKEND");
-  if (backend_text) {
-    bool empty_item = true, bad = false;
-    for (const char* p = backend_text;; ++p) {
-      if (*p == ',' || *p == '\0') {
-        bad = bad || empty_item;
-        empty_item = true;
-        if (!*p) break;
-      } else if (*p != ' ' && *p != '\t') {
-        empty_item = false;
-      }
-    }
-    if (bad) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_BACKEND is '%s'; expected cuda, hip, host or a comma list of "
-                              "them, none empty (unset it for the default order)",
-                              backend_text);
-    }
-  }
-  bool trust_shared = false;
-  const char* shared = tkrt_environment_get("TKRT_TRUST_SHARED_STORES");
-  if (shared) {
-    TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_TRUST_SHARED_STORES", shared, &trust_shared));
-  }
-  const char* margin_text = tkrt_environment_get("TKRT_TUNE_PRUNE_MARGIN");
-  double margin = 0;
-  if (margin_text) {
-    char* end = NULL;
-    margin = strtod(margin_text, &end);
-    if (end == margin_text || *end || !isfinite(margin)) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "TKRT_TUNE_PRUNE_MARGIN is '%s'; expected a number (negative turns "
-                              "pruning off)",
-                              margin_text);
-    }
-  }
-  const char* log_text = tkrt_environment_get("TKRT_LOG");
-  tkrt_log_level_t log_level = TKRT_LOG_WARN;
-  if (log_text && tkrt_status_consume_code(tkrt_log_level_from_string(log_text, &log_level))) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "TKRT_LOG is '%s'; expected off, error, warn, info or debug (or a "
-                            "switch word: 1, on, yes, true are debug; 0, off, no, false are off)",
-                            log_text);
+    values[i] = tkrt_environment_get(setting->env);
+    TKRT_RETURN_IF_ERROR(tkrt_setting_parse(setting, NULL, values[i], NULL));
   }
   pthread_mutex_lock(&tkrt_environment_lock);
-  if (log_text) tkrt_status_free(tkrt_log_set_level(log_level)); /* process-wide (tkrt/log.h) */
+  for (size_t i = 0; i < tkrt_setting_count(); ++i) {
+    /* Unset variables leave their field alone; the cache folders are set below. */
+    if (!values[i] || i == TKRT_SETTING_ID_CACHE_DIR || i == TKRT_SETTING_ID_TUNE_DIR) continue;
+    tkrt_status_free(tkrt_settings_apply(tkrt_setting_at(i)->env, values[i],
+                                         TKRT_SETTING_SCOPE_LIBRARY, device, tuner, NULL, NULL));
+  }
   if (device) {
-    if (backend_text) device->backend = backend_text;
-    if (threads) device->host_threads = (uint32_t)threads;
-    const char* cache = tkrt_environment_get("TKRT_CACHE_DIR");
-    if (shared) device->trust_shared_cache = trust_shared;
-    const char* hip = tkrt_environment_get("TKRT_HIP_LIBRARY");
-    if (hip) device->hip_library = hip;
-    /* "off" (and its synonyms) reaches the backend as is: no cache. */
+    /* A root: its cubin/ folder is the cache; "off" (and its synonyms) reaches the backend as
+     * is: no cache. */
+    const char* cache = values[TKRT_SETTING_ID_CACHE_DIR];
     static const char* const off[] = {"off", "0", "none", "false", "no"};
     int is_off = 0;
     for (size_t i = 0; cache && i < sizeof(off) / sizeof(off[0]); ++i) {
@@ -139,15 +108,7 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
                                                             sizeof(tkrt_environment_cubin_dir));
   }
   if (tuner) {
-    if (policy) {
-      tuner->policy =
-          strcasecmp(policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
-    }
-    if (shared) tuner->trust_shared_store = trust_shared;
-    if (margin_text) tuner->prune_margin = margin;
-    const char* pins = tkrt_environment_get("TKRT_TUNE_PIN");
-    if (pins) tuner->pins = pins;
-    const char* dir = tkrt_environment_get("TKRT_TUNE_DIR");
+    const char* dir = values[TKRT_SETTING_ID_TUNE_DIR];
     tuner->store_dir = dir ? dir
                            : tkrt_environment_cache_dir(NULL, "tune", tkrt_environment_tune_dir,
                                                         sizeof(tkrt_environment_tune_dir));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "core/settings_internal.h"
 #include "core/triton_internal.h"
 #include "base/fs.h"
 #include "base/versioned.h"
@@ -1015,16 +1016,8 @@ tkrt_status_t tkrt_triton_cache_scan(const char* cache_dir, const char* name,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_cache_scan: no visitor");
   }
   if (!cache_dir || !*cache_dir) {
-    /* Triton's own lookup order (triton.knobs.cache.dir). */
-    const char* env = getenv("TRITON_CACHE_DIR");
-    const char* home = getenv("HOME");
-    int n;
-    if (env && *env) n = snprintf(dir, sizeof(dir), "%s", env);
-    else if (home && *home) n = snprintf(dir, sizeof(dir), "%s/.triton/cache", home);
-    else return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no Triton cache: neither TRITON_CACHE_DIR nor HOME is set");
-    if (n < 0 || (size_t)n >= sizeof(dir)) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "Triton cache path too long");
-    }
+    /* Triton's own lookup order: TRITON_CACHE_DIR, else ~/.triton/cache (core/environment.c). */
+    TKRT_RETURN_IF_ERROR(tkrt_environment_triton_cache_dir(dir, sizeof(dir)));
   } else {
     snprintf(dir, sizeof(dir), "%s", cache_dir);
   }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "tkrt/settings.h"
 #include "tools/tkrt_cli.h"
 
 /* The commands, in the order the help lists them. */
@@ -26,25 +27,28 @@ static const command_t kCommands[] = {
 };
 #define COMMAND_COUNT (sizeof(kCommands) / sizeof(kCommands[0]))
 
-/* Every environment variable the tool and the library read (tkrt_options_from_environment, and
- * the tool's --triton-cache): the help, the man page and tools.cli.help_texts use this table. */
-static const struct {
-  const char* name;
-  const char* what;
-} kSettings[] = {
-    {"TKRT_BACKEND", "backend order: cuda, hip, host or a comma list (default cuda,hip,host)"},
-    {"TKRT_HOST_THREADS", "threads of the host backend, 1 to 256"},
-    {"TKRT_CACHE_DIR", "the CUDA PTX-compile cache folder, or off (default ~/.cache/tkrt/cubin)"},
-    {"TKRT_HIP_LIBRARY", "the HIP runtime to load: a path, a soname or a ':' list"},
-    {"TKRT_LOG", "log level: off, error, warn (default), info or debug (1/on = debug)"},
-    {"TKRT_TUNE_DIR", "the tuning decision store, or off (default ~/.cache/tkrt/tune)"},
-    {"TKRT_TUNE_POLICY", "auto or never: tune when no decision is known, or take config 0"},
-    {"TKRT_TUNE_PIN", "<digest prefix|*>[@arch]=<config>,...: configs to run, never tuned"},
-    {"TKRT_TUNE_PRUNE_MARGIN", "tune's pruning margin (default 0.25; negative: off)"},
-    {"TKRT_TRUST_SHARED_STORES", "on or off: trust stores and caches other users own or can write"},
-    {"TRITON_CACHE_DIR", "Triton's cache, for info --triton-cache (default ~/.triton/cache)"},
-};
-#define SETTING_COUNT (sizeof(kSettings) / sizeof(kSettings[0]))
+/* Every environment variable tkrt reads comes from the settings table (tkrt/settings.h,
+ * core/settings.c): the help, the man page, docs/settings.md and tools.cli.help_texts use it. */
+static void print_setting_line(FILE* out, const tkrt_setting_t* setting) {
+  /* "<doc>; default <default>", wrapped at 100 columns under the text's column (28). */
+  char line[1024];
+  snprintf(line, sizeof(line), "%s; default %s", setting->doc, setting->default_text);
+  size_t column = 28;
+  for (const char* word = line; *word;) {
+    size_t length = strcspn(word, " ");
+    if (column > 28 && column + 1 + length > 100) {
+      fputs("\n                            ", out);
+      column = 28;
+    } else if (column > 28) {
+      fputc(' ', out);
+      column += 1;
+    }
+    fwrite(word, 1, length, out);
+    column += length;
+    word += length;
+    while (*word == ' ') ++word;
+  }
+}
 
 static const char kAbout[] =
     "Inspect, replay, tune and benchmark serialized Triton kernel calls (jaxlib's\n"
@@ -71,8 +75,12 @@ static void print_usage(FILE* out) {
         out);
   fputs(kExitStatus, out);
   fputs("\nsettings (environment variables; a command's flags win over them):\n", out);
-  for (size_t i = 0; i < SETTING_COUNT; ++i) {
-    fprintf(out, "  %-25s %s\n", kSettings[i].name, kSettings[i].what);
+  for (size_t i = 0; i < tkrt_setting_count(); ++i) {
+    const tkrt_setting_t* setting = tkrt_setting_at(i);
+    if (!setting->env) continue;
+    fprintf(out, "  %-25s ", setting->env);
+    print_setting_line(out, setting);
+    fputc('\n', out);
   }
   fputs("On/off settings take on/off, true/false, yes/no or 1/0, in any case; other values are\n"
         "refused, naming the variable.\n"
@@ -127,9 +135,13 @@ static void print_man(FILE* out) {
   print_man_block(out, "tkrt tune", tkrt_cli_tune_usage);
   print_man_block(out, "Triton kernels (tkrt help triton)", tkrt_cli_triton_usage);
   fputs(".SH ENVIRONMENT\n", out);
-  for (size_t i = 0; i < SETTING_COUNT; ++i) {
-    fprintf(out, ".TP\n.B %s\n", kSettings[i].name);
-    print_roff(out, kSettings[i].what);
+  for (size_t i = 0; i < tkrt_setting_count(); ++i) {
+    const tkrt_setting_t* setting = tkrt_setting_at(i);
+    if (!setting->env) continue;
+    char line[1024];
+    snprintf(line, sizeof(line), "%s; default %s", setting->doc, setting->default_text);
+    fprintf(out, ".TP\n.B %s\n", setting->env);
+    print_roff(out, line);
     fputc('\n', out);
   }
   fputs(".PP\nOn/off settings take on/off, true/false, yes/no or 1/0, in any case.\n"
@@ -139,6 +151,66 @@ static void print_man(FILE* out) {
   fputs(".SH SEE ALSO\nREADME.md and docs/ in the tkrt sources (docs/security.md: what the tool "
         "trusts).\n",
         out);
+}
+
+/* docs/settings.md, from the settings table (`tkrt --settings-markdown`; the docs.settings test
+ * fails when the committed file differs). '|' in a cell is written as \|. */
+static void print_markdown_cell(FILE* out, const char* text) {
+  for (const char* p = text ? text : ""; *p; ++p) {
+    if (*p == '|') fputc('\\', out);
+    fputc(*p, out);
+  }
+}
+
+static void print_settings_markdown(FILE* out) {
+  static const struct {
+    uint32_t bit;
+    const char* word;
+  } scopes[] = {{TKRT_SETTING_SCOPE_LIBRARY, "library"},
+                {TKRT_SETTING_SCOPE_XLA, "xla"},
+                {TKRT_SETTING_SCOPE_CLI, "cli"},
+                {TKRT_SETTING_SCOPE_PYTHON, "python"}};
+  static const char* const types[] = {"on/off", "word", "integer", "number",
+                                      "text", "log level", "name list"};
+  fputs("<!-- SPDX-License-Identifier: Apache-2.0 -->\n"
+        "<!-- Generated by `tkrt --settings-markdown` from the settings table (core/settings.c):\n"
+        "     do not edit; the docs.settings test fails when this file differs. -->\n"
+        "# Settings\n\n"
+        "Every setting tkrt reads is defined once, in the settings table (`core/settings.c`,\n"
+        "queried through `tkrt/settings.h`: `tkrt_setting_count`, `tkrt_setting_at`,\n"
+        "`tkrt_setting_find`, `tkrt_setting_check`). The environment reader\n"
+        "(`tkrt_options_from_environment`), libtkrt_xla's `tkrt_xla_configure` and Python's\n"
+        "`tkrt.configure`, the CLI's flags and this page come from it.\n\n"
+        "Scopes: *library*: read from the environment by `tkrt_options_from_environment` (the\n"
+        "library reads no other variable, except `TRITON_CACHE_DIR`, `TRITON_HOME` and `HOME` for\n"
+        "`tkrt_triton_cache_scan`, and `XDG_CACHE_HOME` and `HOME` for the default cache folders);\n"
+        "*xla*: a `tkrt_xla_configure` / `tkrt.configure` name; *cli*: a flag of the `tkrt` tool\n"
+        "(a flag wins over the variable); *python*: a keyword of the Python package.\n\n"
+        "On/off settings take on/off, true/false, yes/no or 1/0, in any case; words are matched in\n"
+        "any case; any other value is refused with INVALID_ARGUMENT naming the variable (or the\n"
+        "name) and the value, never taken for the default. An empty variable is unset.\n\n"
+        "| Variable | Name | Flag | Type | Values | Default | Scope | What |\n"
+        "|---|---|---|---|---|---|---|---|\n",
+        out);
+  for (size_t i = 0; i < tkrt_setting_count(); ++i) {
+    const tkrt_setting_t* s = tkrt_setting_at(i);
+    fputs("| ", out);
+    fprintf(out, s->env ? "`%s`" : "-", s->env);
+    fprintf(out, " | `%s` | ", s->name);
+    fprintf(out, s->cli_flag ? "`%s`" : "-", s->cli_flag);
+    fprintf(out, " | %s | ", (size_t)s->type < sizeof(types) / sizeof(types[0]) ? types[s->type] : "?");
+    print_markdown_cell(out, s->expected);
+    fputs(" | ", out);
+    print_markdown_cell(out, s->default_text);
+    fputs(" | ", out);
+    const char* sep = "";
+    for (size_t b = 0; b < sizeof(scopes) / sizeof(scopes[0]); ++b) {
+      if (s->scopes & scopes[b].bit) fprintf(out, "%s%s", sep, scopes[b].word), sep = ", ";
+    }
+    fputs(" | ", out);
+    print_markdown_cell(out, s->doc);
+    fputs(" |\n", out);
+  }
 }
 
 /* True when `name` is in the list before `end`. */
@@ -603,6 +675,10 @@ int main(int argc, char** argv) {
   }
   if (strcmp(argv[1], "--help-man") == 0) {
     print_man(stdout);
+    return TKRT_CLI_OK;
+  }
+  if (strcmp(argv[1], "--settings-markdown") == 0) {
+    print_settings_markdown(stdout);
     return TKRT_CLI_OK;
   }
   if (strcmp(argv[1], "--completion") == 0) {

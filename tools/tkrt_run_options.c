@@ -106,6 +106,25 @@ static int bad_number(const char* command, const char* option, const char* text,
 
 /* ---------------------------------------------------------------- the session's options */
 
+/* A flag that is a setting (the settings table, tkrt/settings.h): read by the table's rules, so
+ * that the flag and its variable take the same words; a flag given empty is refused (it is never
+ * "unset"). `tail` is added to the table's "expected" text. */
+static int setting_flag(const char* command, const char* flag, const char* value,
+                        const char* tail) {
+  const tkrt_setting_t* setting = NULL;
+  for (size_t i = 0; i < tkrt_setting_count() && !setting; ++i) {
+    const tkrt_setting_t* each = tkrt_setting_at(i);
+    if (each->cli_flag && strcmp(each->cli_flag, flag) == 0) setting = each;
+  }
+  tkrt_status_t status = NULL;
+  if (!setting || !*value || (status = tkrt_setting_check(setting->name, value)) != NULL) {
+    tkrt_status_free(status);
+    return tkrt_cli_usage_error(command, "bad %s '%s' (%s%s)", flag, value,
+                                setting ? setting->expected : "?", tail ? tail : "");
+  }
+  return 0;
+}
+
 void tkrt_cli_session_options_init(tkrt_cli_session_options_t* s, int tune) {
   memset(s, 0, sizeof(*s));
   s->iterations = tune ? 0 : 20;
@@ -117,16 +136,13 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
                             tkrt_cli_session_options_t* s) {
   uint64_t number = 0;
   switch (c) {
-    case TKRT_CLI_OPT_BACKEND: {
+    case TKRT_CLI_OPT_BACKEND:
       /* A name or a comma list of names, none empty: '' is not "the default order". */
-      size_t length = strlen(value);
-      if (!length || value[0] == ',' || value[length - 1] == ',' || strstr(value, ",,")) {
-        return tkrt_cli_usage_error(command, "bad --backend '%s' (cuda, hip, host or a comma list "
-                                    "of them; leave the option out for the default order)", value);
+      if (setting_flag(command, "--backend", value, "; leave the option out for the default order")) {
+        return TKRT_CLI_USAGE;
       }
       s->backend = value;
       return 0;
-    }
     case TKRT_CLI_OPT_DEVICE:
       if (!parse_number(value, INT_MAX, &number)) return bad_number(command, name, value, INT_MAX);
       s->ordinal = (int)number;
@@ -142,9 +158,7 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
       s->store = value;
       return 0;
     case TKRT_CLI_OPT_POLICY:
-      if (strcmp(value, "auto") && strcmp(value, "never")) {
-        return tkrt_cli_usage_error(command, "bad --policy '%s' (auto or never)", value);
-      }
+      if (setting_flag(command, "--policy", value, NULL)) return TKRT_CLI_USAGE;
       s->policy = value;
       return 0;
     case TKRT_CLI_OPT_PIN:
@@ -154,20 +168,13 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
       s->pin = (long)number;
       return 0;
     case TKRT_CLI_OPT_TARGET_MS: {
-      char* end = NULL;
-      double ms = strtod(value, &end);
-      if (end == value || *end || !(ms >= 0) || ms > 3600e3) {
-        return tkrt_cli_usage_error(command, "bad --target-ms '%s' (0 to 3600000)", value);
-      }
-      s->target_ms = ms;
+      if (setting_flag(command, "--target-ms", value, NULL)) return TKRT_CLI_USAGE;
+      s->target_ms = strtod(value, NULL);
       return 0;
     }
     case TKRT_CLI_OPT_MAX_ITERATIONS:
-      if (!parse_number(value, TKRT_CLI_MAX_ITERATIONS, &number) || number == 0) {
-        return tkrt_cli_usage_error(command, "bad --max-iterations '%s' (1 to %u)", value,
-                                    TKRT_CLI_MAX_ITERATIONS);
-      }
-      s->max_iterations = (long)number;
+      if (setting_flag(command, "--max-iterations", value, NULL)) return TKRT_CLI_USAGE;
+      s->max_iterations = strtol(value, NULL, 10);
       return 0;
     case TKRT_CLI_OPT_ALLOW_NATIVE_CODE:
       s->allow_native_code = 1;
@@ -197,7 +204,9 @@ tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* s, int
   device->ordinal = s->ordinal;
   if (s->store) tuner->store_dir = s->store;
   if (s->policy) {
-    tuner->policy = strcmp(s->policy, "never") == 0 ? TKRT_TUNE_POLICY_NEVER : TKRT_TUNE_POLICY_AUTO;
+    /* Checked when the flag was read: the table maps the word (in any case). */
+    TKRT_RETURN_IF_ERROR(
+        tkrt_setting_apply("tune_policy", s->policy, TKRT_SETTING_SCOPE_CLI, NULL, tuner));
   }
   if (s->target_ms >= 0) tuner->target_ms = s->target_ms;
   if (s->max_iterations > 0) tuner->max_iterations = (uint32_t)s->max_iterations;
@@ -418,14 +427,8 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         o->json = 1;
         break;
       case OPT_PRUNE_MARGIN: {
-        char* end = NULL;
-        double margin = strtod(next, &end);
-        if (end == next || *end || !isfinite(margin) || margin > 1e6) {
-          return tkrt_cli_usage_error(o->command,
-                                      "bad --prune-margin '%s' (a number; negative turns pruning off)",
-                                      next);
-        }
-        o->prune_margin = margin;
+        if (setting_flag(o->command, "--prune-margin", next, NULL)) return TKRT_CLI_USAGE;
+        o->prune_margin = strtod(next, NULL);
         o->prune_margin_set = 1;
         break;
       }

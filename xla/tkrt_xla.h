@@ -63,14 +63,16 @@ typedef struct tkrt_xla_stats {
 /* Fills *stats (struct_size must be set; fields beyond it are not written). */
 TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 
-/* Sets one of the adapter's settings before its first use (later: FAILED_PRECONDITION, 9). Names:
- * backend (default cuda,hip), cache_dir, hip_library, log (off|error|warn|info|debug: sets the
- * process's log level at once, tkrt/log.h), tune_dir, tune_pin, tune_policy
- * (auto|never), tune_prune_margin, capture_policy (first_config|error), count_captures (on|off:
- * count executed_captured, a driver query per FFI execute); NULL or "" restores the default.
- * Unset settings come from the environment (TKRT_* variables, see tkrt/environment.h, and
- * TKRT_XLA_BACKEND, TKRT_XLA_CAPTURE_POLICY, TKRT_XLA_COUNT_CAPTURES). Returns 0, or a status
- * code with the reason in `error`. */
+/* Sets one of the adapter's settings before its first use (later: FAILED_PRECONDITION, 9): the
+ * settings of scope "xla" in tkrt's settings table (docs/settings.md, tkrt/settings.h), with the
+ * words and checks their variables have. Names: backend (default cuda,hip), cache_dir,
+ * hip_library, log (off|error|warn|info|debug: sets the process's log level at once,
+ * tkrt/log.h), tune_dir, tune_pin, tune_policy (auto|never), tune_prune_margin, capture_policy
+ * (first_config|error), count_captures (on|off: count executed_captured, a driver query per FFI
+ * execute); words in any case; NULL or "" restores the default. Unset settings come from the
+ * environment (TKRT_* variables, see tkrt/environment.h, and TKRT_XLA_BACKEND,
+ * TKRT_XLA_CAPTURE_POLICY, TKRT_XLA_COUNT_CAPTURES). Returns 0, or a status code with the reason
+ * in `error` (3 naming the setting and value, for an unknown name or a refused value). */
 TKRT_XLA_EXPORT int tkrt_xla_configure(const char* name, const char* value, char* error,
                                        size_t capacity);
 

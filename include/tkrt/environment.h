@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt: the one place the environment is read. The library itself reads no environment variable;
- * tools (the tkrt CLI, libtkrt_xla, the Python package) call this to honour the TKRT_* variables. */
+/* tkrt: the environment reader. The library reads environment variables only in
+ * core/environment.c: here, for tools (the tkrt CLI, libtkrt_xla, the Python package) that call
+ * this to honour the TKRT_* variables, and TRITON_CACHE_DIR / HOME in tkrt_triton_cache_scan
+ * (tkrt/triton.h). */
 #ifndef TKRT_ENVIRONMENT_H_
 #define TKRT_ENVIRONMENT_H_
 
@@ -15,8 +17,10 @@ extern "C" {
 #endif
 
 /* Fills the options from the environment, over whatever they hold (call the _init functions
- * first); either pointer may be NULL. Variables that are unset leave their field alone, except the
- * cache folders, which get their per-user defaults:
+ * first); either pointer may be NULL. The variables and their words come from the settings table
+ * (tkrt/settings.h, core/settings.c; the list: docs/settings.md), those of scope "library".
+ * Variables that are unset leave their field alone, except the cache folders, which get their
+ * per-user defaults:
  *   TKRT_BACKEND        device->backend        a backend name or comma list (no empty names)
  *   TKRT_HOST_THREADS   device->host_threads   1..256
  *   TKRT_CACHE_DIR      device->cache_dir      $TKRT_CACHE_DIR/cubin, or off; default
@@ -29,7 +33,7 @@ extern "C" {
  *   TKRT_TUNE_DIR       tuner->store_dir       decision store folder, or off; default
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
  *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
- *   TKRT_TUNE_PRUNE_MARGIN  tuner->prune_margin  a number; negative turns pruning off
+ *   TKRT_TUNE_PRUNE_MARGIN  tuner->prune_margin  a number up to 1e6; negative turns pruning off
  *   TKRT_TRUST_SHARED_STORES  device->trust_shared_cache and tuner->trust_shared_store:
  *                       on trusts caches and stores other users own or can write
  * On/off settings read the same words, ignoring case: on, true, yes, 1 and off, false, no, 0;

@@ -107,8 +107,9 @@ typedef bool (*tkrt_triton_cache_visitor_t)(const char* json_path, const char* k
                                             void* user);
 
 /* Lists the kernels in Triton's cache, in path order: `<cache_dir>/<hash>/<name>.json`.
- * cache_dir NULL: $TRITON_CACHE_DIR, else $HOME/.triton/cache. name NULL: every kernel. A
- * missing cache directory is NOT_FOUND naming it. */
+ * cache_dir NULL: $TRITON_CACHE_DIR, else $TRITON_HOME/.triton/cache, else $HOME/.triton/cache
+ * (Triton's own order; read in core/environment.c). name NULL: every kernel. A missing cache
+ * directory is NOT_FOUND naming it. */
 TKRT_API tkrt_status_t tkrt_triton_cache_scan(const char* cache_dir, const char* name,
                                               tkrt_triton_cache_visitor_t visit, void* user);
 

@@ -216,6 +216,8 @@ class ConfigurationError(RuntimeError):
 
 def configure(**settings: Optional[str]) -> None:
   """Sets libtkrt_xla's settings through its C API (tkrt_xla_configure), before the first call.
+  Names, words and checks come from tkrt's settings table (docs/settings.md, scope "xla"); words
+  are read in any case.
 
   Names: backend ("cuda,hip" by default), cache_dir, hip_library, log ("off" | "error" | "warn" |
   "info" | "debug": the library's log level, set at once; see also set_log_level), tune_dir, tune_pin,

@@ -82,7 +82,7 @@ class _TunerOptions(ctypes.Structure):  # tkrt_autotuner_options_t (tkrt/autotun
               ("max_iterations", ctypes.c_uint32), ("store_dir", ctypes.c_char_p),
               ("trust_shared_store", ctypes.c_bool), ("pins", ctypes.c_char_p),
               ("refresh_store", ctypes.c_bool), ("progress", ctypes.c_void_p),
-              ("progress_user", ctypes.c_void_p)]
+              ("progress_user", ctypes.c_void_p), ("prune_margin", ctypes.c_double)]
 
 
 class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
@@ -90,7 +90,10 @@ class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
               ("chosen", ctypes.c_size_t), ("config_count", ctypes.c_size_t),
               ("iterations", ctypes.c_uint32), ("times_ms", ctypes.POINTER(ctypes.c_float)),
               ("times_capacity", ctypes.c_size_t), ("skip_reason", ctypes.c_char * 256),
-              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256)]
+              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256),
+              ("round1_iterations", ctypes.c_uint32), ("prune_margin", ctypes.c_double),
+              ("round1_best_ms", ctypes.c_float), ("pruned_count", ctypes.c_size_t),
+              ("pruned", ctypes.POINTER(ctypes.c_uint8)), ("timed_launches", ctypes.c_uint64)]
 
 
 class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
@@ -152,6 +155,7 @@ _SIGNATURES = {
     "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
     "tkrt_autotuner_options_init": (None, [_c_p]),
+    "tkrt_setting_apply": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32, _c_p, _c_p]),
     "tkrt_autotuner_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_autotuner_destroy": (None, [_c_p]),
     "tkrt_tune_report_init": (None, [_c_p]),
@@ -810,28 +814,36 @@ def _grid_fields(variant: Variant, scalars: Dict[str, Any]) -> Tuple[Optional[by
 
 class Tuner:
   """An autotuner (tkrt_autotuner_t) for prepared launches with several variants. Settings not
-  given come from the environment (TKRT_TUNE_DIR, TKRT_TUNE_POLICY, TKRT_TUNE_PIN). store_dir:
-  the decision store folder, or "off"; policy: "auto" or "never"; capture_policy:
-  "first_config" (default) or "error"; target_ms: benchmarking time per variant."""
+  given come from the environment (TKRT_TUNE_DIR, TKRT_TUNE_POLICY, TKRT_TUNE_PIN,
+  TKRT_TUNE_PRUNE_MARGIN). store_dir: the decision store folder, or "off"; policy: "auto" or
+  "never"; pins: like TKRT_TUNE_PIN; capture_policy: "first_config" (default) or "error";
+  target_ms: benchmarking time per variant; prune_margin: as TKRT_TUNE_PRUNE_MARGIN. Each value is
+  checked and mapped by tkrt's settings table (tkrt_setting_apply, docs/settings.md): words in any
+  case, and a bad value raises Error naming the setting and the value."""
+
+  # keyword -> the setting's name in the table
+  _SETTINGS = {"store_dir": "tune_dir", "policy": "tune_policy", "pins": "tune_pin",
+               "capture_policy": "capture_policy", "target_ms": "target_ms",
+               "prune_margin": "tune_prune_margin"}
 
   def __init__(self, store_dir: Optional[str] = None, policy: Optional[str] = None,
                pins: Optional[str] = None, capture_policy: Optional[str] = None,
-               target_ms: Optional[float] = None):
+               target_ms: Optional[float] = None, prune_margin: Optional[float] = None):
     api = _c()
     options = _versioned(_TunerOptions, api.autotuner_options_init)
     _check(api.options_from_environment(None, ctypes.addressof(options)), "reading TKRT_TUNE_*")
-    keep = []
-    if store_dir is not None:
-      keep.append(str(store_dir).encode())
-      options.store_dir = keep[-1]
-    if pins is not None:
-      keep.append(pins.encode())
-      options.pins = keep[-1]
-    if policy is not None:
-      options.policy = {"auto": 0, "never": 1}[policy]
-    options.capture_policy = {None: 1, "first_config": 1, "error": 0}[capture_policy]
-    if target_ms is not None:
-      options.target_ms = float(target_ms)
+    given = {"store_dir": store_dir, "policy": policy, "pins": pins,
+             "capture_policy": capture_policy, "target_ms": target_ms,
+             "prune_margin": prune_margin}
+    keep = []  # the strings the options point at, alive until the tuner is created
+    for keyword, value in given.items():
+      if value is None and keyword != "capture_policy":
+        continue  # capture_policy unset is first_config here, as in libtkrt_xla
+      if isinstance(value, float):
+        value = repr(value)
+      keep.append(None if value is None else str(value).encode())
+      _check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
+                               ctypes.addressof(options)), f"Tuner({keyword}={value!r})")
     handle = ctypes.c_void_p()
     _check(api.autotuner_create(ctypes.addressof(options), ctypes.byref(handle)), "creating a tuner")
     self._handle = handle

@@ -415,8 +415,8 @@ case_version() {
   fi
 }
 
-# Help (issue 27): `tkrt help CMD` is CMD's --help; the top-level help lists every TKRT_*
-# variable the library reads (core/environment.c) and TRITON_CACHE_DIR; a mistyped command gets a
+# Help (issue 27): `tkrt help CMD` is CMD's --help; the top-level help lists every variable of
+# the settings table (core/settings.c), TRITON_CACHE_DIR included; a mistyped command gets a
 # suggestion and exit 2.
 case_help_texts() {
   local c
@@ -430,10 +430,9 @@ case_help_texts() {
   expect 0 "commands:" "settings" -- "$tkrt" help
   local help names name
   help=$("$tkrt" --help)
-  names=$(grep -o 'tkrt_environment_get("[A-Z_]*")' "$source/core/environment.c" |
-    sed 's/.*("\(.*\)")/\1/' | sort -u)
-  [ "$(wc -w <<<"$names")" -ge 10 ] || fail "found only: $names"
-  for name in $names TRITON_CACHE_DIR; do
+  names=$(grep -o '\.env = "[A-Z_]*"' "$source/core/settings.c" | sed 's/.*"\(.*\)"/\1/' | sort -u)
+  [ "$(wc -w <<<"$names")" -ge 15 ] || fail "found only: $names"
+  for name in $names; do
     grep -q "^  $name " <<<"$help" || fail "--help does not list $name"
   done
   # Mistyped commands: a suggestion, exit 2; unknown ones: the list.

@@ -279,6 +279,17 @@ def run(work):
   dev.synchronize()
   check(not out.any(), "a refused launch enqueues nothing")
 
+  # ---- Tuner keywords are read by tkrt's settings table (docs/settings.md): words in any case,
+  # bad values refused naming the setting and the value.
+  tt.Tuner(store_dir="off", policy="NEVER", capture_policy="Error", prune_margin=-1, target_ms=2)
+  expect_raises(tt.Error, "tune_policy is 'sometimes'", lambda: tt.Tuner(policy="sometimes"),
+                "Tuner(policy='sometimes')")
+  expect_raises(tt.Error, "capture_policy is 'later'", lambda: tt.Tuner(capture_policy="later"),
+                "Tuner(capture_policy='later')")
+  expect_raises(tt.Error, "tune_prune_margin is 'nan'", lambda: tt.Tuner(prune_margin=float("nan")),
+                "Tuner(prune_margin=nan)")
+  expect_raises(tt.Error, "target_ms is '-1'", lambda: tt.Tuner(target_ms=-1), "Tuner(target_ms=-1)")
+
   # ---- autotuned, in place (x += y) over the three variants
   tuner = tt.Tuner(store_dir="off", target_ms=1)
   variants = [kk.variant("cdiv(n, BLOCK)", {"BLOCK": b}) for kk, b in zip(kernels, (256, 512, 1024))]
