@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/wire_internal.h"
-#include "core/wire_proto.h"
-#include "core/wire_schema.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_proto.h"
+#include "wire/wire_schema.h"
 #include "tkrt/wire.h"
 
 /* The decoder refuses a string field that is not UTF-8 (as libprotobuf does for proto3 strings),

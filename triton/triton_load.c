@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "base/fs.h"
 #include "base/versioned.h"
 #include "tkrt/image.h"

@@ -11,7 +11,7 @@
 
 #include "base/fs.h"
 #include "base/image_detect.h"
-#include "core/wire_internal.h"
+#include "wire/wire_internal.h"
 #include "hal/hal.h"
 #include "hal/registry.h"
 #include "tkrt/image.h"

@@ -4,7 +4,7 @@
 #ifndef TKRT_CORE_WIRE_SCHEMA_H_
 #define TKRT_CORE_WIRE_SCHEMA_H_
 
-#include "core/wire_proto.h"
+#include "wire/wire_proto.h"
 #include "tkrt/wire.h"
 
 enum {

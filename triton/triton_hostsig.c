@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "tkrt/host_kernel.h"
 
 #define TKRT_HOSTSIG_MAX 4096 /* longest signature string read */

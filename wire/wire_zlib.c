@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "core/wire_internal.h"
+#include "wire/wire_internal.h"
 
 bool tkrt_wire_is_zlib(const uint8_t* data, size_t size) {
   if (size < 2) return false;

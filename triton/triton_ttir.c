@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 
 #define TKRT_TTIR_TEXT_MAX 256 /* longest name or type kept */
 

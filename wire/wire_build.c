@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "core/call_internal.h"
-#include "core/wire_internal.h"
-#include "core/wire_parse.h"
-#include "core/wire_schema.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_parse.h"
+#include "wire/wire_schema.h"
 #include "tkrt/wire.h"
 
 #define TKRT_WIRE_MAX_PATH 4096
