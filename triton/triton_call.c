@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: tkrt calls from loaded Triton kernels: scalar arguments by name, grid expressions
+/* tkrt triton: tkrt calls from loaded Triton kernels: scalar arguments by name, grid expressions
  * per variant, in-place buffers as alias records, and launching with one buffer per pointer. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
+/* tkrt triton: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
  * and the call builder (triton_call.c) share. */
-#ifndef TKRT_CORE_TRITON_INTERNAL_H_
-#define TKRT_CORE_TRITON_INTERNAL_H_
+#ifndef TKRT_TRITON_INTERNAL_H_
+#define TKRT_TRITON_INTERNAL_H_
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ tkrt_status_t tkrt_triton_check_host_signature(const tkrt_triton_param_t* params
                                                const char* ttir_path, const char* kernel,
                                                const char* signature, const char* image_path);
 
-#endif /* TKRT_CORE_TRITON_INTERNAL_H_ */
+#endif /* TKRT_TRITON_INTERNAL_H_ */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
+/* tkrt triton: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
  * kernel, merging the outputs of several targets, and listing Triton's cache. */
 #include <dirent.h>
 #include <errno.h>

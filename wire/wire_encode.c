@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: encoding a tkrt_call_t as jaxlib's TritonAnyKernelCall. Fields go out in field-number
+/* tkrt wire: encoding a tkrt_call_t as jaxlib's TritonAnyKernelCall. Fields go out in field-number
  * order with proto3's implicit-presence rule (zero scalars and empty strings omitted), exactly as
  * jaxlib's C++ serializer writes them, so decoded jaxlib blobs re-encode byte for byte. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: recognising the image bytes a jaxlib blob carries (module_image, HSACO files), and
+/* tkrt wire: recognising the image bytes a jaxlib blob carries (module_image, HSACO files), and
  * reading ROCm's HSACO files once. Only headers are looked at: the backends validate the rest. */
 #include <errno.h>
 #include <fcntl.h>

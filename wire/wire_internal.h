@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
+/* tkrt wire: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
  * bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the side record of decoded kernels. */
-#ifndef TKRT_CORE_WIRE_INTERNAL_H_
-#define TKRT_CORE_WIRE_INTERNAL_H_
+#ifndef TKRT_WIRE_INTERNAL_H_
+#define TKRT_WIRE_INTERNAL_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,4 +86,4 @@ const tkrt_wire_side_record_t* tkrt_wire_side_record(const tkrt_kernel_t* kernel
 /* The source path of image `index` (see above), or NULL (also when `side` is NULL). */
 const char* tkrt_wire_side_source_path(const tkrt_wire_side_record_t* side, size_t index);
 
-#endif /* TKRT_CORE_WIRE_INTERNAL_H_ */
+#endif /* TKRT_WIRE_INTERNAL_H_ */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: parsing jaxlib's serialized TritonAnyKernelCall (after inflating it) into the plain
+/* tkrt wire: parsing jaxlib's serialized TritonAnyKernelCall (after inflating it) into the plain
  * records of wire/wire_parse.h. No tkrt objects are made here: wire_build.c does that. */
 #include <stdio.h>
 #include <stdlib.h>

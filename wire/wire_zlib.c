@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: zlib framing of jaxlib blobs. Inflation is bounded so that a tiny blob cannot
+/* tkrt wire: zlib framing of jaxlib blobs. Inflation is bounded so that a tiny blob cannot
  * expand into an unbounded allocation (deflate reaches ratios above 1000:1). */
 #include <limits.h>
 #include <stdlib.h>
