@@ -26,11 +26,6 @@ struct tkrt_triton_kernel_s {
   uint32_t num_stages; /* the first target's */
 };
 
-/* Reads a whole regular file of at most `limit` bytes (a NUL is appended, not counted). FIFOs,
- * devices and directories are refused without blocking; errors name the path. */
-tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
-                                    size_t* out_size);
-
 /* Parses the parameter list of `tt.func public @<kernel_name>(...)` in TTIR text (NULL name: the
  * first public tt.func). `what` names the file in errors. */
 tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const char* kernel_name,
