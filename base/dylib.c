@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tkrt/device.h"
+
+_Static_assert(TKRT_DYLIB_ONCE_MESSAGE_MAX == TKRT_REASON_MAX,
+               "a probe's reason holds a kept load failure whole");
+
 tkrt_status_t tkrt_dylib_open(const char* const* names, size_t count, int prefer_loaded,
                               void** out_handle, const char** out_opened_name) {
   char tried[2048];
