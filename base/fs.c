@@ -78,7 +78,7 @@ const char* tkrt_fs_type_name(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISLNK(mode)) return "a symbolic link";
-  return "not a regular file";
+  return "a file of an unknown type";
 }
 
 /* ---------------------------------------------------------------- reading files */
@@ -109,8 +109,9 @@ tkrt_status_t tkrt_fs_read_file_at(int dirfd, const char* name, const char* labe
     goto done;
   }
   if (!S_ISREG(info.st_mode)) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is %s, not a regular file", label,
-                              tkrt_fs_type_name(info.st_mode));
+    /* Both halves are what callers look for: "is not a regular file", and what it is instead. */
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is not a regular file: it is %s",
+                              label, tkrt_fs_type_name(info.st_mode));
     goto done;
   }
   if ((flags & TKRT_FS_READ_TRUSTED) &&
@@ -124,15 +125,23 @@ tkrt_status_t tkrt_fs_read_file_at(int dirfd, const char* name, const char* labe
     goto done;
   }
   size_t size = (size_t)info.st_size;
+  if (size == 0 && (flags & TKRT_FS_READ_NONEMPTY)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is empty", label);
+    goto done;
+  }
   data = malloc(size + 1);
   if (!data) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory reading %s (%zu "
                               "bytes)", label, size);
     goto done;
   }
+  /* Exactly the size fstat gave, then one byte more to see the end: a file that shrinks or grows
+   * while it is read is an error, never a truncated or partial read. The extra byte lands where
+   * the NUL goes. A file of 0 bytes when opened is empty and not read (the pseudo-files of /proc
+   * and /sys report 0 and would otherwise be read unbounded). */
   size_t done_bytes = 0;
-  while (done_bytes < size) {
-    ssize_t n = read(fd, (char*)data + done_bytes, size - done_bytes);
+  while (size > 0 && done_bytes <= size) {
+    ssize_t n = read(fd, (char*)data + done_bytes, size + 1 - done_bytes);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int error = errno;
@@ -140,12 +149,17 @@ tkrt_status_t tkrt_fs_read_file_at(int dirfd, const char* name, const char* labe
                                 strerror(error));
       goto done;
     }
-    if (n == 0) break; /* shrank while we read: take what is there */
+    if (n == 0) break;
     done_bytes += (size_t)n;
   }
-  ((char*)data)[done_bytes] = '\0';
+  if (done_bytes != size) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "%s %s while being read (%zu bytes when "
+                              "opened)", label, done_bytes < size ? "shrank" : "grew", size);
+    goto done;
+  }
+  ((char*)data)[size] = '\0';
   *out_data = data;
-  *out_size = done_bytes;
+  *out_size = size;
   data = NULL;
 
 done:

@@ -34,14 +34,23 @@ enum {
   /* With TKRT_FS_READ_TRUSTED: files other users own or can write are trusted too (the caller
    * opted in to a shared store). */
   TKRT_FS_READ_SHARED_OK = 1u << 2,
+  /* An empty file is refused (INVALID_ARGUMENT "<label> is empty"): formats with no empty
+   * instance (an HSACO file). Without it an empty file reads as 0 bytes (and its NUL). */
+  TKRT_FS_READ_NONEMPTY = 1u << 3,
 };
 
-/* Reads a whole regular file of at most max_size bytes. The file is opened non-blocking (a FIFO
- * or a device cannot hang the caller), fstat'ed, refused unless it is a regular file
- * (INVALID_ARGUMENT naming it and what it is), and its size is checked against max_size
- * (OUT_OF_RANGE) before anything is allocated. dirfd is AT_FDCWD or an open folder that relative
- * names are resolved in; `label` names the file in errors (NULL: name). *out_data is malloc'd
- * with one NUL byte after the contents (so text parses safely), also for an empty file. */
+/* Reads a whole regular file of at most max_size bytes: the one file reader of the library, the
+ * formats (wire, triton), the stores and the CLI. The file is opened non-blocking (a FIFO or a
+ * device cannot hang the caller), fstat'ed, refused unless it is a regular file (INVALID_ARGUMENT
+ * "<label> is not a regular file: it is a FIFO"), and its size is checked against max_size
+ * (OUT_OF_RANGE "<label> has N bytes, more than the M bytes accepted") before anything is
+ * allocated. The size fstat gives is the file's: one that shrinks or grows while it is read is
+ * DATA_LOSS ("shrank" / "grew while being read"), never a truncated read; one of 0 bytes (also a
+ * /proc pseudo-file) is empty and not read (see TKRT_FS_READ_NONEMPTY). Open errors keep errno's
+ * meaning (tkrt_fs_errno_code: NOT_FOUND, PERMISSION_DENIED, ...). dirfd is AT_FDCWD or an open
+ * folder that relative names are resolved in; `label` names the file in errors (NULL: name).
+ * *out_data is malloc'd with one NUL byte after the contents (so text parses safely), also for an
+ * empty file; nothing is written to the outputs on error. */
 tkrt_status_t tkrt_fs_read_file_at(int dirfd, const char* name, const char* label,
                                    size_t max_size, unsigned flags, void** out_data,
                                    size_t* out_size);

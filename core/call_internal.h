@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "base/sha256.h"
+#include "core/kernel_record.h"
 #include "tkrt/autotune.h"
 #include "tkrt/call.h"
 
@@ -22,15 +23,6 @@ struct tkrt_kernel_s {
   void* record;
   void (*record_free)(void* record);
 };
-
-/* tkrt_kernel_create, with a side record attached: on success the kernel owns `record` and frees
- * it with record_free when it dies; on failure the caller still owns it. */
-tkrt_status_t tkrt_kernel_create_with_record(const tkrt_kernel_desc_t* desc, void* record,
-                                             void (*record_free)(void* record),
-                                             tkrt_kernel_t** out_kernel);
-
-/* The kernel's side record if it was attached with `record_free` (its owner's), else NULL. */
-const void* tkrt_kernel_record(const tkrt_kernel_t* kernel, void (*record_free)(void* record));
 
 typedef struct tkrt_call_device_state tkrt_call_device_state_t;
 

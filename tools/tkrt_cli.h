@@ -31,7 +31,8 @@ int tkrt_cli_usage_error(const char* command, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
 /* Reads a whole regular file of at most max_size bytes without blocking (base/fs.h:
  * tkrt_fs_read_file; NOT_FOUND / PERMISSION_DENIED / INVALID_ARGUMENT for a FIFO or a folder /
- * OUT_OF_RANGE for a file over the limit, naming the path). */
+ * OUT_OF_RANGE for a file over the limit / DATA_LOSS for one that changes size while read,
+ * naming the path). */
 tkrt_status_t tkrt_cli_read_file(const char* path, size_t max_size, void** out_data,
                                  size_t* out_size);
 /* Writes dir/name atomically (a temporary file renamed over it; nothing left on failure). */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt CUDA backend: loading the driver (libcuda opened at run time once per process, every entry
  * point resolved through cuGetProcAddress), its feature bits, and the backend's log. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -65,37 +64,23 @@ void tkrt_cuda_log(const char* format, ...) {
 
 /* ---------------------------------------------------------------- loading the driver */
 
-/* The outcome of loading, decided once; probes turn it into a fresh status each time. */
-static struct {
-  tkrt_cuda_driver_t driver;
-  tkrt_status_code_t code; /* OK when loaded */
-  char message[TKRT_REASON_MAX];
-} tkrt_cuda_load_state;
-static pthread_once_t tkrt_cuda_load_once = PTHREAD_ONCE_INIT;
-/* Published after a successful load, for error formatting from any thread. */
-static _Atomic(const tkrt_cuda_driver_t*) tkrt_cuda_loaded_driver;
+/* The driver, filled once by the load below; the outcome (loaded, or why not) is kept by the
+ * open-once record (base/dylib.h), which turns it into a fresh status for every caller. */
+static tkrt_cuda_driver_t tkrt_cuda_driver;
+static tkrt_dylib_once_t tkrt_cuda_load_once = TKRT_DYLIB_ONCE_INIT;
 
-static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...)
-    TKRT_PRINTF_LIKE(2, 3);
-
-static void tkrt_cuda_load_fail(tkrt_status_code_t code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(tkrt_cuda_load_state.message, sizeof(tkrt_cuda_load_state.message), format, args);
-  va_end(args);
-  tkrt_cuda_load_state.code = code;
-}
-
-/* Takes the status' message as the load failure, and frees the status. */
-static void tkrt_cuda_load_fail_status(const char* context, tkrt_status_t status) {
-  tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s%s", context, tkrt_status_message(status));
+/* The status' message after `context`, as an UNAVAILABLE load failure; frees the status. */
+static tkrt_status_t tkrt_cuda_load_fail_status(const char* context, tkrt_status_t status) {
+  tkrt_status_t failure =
+      TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "%s%s", context, tkrt_status_message(status));
   tkrt_status_free(status);
+  return failure;
 }
 
-static void tkrt_cuda_load_driver(void) {
-  tkrt_cuda_driver_t* driver = &tkrt_cuda_load_state.driver;
+static tkrt_status_t tkrt_cuda_load_driver(void* unused) {
+  (void)unused;
+  tkrt_cuda_driver_t* driver = &tkrt_cuda_driver;
   memset(driver, 0, sizeof(*driver));
-  tkrt_cuda_load_state.code = TKRT_STATUS_OK;
 
   /* libcuda.so.1 is the driver's ABI name; plain libcuda.so only exists with development files.
    * A copy the process already loaded (XLA, PyTorch) is the same library, so taking it is free. */
@@ -105,8 +90,7 @@ static void tkrt_cuda_load_driver(void) {
   tkrt_status_t status =
       tkrt_dylib_open(names, sizeof(names) / sizeof(names[0]), 1, &library, &opened);
   if (status) {
-    tkrt_cuda_load_fail_status("the CUDA driver library is not installed: ", status);
-    return;
+    return tkrt_cuda_load_fail_status("the CUDA driver library is not installed: ", status);
   }
   driver->library = opened;
 
@@ -115,11 +99,10 @@ static void tkrt_cuda_load_driver(void) {
   PFN_cuGetProcAddress_v12000 get_proc =
       (PFN_cuGetProcAddress_v12000)tkrt_dylib_symbol(library, "cuGetProcAddress_v2");
   if (!get_proc) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s has no cuGetProcAddress_v2: the CUDA driver is older than 12.0, "
-                        "which tkrt needs",
-                        opened);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "%s has no cuGetProcAddress_v2: the CUDA driver is older than 12.0, "
+                            "which tkrt needs",
+                            opened);
   }
   /* LEGACY_STREAM: never the _ptsz variants. A NULL stream then means the legacy default stream,
    * which synchronises with other blocking streams, as for cuLaunchKernel called by name from
@@ -130,17 +113,15 @@ static void tkrt_cuda_load_driver(void) {
   void* entry = NULL;
   CUresult result = get_proc("cuDriverGetVersion", &entry, 2020, flags, &found);
   if (result != CUDA_SUCCESS || !entry) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s: cuGetProcAddress(cuDriverGetVersion) failed (CUresult %d)", opened,
-                        (int)result);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "%s: cuGetProcAddress(cuDriverGetVersion) failed (CUresult %d)", opened,
+                            (int)result);
   }
   int driver_version = 0;
   result = ((PFN_cuDriverGetVersion_v2020)entry)(&driver_version);
   if (result != CUDA_SUCCESS) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE, "%s: cuDriverGetVersion failed (CUresult %d)",
-                        opened, (int)result);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "%s: cuDriverGetVersion failed (CUresult %d)",
+                            opened, (int)result);
   }
   driver->driver_version = driver_version;
   /* Asking for a version above the driver's is CUDA_ERROR_INVALID_VALUE; above the API version
@@ -168,49 +149,44 @@ static void tkrt_cuda_load_driver(void) {
     }
   }
   if (missing[0]) {
-    tkrt_cuda_load_fail(TKRT_STATUS_UNAVAILABLE,
-                        "%s (driver version %d) lacks required entry points: %s", opened,
-                        driver_version, missing);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "%s (driver version %d) lacks required entry points: %s", opened,
+                            driver_version, missing);
   }
 
   result = driver->cuInit(0);
   if (result != CUDA_SUCCESS) {
     char context[128];
     snprintf(context, sizeof(context), "%s (driver version %d): ", opened, driver_version);
-    tkrt_cuda_load_fail_status(context, TKRT_CUDA_STATUS(result, "cuInit"));
-    return;
+    return tkrt_cuda_load_fail_status(context, TKRT_CUDA_STATUS(result, "cuInit"));
   }
-  atomic_store_explicit(&tkrt_cuda_loaded_driver, driver, memory_order_release);
+  return NULL;
 }
 
 static atomic_int tkrt_cuda_load_logged;
 
 /* What loading found, said once per process, after the once (a sink may block: never inside). */
 static void tkrt_cuda_log_load(void) {
-  const int loaded = tkrt_cuda_load_state.code == TKRT_STATUS_OK;
+  const int loaded = tkrt_dylib_once_loaded(&tkrt_cuda_load_once);
   if (!tkrt_log_enabled(loaded ? TKRT_LOG_INFO : TKRT_LOG_DEBUG)) return;
   if (atomic_exchange(&tkrt_cuda_load_logged, 1)) return;
   if (loaded) {
     tkrt_log_message(TKRT_LOG_INFO, "cuda", "loaded %s (driver version %d)",
-                     tkrt_cuda_load_state.driver.library,
-                     tkrt_cuda_load_state.driver.driver_version);
+                     tkrt_cuda_driver.library, tkrt_cuda_driver.driver_version);
   } else {
     tkrt_log_message(TKRT_LOG_DEBUG, "cuda", "driver not loaded: %s",
-                     tkrt_cuda_load_state.message);
+                     tkrt_dylib_once_message(&tkrt_cuda_load_once));
   }
 }
 
 tkrt_status_t tkrt_cuda_driver_load(const tkrt_cuda_driver_t** out_driver) {
-  pthread_once(&tkrt_cuda_load_once, tkrt_cuda_load_driver);
+  tkrt_status_t status = tkrt_dylib_once(&tkrt_cuda_load_once, tkrt_cuda_load_driver, NULL, NULL);
   tkrt_cuda_log_load();
-  if (tkrt_cuda_load_state.code != TKRT_STATUS_OK) {
-    return TKRT_STATUS_MAKE(tkrt_cuda_load_state.code, "%s", tkrt_cuda_load_state.message);
-  }
-  *out_driver = &tkrt_cuda_load_state.driver;
+  if (status) return status;
+  *out_driver = &tkrt_cuda_driver;
   return NULL;
 }
 
 const tkrt_cuda_driver_t* tkrt_cuda_driver_if_loaded(void) {
-  return atomic_load_explicit(&tkrt_cuda_loaded_driver, memory_order_acquire);
+  return tkrt_dylib_once_loaded(&tkrt_cuda_load_once) ? &tkrt_cuda_driver : NULL;
 }

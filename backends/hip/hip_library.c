@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt HIP backend: finds libamdhip64 at run time (an already-loaded copy first, then the sonames
  * of ROCm 7, 6 and 5), resolves its entry points and initialises it, once per process. */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,14 +51,10 @@ static const tkrt_hip_symbol_entry_t tkrt_hip_symbol_table[] = {
 #undef TKRT_HIP_OPTIONAL_ENTRY
 };
 
-/* The process-wide outcome of loading, written once under `lock` and read-only after `loaded`. */
-static struct {
-  pthread_mutex_t lock;
-  atomic_bool loaded;
-  tkrt_hip_library_t library;
-  tkrt_status_code_t code; /* OK when usable */
-  char message[TKRT_REASON_MAX];
-} tkrt_hip_state = {PTHREAD_MUTEX_INITIALIZER};
+/* The library, filled once by the load below; the outcome (usable, or why not) is kept by the
+ * open-once record (base/dylib.h), which turns it into a fresh status for every caller. */
+static tkrt_hip_library_t tkrt_hip_library;
+static tkrt_dylib_once_t tkrt_hip_load_record = TKRT_DYLIB_ONCE_INIT;
 
 void tkrt_hip_format_version(int version, char* buffer, size_t capacity) {
   if (version <= 0) {
@@ -72,24 +65,15 @@ void tkrt_hip_format_version(int version, char* buffer, size_t capacity) {
            version % 100000);
 }
 
-static void tkrt_hip_fail(tkrt_status_code_t code, const char* format, ...)
-    TKRT_PRINTF_LIKE(2, 3);
-
-static void tkrt_hip_fail(tkrt_status_code_t code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(tkrt_hip_state.message, sizeof(tkrt_hip_state.message), format, args);
-  va_end(args);
-  tkrt_hip_state.code = code;
-}
-
 static const char* tkrt_hip_error_name(const tkrt_hip_symbols_t* api, hipError_t error) {
   const char* name = api->hipGetErrorName ? api->hipGetErrorName(error) : NULL;
   return name ? name : "unknown hipError_t";
 }
 
-static void tkrt_hip_load_once(const char* spec) {
-  tkrt_hip_library_t* lib = &tkrt_hip_state.library;
+/* `context`: the names to try (tkrt_hip_library_names_get's spec), or NULL. */
+static tkrt_status_t tkrt_hip_load_once(void* context) {
+  const char* spec = context;
+  tkrt_hip_library_t* lib = &tkrt_hip_library;
   /* Static: the names are read once, and `opened` below points into them. */
   static tkrt_hip_library_names_t names;
   tkrt_hip_library_names_get(spec, &names);
@@ -97,11 +81,12 @@ static void tkrt_hip_load_once(const char* spec) {
   const char* opened = NULL;
   tkrt_status_t status = tkrt_dylib_open(names.names, names.count, 1, &handle, &opened);
   if (status) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "HIP runtime library not found%s: %s",
-                  names.overridden ? " (names from the hip_library option, TKRT_HIP_LIBRARY)" : "",
-                  tkrt_status_message(status));
+    tkrt_status_t failure = TKRT_STATUS_MAKE(
+        TKRT_STATUS_UNAVAILABLE, "HIP runtime library not found%s: %s",
+        names.overridden ? " (names from the hip_library option, TKRT_HIP_LIBRARY)" : "",
+        tkrt_status_message(status));
     tkrt_status_free(status);
-    return;
+    return failure;
   }
   /* The name is kept for messages. */
   static char opened_copy[256];
@@ -124,10 +109,9 @@ static void tkrt_hip_load_once(const char* spec) {
     }
   }
   if (missing[0]) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
-                  "%s lacks required HIP entry points (%s); tkrt needs ROCm 5.0 or newer",
-                  opened_copy, missing);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "%s lacks required HIP entry points (%s); tkrt needs ROCm 5.0 or newer",
+                            opened_copy, missing);
   }
 
   const tkrt_hip_symbols_t* api = &lib->api;
@@ -136,11 +120,10 @@ static void tkrt_hip_load_once(const char* spec) {
   if (error != hipSuccess) lib->runtime_version = 0;
   tkrt_hip_format_version(lib->runtime_version, version_text, sizeof(version_text));
   if (lib->runtime_version > 0 && lib->runtime_version < TKRT_HIP_MIN_RUNTIME_VERSION) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
-                  "%s is HIP %s; tkrt needs ROCm 5.0 or newer (older runtimes number device "
-                  "attributes differently)",
-                  opened_copy, version_text);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "%s is HIP %s; tkrt needs ROCm 5.0 or newer (older runtimes number "
+                            "device attributes differently)",
+                            opened_copy, version_text);
   }
   if (api->hipDriverGetVersion(&lib->driver_version) != hipSuccess) lib->driver_version = 0;
 
@@ -148,54 +131,43 @@ static void tkrt_hip_load_once(const char* spec) {
   int count = 0;
   hipError_t count_error = api->hipGetDeviceCount(&count);
   if (count_error == hipErrorNoDevice || (count_error == hipSuccess && count <= 0)) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE,
-                  "HIP runtime found no device: no AMD GPU is visible to %s (HIP %s); hipInit: "
-                  "%s (%d), hipGetDeviceCount: %s (%d), %d devices",
-                  opened_copy, version_text, tkrt_hip_error_name(api, init_error),
-                  (int)init_error, tkrt_hip_error_name(api, count_error), (int)count_error,
-                  count_error == hipSuccess ? count : 0);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "HIP runtime found no device: no AMD GPU is visible to %s (HIP %s); "
+                            "hipInit: %s (%d), hipGetDeviceCount: %s (%d), %d devices",
+                            opened_copy, version_text, tkrt_hip_error_name(api, init_error),
+                            (int)init_error, tkrt_hip_error_name(api, count_error),
+                            (int)count_error, count_error == hipSuccess ? count : 0);
   }
   if (init_error != hipSuccess) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "hipInit failed in %s (HIP %s): %s (%d)", opened_copy,
-                  version_text, tkrt_hip_error_name(api, init_error), (int)init_error);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "hipInit failed in %s (HIP %s): %s (%d)",
+                            opened_copy, version_text, tkrt_hip_error_name(api, init_error),
+                            (int)init_error);
   }
   if (count_error != hipSuccess) {
-    tkrt_hip_fail(TKRT_STATUS_UNAVAILABLE, "hipGetDeviceCount failed in %s (HIP %s): %s (%d)",
-                  opened_copy, version_text, tkrt_hip_error_name(api, count_error),
-                  (int)count_error);
-    return;
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
+                            "hipGetDeviceCount failed in %s (HIP %s): %s (%d)", opened_copy,
+                            version_text, tkrt_hip_error_name(api, count_error), (int)count_error);
   }
   lib->device_count = count;
-  tkrt_hip_state.code = TKRT_STATUS_OK;
+  return NULL;
 }
 
 tkrt_status_t tkrt_hip_library_get(const char* names, const tkrt_hip_library_t** out_library) {
-  if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_acquire)) {
-    bool loaded_here = false;
-    pthread_mutex_lock(&tkrt_hip_state.lock);
-    if (!atomic_load_explicit(&tkrt_hip_state.loaded, memory_order_relaxed)) {
-      tkrt_hip_load_once(names);
-      atomic_store_explicit(&tkrt_hip_state.loaded, true, memory_order_release);
-      loaded_here = true;
-    }
-    pthread_mutex_unlock(&tkrt_hip_state.lock);
-    /* Said by the thread that loaded, after the lock (a sink may block). */
-    if (loaded_here && tkrt_hip_state.code == TKRT_STATUS_OK) {
-      char version[32];
-      tkrt_hip_format_version(tkrt_hip_state.library.runtime_version, version, sizeof(version));
-      TKRT_LOG_AT(TKRT_LOG_INFO, "hip", "loaded %s (HIP %s, %d device%s)",
-                  tkrt_hip_state.library.opened_name, version,
-                  tkrt_hip_state.library.device_count,
-                  tkrt_hip_state.library.device_count == 1 ? "" : "s");
-    } else if (loaded_here) {
-      TKRT_LOG_AT(TKRT_LOG_DEBUG, "hip", "runtime not loaded: %s", tkrt_hip_state.message);
-    }
+  bool loaded_here = false;
+  tkrt_status_t status =
+      tkrt_dylib_once(&tkrt_hip_load_record, tkrt_hip_load_once, (void*)names, &loaded_here);
+  /* Said by the thread that loaded, after the load (a sink may block). */
+  if (loaded_here && !status) {
+    char version[32];
+    tkrt_hip_format_version(tkrt_hip_library.runtime_version, version, sizeof(version));
+    TKRT_LOG_AT(TKRT_LOG_INFO, "hip", "loaded %s (HIP %s, %d device%s)",
+                tkrt_hip_library.opened_name, version, tkrt_hip_library.device_count,
+                tkrt_hip_library.device_count == 1 ? "" : "s");
+  } else if (loaded_here) {
+    TKRT_LOG_AT(TKRT_LOG_DEBUG, "hip", "runtime not loaded: %s",
+                tkrt_dylib_once_message(&tkrt_hip_load_record));
   }
-  if (tkrt_hip_state.code != TKRT_STATUS_OK) {
-    return TKRT_STATUS_MAKE(tkrt_hip_state.code, "%s", tkrt_hip_state.message);
-  }
-  *out_library = &tkrt_hip_state.library;
+  if (status) return status;
+  *out_library = &tkrt_hip_library;
   return NULL;
 }

@@ -1242,7 +1242,7 @@ def _refuse_left_out_native_code(kernel: Kernel) -> None:
 _IMAGE_KINDS = {"ptx": 1, "cubin": 2, "fatbin": 3, "hsaco": 4, "host": 5}
 
 
-_JSON_LIMIT = 1 << 20  # the loader's limit for a metadata JSON (core/triton_internal.h)
+_JSON_LIMIT = 1 << 20  # the loader's limit for a metadata JSON (triton/triton_internal.h)
 
 
 def _read_cache_json(path: str) -> Any:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target for the grid evaluator (core/triton_call.c, tkrt_triton_grid_eval: a Triton
+/* libFuzzer target for the grid evaluator (triton/triton_call.c, tkrt_triton_grid_eval: a Triton
  * variant's grid expression such as "cdiv(n, BLOCK), 1", with its "NAME=INT,..." bindings; both
  * come from users, the CLI's --grid/--const and Python). The input is the expression, then a NUL
  * and the bindings (none without a NUL). Checks: no crash, leak or undefined behaviour (signed

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target for the TTIR signature scanner (core/triton_ttir.c,
+/* libFuzzer target for the TTIR signature scanner (triton/triton_ttir.c,
  * tkrt_triton_parse_signature: the parameter list of `tt.func public @name(...)` in a Triton
  * folder's .ttir, a file anyone who can write the folder or cache wrote). Each input is scanned
  * three times: for any public function, and for "add_kernel" and "matmul_kernel" as the loader
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

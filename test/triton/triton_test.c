@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "test/harness.h"
 #include "tkrt/tkrt.h"
 

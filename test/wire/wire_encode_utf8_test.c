@@ -6,7 +6,7 @@
  * into the blob and decodes that: both must succeed or both must fail. */
 #include <inttypes.h>
 
-#include "core/wire_proto.h"
+#include "wire/wire_proto.h"
 #include "test/harness.h"
 #include "test/wire/wire_test_util.h"
 

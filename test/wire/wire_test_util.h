@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/wire_internal.h"
-#include "core/wire_proto.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_proto.h"
 #include "test/harness.h"
 #include "tkrt/call.h"
 #include "tkrt/wire.h"
@@ -64,7 +64,7 @@ static inline bool wt_bytes_eq(const void* a, size_t an, const void* b, size_t b
   return an == bn && (an == 0 || memcmp(a, b, an) == 0);
 }
 
-/* The codec's side record of a decoded kernel (core/wire_internal.h); NULL when built in C. */
+/* The codec's side record of a decoded kernel (wire/wire_internal.h); NULL when built in C. */
 static inline const tkrt_wire_side_record_t* wt_side(const tkrt_kernel_t* kernel) {
   return tkrt_wire_side_record(kernel);
 }

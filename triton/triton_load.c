@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
+/* tkrt triton: loading Triton's compile output (metadata JSON, images, TTIR signature) as a tkrt
  * kernel, merging the outputs of several targets, and listing Triton's cache. */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "base/json.h"
 #include "core/settings_internal.h"
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "base/fs.h"
 #include "base/versioned.h"
 #include "tkrt/image.h"
@@ -23,57 +23,13 @@
 
 /* ---------------------------------------------------------------- files */
 
-tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
-                                    size_t* out_size) {
-  /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
-                            strerror(error));
-  }
-  struct stat st;
-  tkrt_status_t status = NULL;
-  char* data = NULL;
-  if (fstat(fd, &st) != 0) {
-    int error = errno;
-    status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot stat %s: %s", path,
-                              strerror(error));
-  } else if (!S_ISREG(st.st_mode)) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is not a regular file", path);
-  } else if ((uint64_t)st.st_size > limit) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                              "%s is %lld bytes, more than the %zu bytes tkrt reads from such a "
-                              "file",
-                              path, (long long)st.st_size, limit);
-  } else {
-    size_t size = (size_t)st.st_size;
-    data = malloc(size + 1);
-    if (!data) status = TKRT_OOM();
-    size_t done = 0;
-    while (!status && done < size) {
-      ssize_t n = read(fd, data + done, size - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int error = errno;
-        status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot read %s: %s", path,
-                                  strerror(error));
-      } else if (n == 0) {
-        status = TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "%s shrank while being read", path);
-      } else {
-        done += (size_t)n;
-      }
-    }
-    if (!status) {
-      data[size] = '\0';
-      *out_size = size;
-    }
-  }
-  close(fd);
-  if (status) {
-    free(data);
-    return status;
-  }
+/* The library's one file reader (base/fs.h: regular files only, without blocking on a FIFO, the
+ * limit checked before anything is allocated, a file that changes size while read refused), for
+ * text: a NUL follows the contents. */
+static tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
+                                           size_t* out_size) {
+  void* data = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_fs_read_file(path, limit, 0, &data, out_size));
   *out_data = data;
   return NULL;
 }

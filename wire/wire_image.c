@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: recognising the image bytes a jaxlib blob carries (module_image, HSACO files), and
+/* tkrt wire: recognising the image bytes a jaxlib blob carries (module_image, HSACO files), and
  * reading ROCm's HSACO files once. Only headers are looked at: the backends validate the rest. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/image_detect.h"
-#include "core/wire_internal.h"
+#include "wire/wire_internal.h"
 #include "hal/hal.h"
 #include "hal/registry.h"
 #include "tkrt/image.h"
@@ -57,10 +53,7 @@ void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_M
 
 tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t limit,
                                   uint8_t** out_data, size_t* out_size) {
-  tkrt_status_t status = NULL;
   char* joined = NULL;
-  uint8_t* data = NULL;
-  int fd = -1;
   const char* full = path;
   if (path[0] != '/' && base_dir && base_dir[0]) {
     size_t length = strlen(base_dir) + 1 + strlen(path) + 1;
@@ -69,53 +62,17 @@ tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t
     snprintf(joined, length, "%s/%s", base_dir, path);
     full = joined;
   }
-  /* O_NONBLOCK: opening a FIFO must not hang the decoder; it is rejected below as not regular
-   * (reads from regular files ignore the flag). */
-  fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    int err = errno;
-    status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(err), "cannot open '%s': %s", full, strerror(err));
-    goto cleanup;
+  /* The library's one file reader (base/fs.h); an HSACO file is never empty. */
+  void* data = NULL;
+  tkrt_status_t status = tkrt_fs_read_file(full, limit, TKRT_FS_READ_NONEMPTY, &data, out_size);
+  if (status && tkrt_status_code(status) == TKRT_STATUS_OUT_OF_RANGE) {
+    /* The codec's limits are INVALID_ARGUMENT (docs/wire.md), the files' total too. */
+    tkrt_status_t invalid =
+        TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s", tkrt_status_message(status));
+    tkrt_status_free(status);
+    status = invalid;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNKNOWN, "cannot stat '%s': %s", full, strerror(errno));
-    goto cleanup;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "'%s' is not a regular file", full);
-    goto cleanup;
-  }
-  if (st.st_size <= 0 || (uint64_t)st.st_size > limit) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "'%s' has %lld bytes; expected 1 to %zu", full,
-                              (long long)st.st_size, limit);
-    goto cleanup;
-  }
-  size_t size = (size_t)st.st_size;
-  data = malloc(size);
-  if (!data) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-    goto cleanup;
-  }
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = read(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_UNKNOWN, "cannot read '%s': %s", full,
-                                n < 0 ? strerror(errno) : "file shrank while reading");
-      goto cleanup;
-    }
-    done += (size_t)n;
-  }
-  *out_data = data;
-  *out_size = size;
-  data = NULL;
-
-cleanup:
-  if (fd >= 0) close(fd);
-  free(data);
+  if (!status) *out_data = data;
   free(joined);
   return status;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: the decoder's parsed records, shared by the parser (wire_parse.c: bytes to records, no
+/* tkrt wire: the decoder's parsed records, shared by the parser (wire_parse.c: bytes to records, no
  * tkrt objects) and the builder (wire_build.c: records to kernels and calls). */
-#ifndef TKRT_CORE_WIRE_PARSE_H_
-#define TKRT_CORE_WIRE_PARSE_H_
+#ifndef TKRT_WIRE_PARSE_H_
+#define TKRT_WIRE_PARSE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,7 +41,7 @@ typedef struct tkrt_wp_kernel {
   tkrt_wp_slice_t name, ptx, ttir;
   uint32_t num_warps, shared_mem_bytes, compute_capability, cluster_dims[3], num_ctas;
   uint32_t global_scratch_size, global_scratch_align, launch_flags;
-  uint32_t present_bits; /* TKRT_WIRE_HAS_* (core/wire_internal.h): optional fields seen */
+  uint32_t present_bits; /* TKRT_WIRE_HAS_* (wire/wire_internal.h): optional fields seen */
   bool has_module;
   size_t module_offset;
   tkrt_wp_slice_t module_object, module_name;
@@ -121,4 +121,4 @@ void tkrt_wp_params_free(tkrt_wp_kcall_t* call);
  * memory (the array is unchanged). */
 void* tkrt_wp_push(void** array, size_t* count, size_t* capacity, size_t size);
 
-#endif /* TKRT_CORE_WIRE_PARSE_H_ */
+#endif /* TKRT_WIRE_PARSE_H_ */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: encoding a tkrt_call_t as jaxlib's TritonAnyKernelCall. Fields go out in field-number
+/* tkrt wire: encoding a tkrt_call_t as jaxlib's TritonAnyKernelCall. Fields go out in field-number
  * order with proto3's implicit-presence rule (zero scalars and empty strings omitted), exactly as
  * jaxlib's C++ serializer writes them, so decoded jaxlib blobs re-encode byte for byte. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/wire_internal.h"
-#include "core/wire_proto.h"
-#include "core/wire_schema.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_proto.h"
+#include "wire/wire_schema.h"
 #include "tkrt/wire.h"
 
 /* The decoder refuses a string field that is not UTF-8 (as libprotobuf does for proto3 strings),

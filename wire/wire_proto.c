@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: protobuf wire primitives (see wire_proto.h). Every read is checked against the end of
+/* tkrt wire: protobuf wire primitives (see wire_proto.h). Every read is checked against the end of
  * the enclosing message; nothing here trusts a length or a varint from the input. */
-#include "core/wire_proto.h"
+#include "wire/wire_proto.h"
 
 #include <stdarg.h>
 #include <stdio.h>

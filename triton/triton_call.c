@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: tkrt calls from loaded Triton kernels: scalar arguments by name, grid expressions
+/* tkrt triton: tkrt calls from loaded Triton kernels: scalar arguments by name, grid expressions
  * per variant, in-place buffers as alias records, and launching with one buffer per pointer. */
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "base/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")

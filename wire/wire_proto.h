@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: protobuf wire primitives for the jaxlib codec: a bounds-checked field reader whose
+/* tkrt wire: protobuf wire primitives for the jaxlib codec: a bounds-checked field reader whose
  * errors name the field and the byte offset, and a growable writer. Schema-free. */
-#ifndef TKRT_CORE_WIRE_PROTO_H_
-#define TKRT_CORE_WIRE_PROTO_H_
+#ifndef TKRT_WIRE_PROTO_H_
+#define TKRT_WIRE_PROTO_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,4 +120,4 @@ void tkrt_wire_put_bytes_field(tkrt_wire_writer_t* writer, uint32_t number, cons
 size_t tkrt_wire_begin_message(tkrt_wire_writer_t* writer, uint32_t number);
 void tkrt_wire_end_message(tkrt_wire_writer_t* writer, size_t start);
 
-#endif /* TKRT_CORE_WIRE_PROTO_H_ */
+#endif /* TKRT_WIRE_PROTO_H_ */

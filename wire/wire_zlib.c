@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: zlib framing of jaxlib blobs. Inflation is bounded so that a tiny blob cannot
+/* tkrt wire: zlib framing of jaxlib blobs. Inflation is bounded so that a tiny blob cannot
  * expand into an unbounded allocation (deflate reaches ratios above 1000:1). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "core/wire_internal.h"
+#include "wire/wire_internal.h"
 
 bool tkrt_wire_is_zlib(const uint8_t* data, size_t size) {
   if (size < 2) return false;

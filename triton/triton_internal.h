@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
+/* tkrt triton: what the Triton loader (triton_load.c), the TTIR signature reader (triton_ttir.c)
  * and the call builder (triton_call.c) share. */
-#ifndef TKRT_CORE_TRITON_INTERNAL_H_
-#define TKRT_CORE_TRITON_INTERNAL_H_
+#ifndef TKRT_TRITON_INTERNAL_H_
+#define TKRT_TRITON_INTERNAL_H_
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -26,11 +26,6 @@ struct tkrt_triton_kernel_s {
   uint32_t num_stages; /* the first target's */
 };
 
-/* Reads a whole regular file of at most `limit` bytes (a NUL is appended, not counted). FIFOs,
- * devices and directories are refused without blocking; errors name the path. */
-tkrt_status_t tkrt_triton_read_file(const char* path, size_t limit, char** out_data,
-                                    size_t* out_size);
-
 /* Parses the parameter list of `tt.func public @<kernel_name>(...)` in TTIR text (NULL name: the
  * first public tt.func). `what` names the file in errors. */
 tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const char* kernel_name,
@@ -52,4 +47,4 @@ tkrt_status_t tkrt_triton_check_host_signature(const tkrt_triton_param_t* params
                                                const char* ttir_path, const char* kernel,
                                                const char* signature, const char* image_path);
 
-#endif /* TKRT_CORE_TRITON_INTERNAL_H_ */
+#endif /* TKRT_TRITON_INTERNAL_H_ */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: parsing jaxlib's serialized TritonAnyKernelCall (after inflating it) into the plain
- * records of core/wire_parse.h. No tkrt objects are made here: wire_build.c does that. */
+/* tkrt wire: parsing jaxlib's serialized TritonAnyKernelCall (after inflating it) into the plain
+ * records of wire/wire_parse.h. No tkrt objects are made here: wire_build.c does that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/wire_internal.h"
-#include "core/wire_parse.h"
-#include "core/wire_proto.h"
-#include "core/wire_schema.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_parse.h"
+#include "wire/wire_proto.h"
+#include "wire/wire_schema.h"
 #include "tkrt/wire.h"
 
 /* Caps on repeated fields, per message that holds them; real calls have tens of parameters and a

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: reading a Triton kernel's parameter list from the `tt.func public @name(...)` line of
+/* tkrt triton: reading a Triton kernel's parameter list from the `tt.func public @name(...)` line of
  * its TTIR (or .source): names, types, tt.divisibility. Bounded scanning of untrusted text. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 
 #define TKRT_TTIR_TEXT_MAX 256 /* longest name or type kept */
 

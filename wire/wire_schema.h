@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: field numbers of jaxlib's kernel-call protobuf (package jax_triton) and of tkrt's own
+/* tkrt wire: field numbers of jaxlib's kernel-call protobuf (package jax_triton) and of tkrt's own
  * additions, shared by the decoder and the encoder. docs/wire.md has the whole schema. */
-#ifndef TKRT_CORE_WIRE_SCHEMA_H_
-#define TKRT_CORE_WIRE_SCHEMA_H_
+#ifndef TKRT_WIRE_SCHEMA_H_
+#define TKRT_WIRE_SCHEMA_H_
 
-#include "core/wire_proto.h"
+#include "wire/wire_proto.h"
 #include "tkrt/wire.h"
 
 enum {
@@ -68,4 +68,4 @@ enum {
   TKRT_F_ALIAS_SIZE = 3,
 };
 
-#endif /* TKRT_CORE_WIRE_SCHEMA_H_ */
+#endif /* TKRT_WIRE_SCHEMA_H_ */

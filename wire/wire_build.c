@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: decoding a jaxlib blob into a tkrt_call_t. wire_parse.c turns the bytes into plain
+/* tkrt wire: decoding a jaxlib blob into a tkrt_call_t. wire_parse.c turns the bytes into plain
  * records; this file checks them and builds the kernels (reading HSACO files, recognising images,
  * attaching each kernel's side record) and the call. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/call_internal.h"
-#include "core/wire_internal.h"
-#include "core/wire_parse.h"
-#include "core/wire_schema.h"
+#include "core/kernel_record.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_parse.h"
+#include "wire/wire_schema.h"
 #include "tkrt/wire.h"
 
 #define TKRT_WIRE_MAX_PATH 4096

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: the signature a host image declares for a kernel (the `signature` string of its
+/* tkrt triton: the signature a host image declares for a kernel (the `signature` string of its
  * exported tkrt_host_kernel__<name> descriptor, tkrt/host_kernel.h), read from the ELF bytes
  * without loading them, and its comparison with the parameter list of the TTIR beside it. The
  * host kernel takes its parameters by that signature: a TTIR that disagrees would make tkrt pass
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/triton_internal.h"
+#include "triton/triton_internal.h"
 #include "tkrt/host_kernel.h"
 
 #define TKRT_HOSTSIG_MAX 4096 /* longest signature string read */

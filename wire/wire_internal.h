@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt core: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
+/* tkrt wire: what the jaxlib codec's decoder and encoder share: zlib framing, recognising image
  * bytes (PTX text, cubin, fatbin, HSACO, host ELF), and the side record of decoded kernels. */
-#ifndef TKRT_CORE_WIRE_INTERNAL_H_
-#define TKRT_CORE_WIRE_INTERNAL_H_
+#ifndef TKRT_WIRE_INTERNAL_H_
+#define TKRT_WIRE_INTERNAL_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,9 +49,10 @@ bool tkrt_wire_ptx_field_is_text(const uint8_t* data, size_t size);
  * below; "" for 0. */
 void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_MAX]);
 
-/* Reads a whole regular file (at most `limit` bytes) into a malloc'ed buffer. `path` is relative
- * to base_dir when not absolute. Never modifies or removes the file. Errors: NOT_FOUND when it
- * does not exist, PERMISSION_DENIED, INVALID_ARGUMENT (not a regular file, too large). */
+/* Reads a whole regular file (1 to `limit` bytes) into a malloc'ed buffer with tkrt_fs_read_file
+ * (base/fs.h). `path` is relative to base_dir when not absolute. Never modifies or removes the
+ * file. Errors: NOT_FOUND when it does not exist, PERMISSION_DENIED, INVALID_ARGUMENT (not a
+ * regular file, empty, too large), DATA_LOSS (changed size while read). */
 tkrt_status_t tkrt_wire_read_file(const char* base_dir, const char* path, size_t limit,
                                   uint8_t** out_data, size_t* out_size);
 
@@ -86,4 +87,4 @@ const tkrt_wire_side_record_t* tkrt_wire_side_record(const tkrt_kernel_t* kernel
 /* The source path of image `index` (see above), or NULL (also when `side` is NULL). */
 const char* tkrt_wire_side_source_path(const tkrt_wire_side_record_t* side, size_t index);
 
-#endif /* TKRT_CORE_WIRE_INTERNAL_H_ */
+#endif /* TKRT_WIRE_INTERNAL_H_ */
