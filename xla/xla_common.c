@@ -56,8 +56,16 @@ static void tkrt_xla_settle(void) {
   }
 }
 
-/* Slow paths only (first device, first stream): the runtime with the adapter's settings. */
+/* Set once the runtime has the adapter's settings and they are usable. */
+static atomic_bool tkrt_xla_settled;
+
+/* The runtime with the adapter's settings: one acquire load once settled (the legacy target asks
+ * on every launch); the first calls apply them, and keep failing if they cannot be used. */
 static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {
+  if (atomic_load_explicit(&tkrt_xla_settled, memory_order_acquire)) {
+    *out_runtime = atomic_load_explicit(&tkrt_xla_rt, memory_order_relaxed);
+    return NULL;
+  }
   TKRT_RETURN_IF_ERROR(tkrt_xla_runtime(out_runtime));
   pthread_once(&tkrt_xla_settle_once, tkrt_xla_settle);
   const char* environment_error = tkrt_xla_settings_error();
@@ -70,6 +78,7 @@ static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's XLA settings: %s",
                             tkrt_xla_settle_error);
   }
+  atomic_store_explicit(&tkrt_xla_settled, true, memory_order_release);
   return NULL;
 }
 
