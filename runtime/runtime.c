@@ -409,10 +409,9 @@ tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* rt, const char* backend, int o
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's settings from the environment: %s",
                             rt->environment_error);
   }
-  int key = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_key_get(rt, backend, &key));
   tkrt_runtime_freeze(rt);
-  /* Opened outside any lock; a thread that loses the race releases its handle. */
+  /* Opened outside any lock; a thread that loses the race releases its handle. A name nothing
+   * could open takes no key. */
   tkrt_device_options_t options = rt->device;
   options.ordinal = ordinal;
   if (backend) options.backend = backend;
@@ -421,29 +420,34 @@ tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* rt, const char* backend, int o
   if (status) {
     return tkrt_status_annotate(status, "opening %s device %d", backend ? backend : "a", ordinal);
   }
-  if (!backend) {
-    /* The device is also its backend's: one handle per device in a runtime. */
-    int named = 0;
-    status = tkrt_runtime_key_get(rt, tkrt_device_info(opened)->backend, &named);
-    if (status) {
-      tkrt_device_release(opened);
-      return status;
-    }
-    tkrt_device_retain(opened); /* one reference for the named slot, one for key 0 */
-    tkrt_device_t* winner = tkrt_runtime_publish(rt, named, ordinal, opened);
-    if (winner == opened) {
-      atomic_fetch_add_explicit(&rt->devices_opened, 1, memory_order_relaxed);
-    } else {
-      /* publish dropped one of our references; the named slot's device serves key 0 too */
-      tkrt_device_retain(winner);
-      tkrt_device_release(opened);
-      opened = winner;
-    }
-    device = tkrt_runtime_publish(rt, 0, ordinal, opened);
-  } else {
-    device = tkrt_runtime_publish(rt, key, ordinal, opened);
-    if (device == opened) atomic_fetch_add_explicit(&rt->devices_opened, 1, memory_order_relaxed);
+  /* The device is its backend's, whatever list or name found it: one handle per device. */
+  const char* real = tkrt_device_info(opened)->backend;
+  int real_key = 0;
+  status = tkrt_runtime_key_get(rt, real, &real_key);
+  if (status) {
+    tkrt_device_release(opened);
+    return status;
   }
+  tkrt_device_retain(opened); /* one reference for the slot, one for a second key if any */
+  tkrt_device_t* winner = tkrt_runtime_publish(rt, real_key, ordinal, opened);
+  if (winner == opened) {
+    atomic_fetch_add_explicit(&rt->devices_opened, 1, memory_order_relaxed);
+  } else {
+    /* publish dropped one of our references; the slot's device serves every key */
+    tkrt_device_retain(winner);
+    tkrt_device_release(opened);
+  }
+  if (backend && strcmp(backend, real) == 0) {
+    tkrt_device_release(winner); /* no second key */
+    *out_device = winner;
+    return NULL;
+  }
+  int key = 0;
+  if (backend && (status = tkrt_runtime_key_get(rt, backend, &key))) {
+    tkrt_device_release(winner);
+    return status;
+  }
+  device = tkrt_runtime_publish(rt, key, ordinal, winner);
   *out_device = device;
   return NULL;
 }

@@ -136,9 +136,23 @@ static void devices_by_backend_and_ordinal(void) {
   EXPECT_STATUS(tkrt_runtime_device(rt, NULL, -1, &none), TKRT_STATUS_OUT_OF_RANGE, "ordinal -1");
   EXPECT_STATUS(tkrt_runtime_device(rt, "vulkan", 0, &none), TKRT_STATUS_INVALID_ARGUMENT, "vulkan");
   EXPECT_TRUE(none == NULL);
+  /* A list that finds the same device gives the same handle. */
+  tkrt_device_t* by_other_list = NULL;
+  ASSERT_OK(tkrt_runtime_device(rt, "host,cuda", 0, &by_other_list));
+  EXPECT_TRUE(by_other_list == by_list);
   tkrt_runtime_stats_t stats = {.struct_size = sizeof(stats)};
   tkrt_runtime_get_stats(rt, &stats);
   EXPECT_EQ_U64(stats.devices_opened, 1);
+  tkrt_runtime_release(rt);
+
+  /* Names that open nothing leave nothing behind: many of them, then a real one still opens. */
+  rt = host_runtime();
+  for (int i = 0; i < 2 * 8; ++i) {
+    char name[32];
+    snprintf(name, sizeof(name), "nosuch%d", i);
+    EXPECT_STATUS(tkrt_runtime_device(rt, name, 0, &none), TKRT_STATUS_INVALID_ARGUMENT, name);
+  }
+  EXPECT_OK(tkrt_runtime_device(rt, "host", 0, &by_name));
   tkrt_runtime_release(rt);
 }
 
