@@ -421,7 +421,8 @@ tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* rt, const char* backend, int o
     return tkrt_status_annotate(status, "opening %s device %d", backend ? backend : "a", ordinal);
   }
   /* The device is its backend's, whatever list or name found it: one handle per device. */
-  const char* real = tkrt_device_info(opened)->backend;
+  char real[TKRT_BACKEND_NAME_MAX]; /* copied: `opened` may lose the race and be released */
+  snprintf(real, sizeof(real), "%s", tkrt_device_info(opened)->backend);
   int real_key = 0;
   status = tkrt_runtime_key_get(rt, real, &real_key);
   if (status) {
