@@ -595,8 +595,21 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     void* slot = &values[i];
     values[i] = 0;
     if (args->scalar_count && p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) {
+      /* A per-launch value (validated above: same kind). */
       size_t k = next_scalar++;
-      if (k < args->scalar_count && args->scalars[k].kind) p = &args->scalars[k];
+      if (k < args->scalar_count && args->scalars[k].kind) {
+        const tkrt_scalar_t* v = &args->scalars[k];
+        if (p->kind == TKRT_PARAM_BOOL) {
+          *(uint8_t*)slot = v->value.b ? 1 : 0;
+        } else {
+          memcpy(slot, &v->value, p->kind == TKRT_PARAM_I32 || p->kind == TKRT_PARAM_U32 ||
+                                          p->kind == TKRT_PARAM_F32
+                                      ? 4
+                                      : 8);
+        }
+        params[i] = slot;
+        continue;
+      }
     }
     switch (p->kind) {
       case TKRT_PARAM_ARRAY: {

@@ -229,6 +229,21 @@ typedef struct tkrt_launch_decision {
   bool capturing; /* the stream was capturing (known when `decided`) */
 } tkrt_launch_decision_t;
 
+/* A per-launch scalar (tkrt_call_launch_args_t.scalars): a scalar kind of tkrt_param_kind_t and
+ * its value, 16 bytes; kind 0 keeps the call's value. */
+typedef struct tkrt_scalar {
+  tkrt_param_kind_t kind;
+  union {
+    bool b;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+  } value;
+} tkrt_scalar_t;
+
 typedef struct tkrt_call_launch_args {
   size_t struct_size;
   tkrt_device_t* device;
@@ -256,7 +271,7 @@ typedef struct tkrt_call_launch_args {
    * kind is 0 keeps the call's value. Each given entry's kind must equal the parameter's, and
    * there may not be more entries than scalar parameters (INVALID_ARGUMENT naming the parameter).
    * Grids are the call's: a scalar that a grid depends on needs a call of its own. */
-  const tkrt_param_t* scalars;
+  const tkrt_scalar_t* scalars;
   size_t scalar_count;
 } tkrt_call_launch_args_t;
 

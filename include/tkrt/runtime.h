@@ -163,7 +163,7 @@ typedef struct tkrt_runtime_launch_args {
   size_t output_count;
   /* Per-launch scalars (tkrt_call_launch_args_t.scalars): entry k replaces the k-th scalar
    * parameter's value; kind 0 keeps the call's. NULL: the call's values. */
-  const tkrt_param_t* scalars;
+  const tkrt_scalar_t* scalars;
   size_t scalar_count;
   tkrt_runtime_alias_mode_t alias_mode;
   /* Optional out: what ran and why (see tkrt_launch_decision_t). */

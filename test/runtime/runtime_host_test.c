@@ -15,6 +15,18 @@
 #include "test/core/core_test_util.h"
 #include "tkrt/runtime.h"
 
+static tkrt_scalar_t scalar_i32(int32_t v) {
+  tkrt_scalar_t s = {.kind = TKRT_PARAM_I32};
+  s.value.i32 = v;
+  return s;
+}
+
+static tkrt_scalar_t scalar_u32(uint32_t v) {
+  tkrt_scalar_t s = {.kind = TKRT_PARAM_U32};
+  s.value.u32 = v;
+  return s;
+}
+
 /* A runtime on the test's backend that never reads or writes a decision store. Blobs here carry
  * the test's own kernels, which the host backend loads only when allowed to. */
 static tkrt_runtime_t* host_runtime(void) {
@@ -335,7 +347,7 @@ static void per_launch_scalars(void) {
   static const int32_t ns[] = {10, 700, 3, 1024, 0};
   for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); ++k) {
     EXPECT_OK(tkrt_memset_async(device, buffers[2].ptr, 0, sizeof(out), NULL));
-    tkrt_param_t scalars[2] = {core_i32(ns[k]), {.kind = 0}};
+    tkrt_scalar_t scalars[2] = {scalar_i32(ns[k]), {.kind = 0}};
     args.scalars = scalars;
     args.scalar_count = 2;
     EXPECT_OK(tkrt_runtime_launch(rt, &args));
@@ -352,12 +364,12 @@ static void per_launch_scalars(void) {
   EXPECT_TRUE(out[1023] == 1024.0f);
   /* Wrong kind, too many: refused before anything is enqueued (out keeps its values). */
   EXPECT_OK(tkrt_memset_async(device, buffers[2].ptr, 0, sizeof(out), NULL));
-  tkrt_param_t wrong[1] = {core_u32(5)};
+  tkrt_scalar_t wrong[1] = {scalar_u32(5)};
   args.scalars = wrong;
   args.scalar_count = 1;
   EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
                 "per-launch scalar 0 (parameter 3");
-  tkrt_param_t many[3] = {core_i32(1), core_u32(0), core_i32(2)};
+  tkrt_scalar_t many[3] = {scalar_i32(1), scalar_u32(0), scalar_i32(2)};
   args.scalars = many;
   args.scalar_count = 3;
   EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
@@ -365,6 +377,70 @@ static void per_launch_scalars(void) {
   core_download(device, out, buffers[2].ptr, sizeof(out));
   EXPECT_TRUE(out[0] == 0 && out[1023] == 0);
   for (int i = 0; i < 4; ++i) EXPECT_OK(tkrt_memory_free(device, buffers[i].ptr));
+  tkrt_runtime_release(rt);
+}
+
+/* Every scalar kind takes a per-launch value, packed as the kernel reads it; kind 0 keeps the
+ * call's. The `scalars` kernel writes each parameter's bits to out[0..6]. */
+static void per_launch_scalar_kinds(void) {
+  tkrt_runtime_t* rt = host_runtime();
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(tkrt_runtime_device(rt, g_backend, 0, &device));
+  tkrt_param_t params[8] = {core_array(0, 0)};
+  params[1] = (tkrt_param_t){.kind = TKRT_PARAM_BOOL, .value.b = false};
+  params[2] = core_i32(1);
+  params[3] = core_u32(2);
+  params[4] = (tkrt_param_t){.kind = TKRT_PARAM_I64, .value.i64 = 3};
+  params[5] = (tkrt_param_t){.kind = TKRT_PARAM_U64, .value.u64 = 4};
+  params[6] = (tkrt_param_t){.kind = TKRT_PARAM_F32, .value.f32 = 5.0f};
+  params[7] = (tkrt_param_t){.kind = TKRT_PARAM_F64, .value.f64 = 6.0};
+  tkrt_call_t* call = core_plain_call(core_kernel("scalars", 1, 1, 0), 1, 1, 1, params, 8);
+  ASSERT_TRUE(call != NULL);
+  tkrt_scalar_t scalars[7] = {{.kind = TKRT_PARAM_BOOL, .value.b = true},
+                              {.kind = TKRT_PARAM_I32, .value.i32 = -5},
+                              {.kind = TKRT_PARAM_U32, .value.u32 = 0xfffffff0u},
+                              {.kind = TKRT_PARAM_I64, .value.i64 = -9000000000000LL},
+                              {.kind = TKRT_PARAM_U64, .value.u64 = (1ull << 63) + 1},
+                              {.kind = TKRT_PARAM_F32, .value.f32 = 1.5f},
+                              {.kind = TKRT_PARAM_F64, .value.f64 = -2.25}};
+  tkrt_buffer_t out = {core_upload(device, NULL, 64), 64};
+  tkrt_runtime_launch_args_t args;
+  tkrt_runtime_launch_args_init(&args);
+  args.call = call;
+  args.device = device;
+  args.buffers = &out;
+  args.output_count = 1;
+  args.scalars = scalars;
+  args.scalar_count = 7;
+  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  uint64_t got[8] = {0};
+  core_download(device, got, out.ptr, 64);
+  float f32 = 1.5f;
+  double f64 = -2.25;
+  uint32_t f32_bits;
+  uint64_t f64_bits;
+  memcpy(&f32_bits, &f32, 4);
+  memcpy(&f64_bits, &f64, 8);
+  EXPECT_EQ_U64(got[0], 1);
+  EXPECT_EQ_U64(got[1], (uint64_t)(int64_t)-5);
+  EXPECT_EQ_U64(got[2], 0xfffffff0u);
+  EXPECT_EQ_U64(got[3], (uint64_t)-9000000000000LL);
+  EXPECT_EQ_U64(got[4], (1ull << 63) + 1);
+  EXPECT_EQ_U64(got[5], f32_bits);
+  EXPECT_EQ_U64(got[6], f64_bits);
+  /* Only the i64 given; the rest are the call's. */
+  tkrt_scalar_t some[4] = {{.kind = 0}, {.kind = 0}, {.kind = 0}, scalars[3]};
+  args.scalars = some;
+  args.scalar_count = 4;
+  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  core_download(device, got, out.ptr, 64);
+  EXPECT_EQ_U64(got[0], 0);
+  EXPECT_EQ_U64(got[1], 1);
+  EXPECT_EQ_U64(got[2], 2);
+  EXPECT_EQ_U64(got[3], (uint64_t)-9000000000000LL);
+  EXPECT_EQ_U64(got[4], 4);
+  EXPECT_OK(tkrt_memory_free(device, out.ptr));
+  tkrt_call_release(call);
   tkrt_runtime_release(rt);
 }
 
@@ -503,7 +579,7 @@ static void* worker_main(void* arg) {
     status = tkrt_runtime_call_from_blob(w->rt, w->blob, w->blob_size, &again);
     if (!status && again != entry) w->failures++;
     tkrt_buffer_t buffers[4] = {{p[0], sizeof(x)}, {p[1], sizeof(y)}, {p[2], sizeof(out)}, {p[3], 16}};
-    tkrt_param_t scalars[1] = {core_i32(1 + (round * 37 + w->index) % 1024)};
+    tkrt_scalar_t scalars[1] = {scalar_i32(1 + (round * 37 + w->index) % 1024)};
     tkrt_runtime_launch_args_t args;
     tkrt_runtime_launch_args_init(&args);
     args.call = entry->call;
@@ -582,6 +658,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(blob_cache),
       TKRT_TEST_CASE(state_query),
       TKRT_TEST_CASE(per_launch_scalars),
+      TKRT_TEST_CASE(per_launch_scalar_kinds),
       TKRT_TEST_CASE(alias_by_size),
       TKRT_TEST_CASE(alias_by_index),
       TKRT_TEST_CASE(launch_errors),
