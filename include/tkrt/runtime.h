@@ -172,8 +172,10 @@ typedef struct tkrt_runtime_launch_args {
 
 TKRT_API void tkrt_runtime_launch_args_init(tkrt_runtime_launch_args_t* args);
 
-/* Launches with the runtime's tuner for autotuned calls. Takes no lock and allocates nothing once
- * the call is prepared and decided on the device (up to 32 buffers under BY_INDEX). Everything is
+/* Launches with the runtime's tuner for autotuned calls (tkrt_call_launch underneath). Once the
+ * call is prepared and decided on the device it takes no lock and allocates no more than
+ * tkrt_call_launch does (nothing for the usual parameter counts); only an undecided by-index
+ * launch with more than 32 alias records allocates the list of inputs to save. Everything is
  * validated before anything is enqueued. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_launch(tkrt_runtime_t* runtime,
                                                          const tkrt_runtime_launch_args_t* args);
