@@ -502,9 +502,22 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
 
   /* Validate every parameter before enqueueing anything. */
   size_t next_buffer = 0;
+  size_t next_scalar = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     const tkrt_param_t* p = &config->params[i];
-    if (p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) continue;
+    if (p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) {
+      /* A per-launch scalar takes the place of the call's value: same kind only. */
+      size_t k = next_scalar++;
+      if (k < args->scalar_count && args->scalars[k].kind && args->scalars[k].kind != p->kind) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "per-launch scalar %zu (parameter %zu of %s) is %s; the parameter "
+                                "is %s",
+                                k, i, tkrt_config_label(call, index, label, sizeof(label)),
+                                tkrt_param_kind_name(args->scalars[k].kind),
+                                tkrt_param_kind_name(p->kind));
+      }
+      continue;
+    }
     if (next_buffer >= buffer_count) {
       size_t arrays = 0;
       for (size_t j = 0; j < config->param_count; ++j) {
@@ -541,6 +554,12 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                               buffer->ptr ? "is smaller" : "is null");
     }
   }
+  if (args->scalar_count > next_scalar) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%zu per-launch scalars given; %s has %zu scalar parameters",
+                            args->scalar_count,
+                            tkrt_config_label(call, index, label, sizeof(label)), next_scalar);
+  }
   if (cs->empty_grid) return NULL;
 
   if (total > TKRT_STACK_PARAMS) {
@@ -570,10 +589,28 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   }
   /* Pack: every value sits in its own 8-byte slot; the HAL copies them at launch. */
   next_buffer = 0;
+  next_scalar = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     const tkrt_param_t* p = &config->params[i];
     void* slot = &values[i];
     values[i] = 0;
+    if (args->scalar_count && p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) {
+      /* A per-launch value (validated above: same kind). */
+      size_t k = next_scalar++;
+      if (k < args->scalar_count && args->scalars[k].kind) {
+        const tkrt_scalar_t* v = &args->scalars[k];
+        if (p->kind == TKRT_PARAM_BOOL) {
+          *(uint8_t*)slot = v->value.b ? 1 : 0;
+        } else {
+          memcpy(slot, &v->value, p->kind == TKRT_PARAM_I32 || p->kind == TKRT_PARAM_U32 ||
+                                          p->kind == TKRT_PARAM_F32
+                                      ? 4
+                                      : 8);
+        }
+        params[i] = slot;
+        continue;
+      }
+    }
     switch (p->kind) {
       case TKRT_PARAM_ARRAY: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];

@@ -60,8 +60,8 @@ static void tkrt_xla_error_drop(const tkrt_ffi_api_t* api, tkrt_ffi_error_t* err
 /* ---------------------------------------------------------------- the state type */
 
 /* XLA owns call-site states and must know how to delete them, so the type is registered with the
- * XLA instance (api table) that calls us, once per instance. The state points at an immortal
- * decode-cache entry, so deleting it is a no-op. */
+ * XLA instance (api table) that calls us, once per instance. The state points at an entry of the
+ * adapter's runtime, which lives for the process, so deleting it is a no-op. */
 typedef struct tkrt_xla_type_slot {
   _Atomic(const tkrt_ffi_api_t*) api;
   int64_t id; /* written before api is published */
@@ -214,7 +214,7 @@ static tkrt_ffi_error_t* tkrt_xla_find_opaque(const tkrt_ffi_call_frame_t* frame
 }
 
 static tkrt_ffi_error_t* tkrt_xla_entry_from_attrs(tkrt_ffi_call_frame_t* frame,
-                                                   tkrt_xla_entry_t** out_entry) {
+                                                   const tkrt_xla_entry_t** out_entry) {
   const tkrt_ffi_byte_span_t* blob = NULL;
   tkrt_ffi_error_t* error = tkrt_xla_find_opaque(frame, &blob);
   if (error) return error;
@@ -223,9 +223,9 @@ static tkrt_ffi_error_t* tkrt_xla_entry_from_attrs(tkrt_ffi_call_frame_t* frame,
 }
 
 /* The call site's entry: the instantiate state, or (if XLA ran no instantiate stage) a lookup
- * of the attribute bytes in the decode cache. */
+ * of the attribute bytes in the runtime's blob cache. */
 static tkrt_ffi_error_t* tkrt_xla_entry_of(tkrt_ffi_call_frame_t* frame,
-                                           tkrt_xla_entry_t** out_entry) {
+                                           const tkrt_xla_entry_t** out_entry) {
   const tkrt_ffi_api_t* api = frame->api;
   int64_t id = tkrt_xla_type_find(api);
   if (id) {
@@ -240,7 +240,7 @@ static tkrt_ffi_error_t* tkrt_xla_entry_of(tkrt_ffi_call_frame_t* frame,
     };
     tkrt_ffi_error_t* error = api->state_get(&args);
     if (!error && args.state) {
-      *out_entry = args.state;
+      *out_entry = (const tkrt_xla_entry_t*)args.state;
       return NULL;
     }
     tkrt_xla_error_drop(api, error);
@@ -315,7 +315,7 @@ tkrt_ffi_error_t* tkrt_xla_ffi_instantiate(tkrt_ffi_call_frame_t* frame) {
   const tkrt_ffi_api_t* api = frame->api;
   int64_t id = 0;
   if ((error = tkrt_xla_type_id(api, &id))) return error;
-  tkrt_xla_entry_t* entry = NULL;
+  const tkrt_xla_entry_t* entry = NULL;
   if ((error = tkrt_xla_entry_from_attrs(frame, &entry))) return error;
   tkrt_ffi_type_id_t type_id = {id};
   tkrt_ffi_state_set_args_t args = {
@@ -324,7 +324,7 @@ tkrt_ffi_error_t* tkrt_xla_ffi_instantiate(tkrt_ffi_call_frame_t* frame) {
       .ctx = frame->ctx,
       .stage = TKRT_FFI_STAGE_INSTANTIATE,
       .type_id = &type_id,
-      .state = entry,
+      .state = (void*)entry, /* XLA's state is mutable in type only: the entry is not */
   };
   if ((error = api->state_set(&args))) return error;
   TKRT_XLA_COUNT(instantiated);
@@ -336,36 +336,33 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   if (error) return error;
   if (tkrt_xla_is_metadata_query(frame)) return tkrt_xla_answer_metadata(frame, false);
   TKRT_PROFILE_TICK(t0);
-  tkrt_xla_entry_t* entry = NULL;
+  const tkrt_xla_entry_t* entry = NULL;
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
-  /* XLA runs this stage before every execution of every call site, not once: after the first
-   * successful prepare on a device, the ordinal and one bit answer it. */
+  /* XLA runs this stage before every execution of every call site, not once: once the call is
+   * prepared on the device, the runtime's device table and the core's published state (an
+   * acquire load and a compare) answer it, with no driver query. */
   int ordinal;
   if ((error = tkrt_xla_ordinal_of(frame, &ordinal))) return error;
-  uint_fast64_t bit = ordinal >= 0 && ordinal < TKRT_XLA_MAX_DEVICES
-                          ? (uint_fast64_t)1 << (unsigned)ordinal
-                          : 0;
-  if (bit && (atomic_load_explicit(&entry->prepared_on, memory_order_acquire) & bit)) {
+  tkrt_runtime_t* rt = NULL;
+  tkrt_status_t status = tkrt_xla_runtime(&rt);
+  if (status) return tkrt_xla_from_status(frame->api, status, "preparing", entry->label);
+  tkrt_device_t* device = tkrt_runtime_device_find(rt, NULL, ordinal);
+  if (device && (tkrt_runtime_call_state(rt, entry->call, device, NULL) & TKRT_CALL_STATE_PREPARED)) {
     TKRT_XLA_COUNT(initialized);
     TKRT_PROFILE_TICK(t1);
     TKRT_XLA_PROF_CALL(init_calls);
     TKRT_XLA_PROF(init_total, t0, t1);
     return NULL;
   }
-  tkrt_device_t* device = NULL;
   tkrt_stream_t stream = NULL;
   if ((error = tkrt_xla_device_of(frame, ordinal, &device, &stream, entry->label))) return error;
   /* Loading modules and allocating scratch would break a capture; initialize runs outside one,
-   * but if it ever does not, leave the work to the first uncaptured execute (which then says
-   * clearly why a captured execute cannot run). */
-  bool capturing = false;
-  tkrt_status_t status = tkrt_stream_is_capturing(device, stream, &capturing);
-  if (!status && !capturing) status = tkrt_call_prepare(entry->call, device);
+   * but if it ever does not, the runtime leaves the work to the first uncaptured execute (which
+   * then says clearly why a captured execute cannot run). */
+  int prepared = 0;
+  status = tkrt_runtime_prepare(rt, entry->call, device, stream, &prepared);
   if (status) return tkrt_xla_from_status(frame->api, status, "preparing", entry->label);
-  if (!capturing) {
-    if (bit) atomic_fetch_or_explicit(&entry->prepared_on, bit, memory_order_release);
-    TKRT_XLA_COUNT(prepared);
-  }
+  if (prepared) TKRT_XLA_COUNT(prepared);
   TKRT_XLA_COUNT(initialized);
   TKRT_PROFILE_TICK(t1);
   TKRT_XLA_PROF_CALL(init_calls);
@@ -379,7 +376,7 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
   if (error) return error;
   if (tkrt_xla_is_metadata_query(frame)) return tkrt_xla_answer_metadata(frame, false);
   const tkrt_ffi_api_t* api = frame->api;
-  tkrt_xla_entry_t* entry = NULL;
+  const tkrt_xla_entry_t* entry = NULL;
   if ((error = tkrt_xla_entry_of(frame, &entry))) return error;
   TKRT_PROFILE_TICK(t1);
   int ordinal;
@@ -423,7 +420,7 @@ tkrt_ffi_error_t* tkrt_xla_ffi_execute(tkrt_ffi_call_frame_t* frame) {
                              : NULL;
   TKRT_PROFILE_TICK(t4);
   if (!status) {
-    status = tkrt_xla_launch(entry, device, stream, buffers, inputs, outputs, NULL, 0);
+    status = tkrt_xla_launch(entry, device, stream, buffers, inputs, outputs, false);
   }
   TKRT_PROFILE_TICK(t5);
   if (buffers != stack) free(buffers);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt xla: what the FFI and legacy targets share: the process-wide decode cache (keyed by the
- * exact opaque bytes), the per-ordinal device table, the autotuner, counters and launching. */
+/* tkrt xla: what the FFI and legacy targets share: the adapter's runtime (which holds the blob
+ * cache keyed by the exact opaque bytes, the devices and the tuner), counters and launching. */
 #ifndef TKRT_XLA_INTERNAL_H_
 #define TKRT_XLA_INTERNAL_H_
 
@@ -9,37 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tkrt/runtime.h"
 #include "tkrt/tkrt.h"
 #include "tkrt/wire.h"
 #include "xla/tkrt_xla.h"
 #include "xla/xla_profile.h"
 
 #define TKRT_XLA_HIDDEN __attribute__((visibility("hidden")))
-#define TKRT_XLA_MAX_DEVICES 64
-#define TKRT_XLA_MAX_ALIAS_INDEX 65536
 
-/* One distinct blob. Entries are immutable after publication and live for the whole process
- * (like jaxlib's cache): XLA call-site states point at them, and kernels may still be running. */
-typedef struct tkrt_xla_entry {
-  uint64_t hash;
-  size_t size;
-  tkrt_call_t* call;
-  bool autotuned;           /* more than one config: the tuner decides */
-  size_t array_params;      /* most array parameters of any config: buffers a launch consumes */
-  /* Legacy target: how many of XLA's bare buffer pointers a launch reads: the array parameters'
-   * and every buffer an alias record names (records hold buffer indices, see xla_legacy.c). */
-  size_t legacy_buffers;
-  const char* label;        /* call name for messages (owned by the call) */
-  /* Autotuned calls: bit `ordinal` is set once the process tuner's decision for the call is
-   * cached on that device (the core then never tunes it again there), so the legacy target
-   * stops building the aliased-input list the tuner alone reads. */
-  atomic_uint_fast64_t decided_on;
-  /* Typed FFI: bit `ordinal` is set once the call is prepared on that device (modules loaded,
-   * scratch allocated). XLA runs the initialize stage before every execution of every call
-   * site; with the bit set, that stage answers at once (no device lookup, no driver query). */
-  atomic_uint_fast64_t prepared_on;
-  unsigned char bytes[];    /* the opaque blob, compared on lookup */
-} tkrt_xla_entry_t;
+/* A call site's call: the runtime's blob-cache entry (immutable, alive for the process, like
+ * jaxlib's cache: XLA call-site states point at it, and kernels may still be running). Whether it
+ * is prepared or decided on a device is asked of the runtime (tkrt_runtime_call_state), never
+ * mirrored here. */
+typedef tkrt_runtime_call_t tkrt_xla_entry_t;
 
 /* The adapter's settings (xla_settings.c): immutable once returned. */
 typedef struct tkrt_xla_settings {
@@ -58,9 +40,11 @@ TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
 
 /* Counters behind tkrt_xla_get_stats. */
 typedef struct tkrt_xla_counters {
+  /* decoded, cache_entries, devices_opened and blob_hashes are the runtime's
+   * (tkrt_runtime_get_stats). */
   atomic_uint_fast64_t instantiated, initialized, executed, executed_captured, legacy_executed,
-      decoded, cache_entries, tuned_in_execute, capture_fallbacks, errors, devices_opened,
-      legacy_status_fallback, unknown_size_fallbacks, blob_hashes, prepared;
+      tuned_in_execute, capture_fallbacks, errors, legacy_status_fallback, unknown_size_fallbacks,
+      prepared;
 } tkrt_xla_counters_t;
 
 TKRT_XLA_HIDDEN extern tkrt_xla_counters_t tkrt_xla_counters;
@@ -76,25 +60,27 @@ TKRT_XLA_HIDDEN extern atomic_uint_fast64_t tkrt_xla_profile_counters[TKRT_XLA_P
 #define TKRT_XLA_PROF_CALL(stage) ((void)0)
 #endif
 
-/* Finds the entry for these exact bytes, decoding and inserting it on first sight. Lock-free:
- * concurrent first sights may both decode; one entry wins a slot, the other is dropped. */
-TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
-                                                 tkrt_xla_entry_t** out_entry);
+/* The adapter's runtime (one per process, created on first use; its settings are the adapter's,
+ * applied before it opens a device). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_runtime(tkrt_runtime_t** out_runtime);
 
-/* The process-wide device for an ordinal (lent, never released). */
+/* The runtime's call for these exact bytes, decoded on first sight (tkrt_runtime_call_from_blob). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
+                                                 const tkrt_xla_entry_t** out_entry);
+
+/* The runtime's device for an ordinal, opened on first use with the adapter's settings. */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device);
 
-/* Launches entry->call on the buffers with the process tuner, keeping the counters from what the
- * core reports it decided. aliased_inputs: NULL (the core finds in-place inputs from buffer
- * addresses and sizes) or the caller's list (tkrt_call_launch_args_t.aliased_inputs). */
-TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(tkrt_xla_entry_t* entry, tkrt_device_t* device,
+/* The device a legacy call's stream belongs to (asked of the settings' backends). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_device(void* stream, tkrt_device_t** out_device);
+
+/* Launches entry->call through the runtime, keeping the counters from what the core reports it
+ * decided. by_index: the legacy target's alias convention (bare pointers, records by buffer
+ * index); else buffers carry sizes (typed FFI). */
+TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_launch(const tkrt_xla_entry_t* entry, tkrt_device_t* device,
                                               tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                                               size_t input_count, size_t output_count,
-                                              const tkrt_buffer_t* aliased_inputs,
-                                              size_t aliased_input_count);
-
-/* The device ordinal a legacy call's stream belongs to (asked of the settings' backends). */
-TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_stream_ordinal(void* stream, int* out_ordinal);
+                                              bool by_index);
 
 /* The C++ fallback for XlaCustomCallStatusSetFailure (xla_legacy_status.cc). */
 TKRT_XLA_HIDDEN void tkrt_xla_status_set_failure_fallback(void* status, const char* message,

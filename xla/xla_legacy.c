@@ -53,39 +53,29 @@ static void tkrt_xla_legacy_fail(void* xla_status, tkrt_status_t status, const c
 void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size_t opaque_len,
                           void* xla_status) {
   TKRT_PROFILE_TICK(t0);
-  tkrt_xla_entry_t* entry = NULL;
+  const tkrt_xla_entry_t* entry = NULL;
   tkrt_status_t status = tkrt_xla_entry_get(opaque, opaque_len, &entry);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, NULL);
     return;
   }
   TKRT_PROFILE_TICK(t1);
-  int ordinal = 0;
   tkrt_device_t* device = NULL;
-  status = tkrt_xla_stream_ordinal(stream, &ordinal);
-  if (!status) status = tkrt_xla_device_get(ordinal, &device);
+  status = tkrt_xla_stream_device(stream, &device);
   if (status) {
     tkrt_xla_legacy_fail(xla_status, status, entry->label);
     return;
   }
   TKRT_PROFILE_TICK(t2);
-  const tkrt_call_desc_t* desc = tkrt_call_get_desc(entry->call);
   /* XLA's buffers: every operand, then every result, as bare pointers. The kernel's array
    * parameters take the first ones in order (they may reach into the results: kernels take output
    * pointers too). Alias records are (input buffer, output buffer, bytes) with buffer indices, as
    * jaxlib's autotuner reads them (TransformerEngine writes num_inputs + output index), so the
-   * view also covers every buffer a record names. */
-  size_t count = entry->legacy_buffers;
-  /* Once the call is decided on this device the tuner never runs for it again there, so the
-   * aliased-input list (which only tuning reads) is not built: a decided autotuned call then
-   * costs what a plain one does. */
-  bool decided = entry->autotuned &&
-                 (atomic_load_explicit(&entry->decided_on, memory_order_relaxed) >> ordinal) & 1;
-  size_t records = entry->autotuned && !decided ? desc->alias_count : 0;
+   * view also covers every buffer a record names (the runtime's by-index convention; it builds
+   * the list of inputs to save only while the call is undecided on the device). */
+  size_t count = entry->indexed_buffers;
   tkrt_buffer_t stack[TKRT_XLA_STACK_BUFFERS];
-  tkrt_buffer_t* view = count + records <= TKRT_XLA_STACK_BUFFERS
-                            ? stack
-                            : malloc((count + records) * sizeof(*view));
+  tkrt_buffer_t* view = count <= TKRT_XLA_STACK_BUFFERS ? stack : malloc(count * sizeof(*view));
   if (!view) {
     tkrt_xla_legacy_fail(xla_status,
                          TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory"),
@@ -96,32 +86,10 @@ void tkrt_xla_legacy_call(void* stream, void** buffers, const char* opaque, size
     view[i].ptr = (tkrt_deviceptr_t)(uintptr_t)buffers[i];
     view[i].size = TKRT_BUFFER_SIZE_UNKNOWN;
   }
-  /* The inputs an autotuned launch must save: a record's input when XLA placed an output on it,
-   * i.e. its address is the record's output buffer's (jaxlib's test) or any other buffer's (a
-   * frontend that wrote the output's ordinal instead of its buffer index). Without sizes, buffers
-   * that share an address but no record are empty ones or one array passed twice: neither is
-   * written through, so neither needs saving. A record without a size leaves the call untuned. */
-  tkrt_buffer_t* aliased = view + count;
-  size_t aliased_count = 0;
-  for (size_t r = 0; r < records; ++r) {
-    const tkrt_alias_t* alias = &desc->aliases[r];
-    tkrt_deviceptr_t ptr = view[alias->input_index].ptr;
-    /* input == output (an ordinal that happens to equal the input's index) counts as shared,
-     * as in jaxlib: saving an input that was not overwritten costs a copy, not a result. */
-    bool shared = ptr && view[alias->output_index].ptr == ptr;
-    for (size_t j = 0; ptr && !shared && j < count; ++j) {
-      shared = j != alias->input_index && view[j].ptr == ptr;
-    }
-    if (!shared) continue;
-    aliased[aliased_count].ptr = ptr;
-    aliased[aliased_count].size = alias->size_bytes ? alias->size_bytes : TKRT_BUFFER_SIZE_UNKNOWN;
-    ++aliased_count;
-  }
   TKRT_PROFILE_TICK(t3);
   /* Legacy calls are not counted by capture state (XLA captures them only for allowlisted
    * targets), which spares a driver query per launch. */
-  status = tkrt_xla_launch(entry, device, (tkrt_stream_t)stream, view, count, 0,
-                           entry->autotuned && !decided ? aliased : NULL, aliased_count);
+  status = tkrt_xla_launch(entry, device, (tkrt_stream_t)stream, view, count, 0, true);
   TKRT_PROFILE_TICK(t4);
   if (view != stack) free(view);
   if (status) {

@@ -229,6 +229,21 @@ typedef struct tkrt_launch_decision {
   bool capturing; /* the stream was capturing (known when `decided`) */
 } tkrt_launch_decision_t;
 
+/* A per-launch scalar (tkrt_call_launch_args_t.scalars): a scalar kind of tkrt_param_kind_t and
+ * its value, 16 bytes; kind 0 keeps the call's value. */
+typedef struct tkrt_scalar {
+  tkrt_param_kind_t kind;
+  union {
+    bool b;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+  } value;
+} tkrt_scalar_t;
+
 typedef struct tkrt_call_launch_args {
   size_t struct_size;
   tkrt_device_t* device;
@@ -251,6 +266,13 @@ typedef struct tkrt_call_launch_args {
   size_t aliased_input_count;
   /* Optional out: filled with what the launch ran and why when the launch succeeds. */
   tkrt_launch_decision_t* decision;
+  /* Optional per-launch scalars: entry k replaces the value of the config's k-th scalar parameter
+   * (parameters that are neither ARRAY nor TMA, in order) for this launch only; an entry whose
+   * kind is 0 keeps the call's value. Each given entry's kind must equal the parameter's, and
+   * there may not be more entries than scalar parameters (INVALID_ARGUMENT naming the parameter).
+   * Grids are the call's: a scalar that a grid depends on needs a call of its own. */
+  const tkrt_scalar_t* scalars;
+  size_t scalar_count;
 } tkrt_call_launch_args_t;
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
@@ -266,6 +288,20 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_d
  * Everything is validated before anything is enqueued; an empty grid is a successful no-op.
  * Autotuned calls pick their config through args->tuner (see tkrt/autotune.h). */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* args);
+
+/* What tkrt_call_state reports about a call on one device. */
+#define TKRT_CALL_STATE_PREPARED 1u /* kernels loaded and scratch allocated on the device */
+/* The config that launches run is known without tuning: the call has one config (and is
+ * prepared), or `tuner` (the same tuner, by id) decided it on this device and cached it. */
+#define TKRT_CALL_STATE_DECIDED 2u
+
+/* The call's published state on `device`, read without a lock (an acquire load and a walk of the
+ * call's per-device list, which holds one entry per device it ran on): 0, or TKRT_CALL_STATE_*
+ * bits. `tuner` may be NULL (then only single-config calls read as decided). When DECIDED and
+ * `out_config` is not NULL, *out_config is the config launches run. A state once reported stays
+ * (the core never unloads a prepared call nor forgets a decision while the call lives). */
+TKRT_API uint32_t tkrt_call_state(const tkrt_call_t* call, const tkrt_device_t* device,
+                                  const tkrt_autotuner_t* tuner, size_t* out_config);
 
 #ifdef __cplusplus
 }

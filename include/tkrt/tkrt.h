@@ -10,6 +10,7 @@
 #include "tkrt/environment.h"
 #include "tkrt/image.h"
 #include "tkrt/log.h"
+#include "tkrt/runtime.h"
 #include "tkrt/settings.h"
 #include "tkrt/status.h"
 #include "tkrt/triton.h"

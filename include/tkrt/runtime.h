@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tkrt runtime: the object a frontend holds (XLA targets, Python, the CLI, an embedder): settings,
+ * devices by (backend, ordinal), the tuner and its decision store, the blob-to-call cache, and one
+ * launch for every frontend. docs/runtime.md has the model and the data flow. */
+#ifndef TKRT_RUNTIME_H_
+#define TKRT_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/autotune.h"
+#include "tkrt/call.h"
+#include "tkrt/device.h"
+#include "tkrt/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A runtime: reference counted, safe to use from any number of threads. Everything on the launch
+ * path (device lookup, blob lookup on an address hit, state query, launch) takes no lock and
+ * allocates nothing; first uses (opening a device, decoding a blob, creating the tuner) do. */
+typedef struct tkrt_runtime_s tkrt_runtime_t;
+
+/* ---------------------------------------------------------------- creating */
+
+typedef struct tkrt_runtime_options {
+  size_t struct_size;
+  /* Device options for every device the runtime opens (ordinal is set per device). backend: the
+   * backends a lookup without a backend name tries, in order ("cuda,hip", "host", NULL: every
+   * compiled backend). Strings are copied. */
+  tkrt_device_options_t device;
+  /* The tuner's options (store_dir, pins, policy, capture_policy, ...). Strings are copied. */
+  tkrt_autotuner_options_t tuner;
+  /* Nonzero: `device` and `tuner` are ignored and filled instead from their _init defaults and
+   * the TKRT_* variables (tkrt_options_from_environment, tkrt/environment.h). A variable tkrt
+   * cannot use is an error of tkrt_runtime_create; the default instance keeps the reason and
+   * answers it from every device it would open. */
+  int read_environment;
+} tkrt_runtime_options_t;
+
+/* Fills defaults: the options' own _init defaults, read_environment 0. */
+TKRT_API void tkrt_runtime_options_init(tkrt_runtime_options_t* options);
+
+/* A new runtime with its own devices, tuner and caches (nothing is shared with other runtimes:
+ * a call prepared through one is prepared again through another's devices). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_create(const tkrt_runtime_options_t* options,
+                                                          tkrt_runtime_t** out_runtime);
+TKRT_API void tkrt_runtime_retain(tkrt_runtime_t* runtime);
+/* The last release frees the devices, tuner and cached calls: no launch may be in flight on the
+ * host side, and the caller must have synchronised the streams that kernels still run on. */
+TKRT_API void tkrt_runtime_release(tkrt_runtime_t* runtime);
+
+/* The process's default runtime, created on first use (call_once) from the environment
+ * (read_environment set, every compiled backend). Lent: never released, lives until exit. NULL
+ * only when out of memory; a bad environment variable makes its device lookups fail with the
+ * reason (see tkrt_runtime_device). */
+TKRT_API tkrt_runtime_t* tkrt_runtime_default(void);
+
+/* ---------------------------------------------------------------- settings */
+
+/* Sets one setting by name, before the runtime's settings are frozen (frozen by the first device
+ * it opens or its tuner's creation: then FAILED_PRECONDITION, and nothing changes). NULL or ""
+ * restores the default. Names: backend (the backend list), cache_dir, hip_library, log
+ * (off|error|warn|info|debug: the process's log level, at once; never frozen), tune_dir,
+ * tune_pin, tune_policy (auto|never), tune_prune_margin (a number), capture_policy
+ * (first_config|error). An unknown name or a value it does not take is INVALID_ARGUMENT naming
+ * both. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* runtime, const char* name,
+                                                             const char* value);
+
+/* Replaces the device and tuner options (copies them) while the settings are not frozen; else
+ * FAILED_PRECONDITION. For frontends whose own settings are structs (libtkrt_xla). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_set_options(tkrt_runtime_t* runtime,
+                                                              const tkrt_device_options_t* device,
+                                                              const tkrt_autotuner_options_t* tuner);
+
+/* ---------------------------------------------------------------- devices */
+
+/* The runtime's device for (backend, ordinal), opened on first use (that freezes the settings).
+ * backend NULL: the settings' backend list, the first that has the ordinal; the device is then
+ * also the one for its backend's name, so the same device never has two handles in one runtime.
+ * Lent: valid while the runtime lives. Ordinals 0..TKRT_RUNTIME_MAX_ORDINALS-1. */
+#define TKRT_RUNTIME_MAX_ORDINALS 64
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* runtime, const char* backend,
+                                                         int ordinal, tkrt_device_t** out_device);
+/* The device if it is already open, else NULL (no lock, no opening: the launch path's lookup). */
+TKRT_API tkrt_device_t* tkrt_runtime_device_find(const tkrt_runtime_t* runtime, const char* backend,
+                                                 int ordinal);
+/* The device a native stream belongs to (asked of the settings' backends; the answer for the
+ * last stream is kept per thread, streams do not move). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_device_for_stream(tkrt_runtime_t* runtime,
+                                                                    tkrt_stream_t stream,
+                                                                    tkrt_device_t** out_device);
+
+/* The runtime's tuner (created on first use from the settings; that freezes them). Lent. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_tuner(tkrt_runtime_t* runtime,
+                                                        tkrt_autotuner_t** out_tuner);
+
+/* ---------------------------------------------------------------- calls from blobs */
+
+/* A call the runtime keeps: decoded from a blob once, or adopted. Immutable, lent, alive as long
+ * as the runtime (launches and XLA call-site states point at it). */
+typedef struct tkrt_runtime_call {
+  tkrt_call_t* call;
+  const char* label;        /* the call's name, else its autotune name, else its kernel's name */
+  int autotuned;            /* several configs: the tuner decides */
+  size_t array_params;      /* most buffer-taking parameters (ARRAY, TMA) of any config */
+  /* Buffers a launch with TKRT_RUNTIME_ALIAS_BY_INDEX reads: array_params, and every buffer an
+   * alias record names (records are checked below TKRT_RUNTIME_MAX_ALIAS_INDEX). */
+  size_t indexed_buffers;
+} tkrt_runtime_call_t;
+
+#define TKRT_RUNTIME_MAX_ALIAS_INDEX 65536
+
+/* The call for these exact bytes (a zlib-compressed TritonAnyKernelCall, as jaxlib's custom calls
+ * carry), decoded on first sight. A second lookup with the same address and size skips hashing:
+ * the bytes are compared with the cached copy in full (a different blob written at a reused
+ * address is looked up afresh). Lock-free; concurrent first sights may both decode, one wins. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_call_from_blob(tkrt_runtime_t* runtime,
+                                                                 const void* bytes, size_t size,
+                                                                 const tkrt_runtime_call_t** out_call);
+/* Wraps a call the caller made (retained; released with the runtime). A new wrapper each time. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_call_adopt(tkrt_runtime_t* runtime, tkrt_call_t* call,
+                                                             const tkrt_runtime_call_t** out_call);
+
+/* ---------------------------------------------------------------- state, prepare, launch */
+
+/* TKRT_CALL_STATE_* bits of the call on the device, judged with the runtime's tuner (see
+ * tkrt_call_state). Lock-free: one acquire load and a compare for a prepared call. */
+TKRT_API uint32_t tkrt_runtime_call_state(const tkrt_runtime_t* runtime, const tkrt_call_t* call,
+                                          const tkrt_device_t* device, size_t* out_config);
+
+/* Loads the call on the device unless the stream is capturing (loading would break the capture;
+ * the first launch outside a capture then does it). *out_prepared (optional): whether the call is
+ * prepared on return. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_prepare(tkrt_runtime_t* runtime, tkrt_call_t* call,
+                                                          tkrt_device_t* device, tkrt_stream_t stream,
+                                                          int* out_prepared);
+
+/* How alias records (tkrt_alias_t of the call) name buffers, for the tuner's saves. */
+typedef enum tkrt_runtime_alias_mode {
+  /* Buffers carry sizes (XLA's typed FFI, Python): the core finds inputs that share memory with
+   * outputs from addresses and sizes; records give nothing more. */
+  TKRT_RUNTIME_ALIAS_BY_SIZE = 0,
+  /* Buffers are bare pointers (XLA's legacy custom call): records name (input buffer index,
+   * output buffer index, bytes) over the operands-then-results list, as jaxlib's autotuner reads
+   * them; an input is saved when its address is the record's output buffer's or any other
+   * buffer's. Needs every buffer up to tkrt_runtime_call_t.indexed_buffers. */
+  TKRT_RUNTIME_ALIAS_BY_INDEX = 1,
+} tkrt_runtime_alias_mode_t;
+
+typedef struct tkrt_runtime_launch_args {
+  size_t struct_size;
+  tkrt_call_t* call;
+  tkrt_device_t* device; /* a device of this runtime */
+  tkrt_stream_t stream;
+  /* Inputs then outputs; the k-th buffer-taking parameter (ARRAY, or TMA: its base, encoded per
+   * launch by the backend) takes buffer k. */
+  const tkrt_buffer_t* buffers;
+  size_t input_count;
+  size_t output_count;
+  /* Per-launch scalars (tkrt_call_launch_args_t.scalars): entry k replaces the k-th scalar
+   * parameter's value; kind 0 keeps the call's. NULL: the call's values. */
+  const tkrt_scalar_t* scalars;
+  size_t scalar_count;
+  tkrt_runtime_alias_mode_t alias_mode;
+  /* Optional out: what ran and why (see tkrt_launch_decision_t). */
+  tkrt_launch_decision_t* decision;
+} tkrt_runtime_launch_args_t;
+
+TKRT_API void tkrt_runtime_launch_args_init(tkrt_runtime_launch_args_t* args);
+
+/* Launches with the runtime's tuner for autotuned calls (tkrt_call_launch underneath). Once the
+ * call is prepared and decided on the device it takes no lock and allocates no more than
+ * tkrt_call_launch does (nothing for the usual parameter counts); only an undecided by-index
+ * launch with more than 32 alias records allocates the list of inputs to save. Everything is
+ * validated before anything is enqueued. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_launch(tkrt_runtime_t* runtime,
+                                                         const tkrt_runtime_launch_args_t* args);
+
+/* ---------------------------------------------------------------- counters */
+
+typedef struct tkrt_runtime_stats {
+  size_t struct_size;
+  uint64_t devices_opened;
+  uint64_t blobs_decoded;  /* blob-cache misses that decoded */
+  uint64_t cache_entries;  /* distinct blobs cached */
+  uint64_t blob_hashes;    /* lookups that hashed the whole blob (address-table misses) */
+} tkrt_runtime_stats_t;
+
+/* Fills *stats (struct_size must be set; fields beyond it are not written). */
+TKRT_API void tkrt_runtime_get_stats(const tkrt_runtime_t* runtime, tkrt_runtime_stats_t* stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_RUNTIME_H_ */
