@@ -14,6 +14,7 @@
 #define XLA TKRT_SETTING_SCOPE_XLA
 #define CLI TKRT_SETTING_SCOPE_CLI
 #define PY TKRT_SETTING_SCOPE_PYTHON
+#define RT TKRT_SETTING_SCOPE_RUNTIME
 
 #define SWITCH_EXPECTED "on or off (1 or 0, yes or no, true or false, in any case)"
 
@@ -23,68 +24,68 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .default_text = "every backend, in the default order",
          .expected = "a backend name or a comma list of them, none empty",
          .doc = "the backends to try, in order (tkrt info lists them)",
-         .cli_flag = "--backend", .scopes = LIB | CLI},
+         .cli_flag = "--backend", .scopes = LIB | CLI | RT},
     [TKRT_SETTING_ID_HOST_THREADS] =
         {.name = "host_threads", .env = "TKRT_HOST_THREADS", .type = TKRT_SETTING_INTEGER,
          .min = 1, .max = 256, .default_text = "the online CPUs, at most 256",
          .expected = "a thread count from 1 to 256",
-         .doc = "worker threads of the host backend, 1 to 256", .scopes = LIB},
+         .doc = "worker threads of the host backend, 1 to 256", .scopes = LIB | RT},
     [TKRT_SETTING_ID_CACHE_DIR] =
         {.name = "cache_dir", .env = "TKRT_CACHE_DIR", .type = TKRT_SETTING_TEXT,
          .default_text = "$XDG_CACHE_HOME/tkrt, else $HOME/.cache/tkrt",
          .expected = "a folder, or off",
          .doc = "the CUDA PTX-compile cache root (its cubin/ folder; tkrt_xla_configure: the folder "
                 "itself), or off",
-         .scopes = LIB | XLA | PY},
+         .scopes = LIB | XLA | PY | RT},
     [TKRT_SETTING_ID_HIP_LIBRARY] =
         {.name = "hip_library", .env = "TKRT_HIP_LIBRARY", .type = TKRT_SETTING_TEXT,
          .default_text = "the sonames of ROCm 7, 6, 5", .expected = "a path, a soname or a ':' list",
          .doc = "the HIP runtime to load: a path, a soname or a ':' list",
-         .scopes = LIB | XLA | PY},
+         .scopes = LIB | XLA | PY | RT},
     [TKRT_SETTING_ID_LOG] =
         {.name = "log", .env = "TKRT_LOG", .type = TKRT_SETTING_LOG_LEVEL, .default_text = "warn",
          .expected = "off, error, warn, info or debug (or a switch word: 1, on, yes, true are "
                      "debug; 0, off, no, false are off)",
          .doc = "the process's log level: off, error, warn, info or debug, any case (1/on: debug)",
-         .scopes = LIB | XLA | PY},
+         .scopes = LIB | XLA | PY | RT},
     [TKRT_SETTING_ID_TUNE_DIR] =
         {.name = "tune_dir", .env = "TKRT_TUNE_DIR", .type = TKRT_SETTING_TEXT,
          .default_text = "$XDG_CACHE_HOME/tkrt/tune, else $HOME/.cache/tkrt/tune",
          .expected = "a folder, or off",
          .doc = "the tuning decision store folder, or off (decisions in memory only)",
-         .cli_flag = "--store", .scopes = LIB | XLA | CLI | PY},
+         .cli_flag = "--store", .scopes = LIB | XLA | CLI | PY | RT},
     [TKRT_SETTING_ID_TUNE_POLICY] =
         {.name = "tune_policy", .env = "TKRT_TUNE_POLICY", .type = TKRT_SETTING_WORD,
          .words = "auto|never", .default_text = "auto",
          .expected = "auto or never",
          .doc = "auto: tune a call that has no decision; never: take its first config",
-         .cli_flag = "--policy", .scopes = LIB | XLA | CLI | PY},
+         .cli_flag = "--policy", .scopes = LIB | XLA | CLI | PY | RT},
     [TKRT_SETTING_ID_TUNE_PIN] =
         {.name = "tune_pin", .env = "TKRT_TUNE_PIN", .type = TKRT_SETTING_TEXT,
          .default_text = "none", .expected = "<digest prefix|*>[@arch]=<config>,...",
          .doc = "<digest prefix|*>[@arch]=<config>,...: configs (from 0) to run, never tuned",
-         .scopes = LIB | XLA | PY},
+         .scopes = LIB | XLA | PY | RT},
     [TKRT_SETTING_ID_TUNE_PRUNE_MARGIN] =
         {.name = "tune_prune_margin", .env = "TKRT_TUNE_PRUNE_MARGIN", .type = TKRT_SETTING_NUMBER,
          .min = -INFINITY, .max = 1e6, .default_text = "0.25",
          .expected = "a number (negative turns pruning off)",
          .doc = "tuning stops timing configs slower than (1 + margin) x the best; negative: off",
-         .cli_flag = "--prune-margin", .scopes = LIB | XLA | CLI | PY},
+         .cli_flag = "--prune-margin", .scopes = LIB | XLA | CLI | PY | RT},
     [TKRT_SETTING_ID_TUNE_TARGET_MS] =
         {.name = "target_ms", .type = TKRT_SETTING_NUMBER, .min = 0, .max = 3600e3,
          .default_text = "10", .expected = "0 to 3600000",
          .doc = "tuning: milliseconds of launches to time per config and pass",
-         .cli_flag = "--target-ms", .scopes = CLI | PY},
+         .cli_flag = "--target-ms", .scopes = CLI | PY | RT},
     [TKRT_SETTING_ID_TUNE_MAX_ITERATIONS] =
         {.name = "max_iterations", .type = TKRT_SETTING_INTEGER, .min = 1, .max = 1e6,
          .default_text = "100", .expected = "1 to 1000000",
          .doc = "tuning: the most launches timed per config and pass",
-         .cli_flag = "--max-iterations", .scopes = CLI | PY},
+         .cli_flag = "--max-iterations", .scopes = CLI | PY | RT},
     [TKRT_SETTING_ID_TRUST_SHARED_STORES] =
         {.name = "trust_shared_stores", .env = "TKRT_TRUST_SHARED_STORES",
          .type = TKRT_SETTING_SWITCH, .default_text = "off", .expected = SWITCH_EXPECTED,
          .doc = "on: trust decision stores and caches that other users own or can write",
-         .scopes = LIB},
+         .scopes = LIB | RT},
     [TKRT_SETTING_ID_TRITON_CACHE_DIR] =
         {.name = "triton_cache_dir", .env = "TRITON_CACHE_DIR", .type = TKRT_SETTING_TEXT,
          .default_text = "$TRITON_HOME/.triton/cache, else $HOME/.triton/cache",
@@ -108,7 +109,7 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .words = "first_config|error", .default_text = "first_config",
          .expected = "first_config or error",
          .doc = "a call captured before it has a decision: run its first config, or fail",
-         .scopes = XLA | PY},
+         .scopes = XLA | PY | RT},
     [TKRT_SETTING_ID_XLA_COUNT_CAPTURES] =
         {.name = "count_captures", .env = "TKRT_XLA_COUNT_CAPTURES", .type = TKRT_SETTING_SWITCH,
          .default_text = "off", .expected = SWITCH_EXPECTED,

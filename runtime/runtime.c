@@ -152,98 +152,22 @@ tkrt_runtime_t* tkrt_runtime_default(void) {
 
 /* ---------------------------------------------------------------- settings */
 
-/* One row per setting: parses `value` (NULL: the default) into the runtime's options. The
- * settings table (one definition per setting for every frontend) takes this table's place. */
-typedef tkrt_status_t (*tkrt_runtime_apply_fn)(tkrt_runtime_t* rt, const char* value);
+/* Settings come from the settings table (tkrt/settings.h, core/settings.c): the rows of scope
+ * runtime, parsed and mapped onto the option structs by tkrt_setting_apply, so each setting is
+ * defined once for the environment, the runtime, libtkrt_xla, the CLI and Python. */
+#define TKRT_RUNTIME_SCOPE TKRT_SETTING_SCOPE_RUNTIME
 
-static bool tkrt_runtime_word(const char* value, const char* word) {
-  return strcasecmp(value, word) == 0;
-}
-
-static tkrt_status_t tkrt_runtime_bad_value(const char* name, const char* value,
-                                            const char* expected) {
-  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                          "tkrt_runtime_configure: %s=%s is not a value it takes (%s)", name,
-                          value, expected);
-}
-
-static tkrt_status_t tkrt_runtime_apply_backend(tkrt_runtime_t* rt, const char* v) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("backend", v, sizeof(rt->backend)));
-  rt->device.backend = v;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_cache_dir(tkrt_runtime_t* rt, const char* v) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("cache_dir", v, sizeof(rt->cache_dir)));
-  rt->device.cache_dir = v;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_hip_library(tkrt_runtime_t* rt, const char* v) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("hip_library", v, sizeof(rt->hip_library)));
-  rt->device.hip_library = v;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_tune_dir(tkrt_runtime_t* rt, const char* v) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("tune_dir", v, sizeof(rt->store_dir)));
-  rt->tuner.store_dir = v;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_tune_pin(tkrt_runtime_t* rt, const char* v) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("tune_pin", v, sizeof(rt->pins)));
-  rt->tuner.pins = v;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_tune_policy(tkrt_runtime_t* rt, const char* v) {
-  if (!v || tkrt_runtime_word(v, "auto")) {
-    rt->tuner.policy = TKRT_TUNE_POLICY_AUTO;
-  } else if (tkrt_runtime_word(v, "never")) {
-    rt->tuner.policy = TKRT_TUNE_POLICY_NEVER;
-  } else {
-    return tkrt_runtime_bad_value("tune_policy", v, "auto or never");
+/* "backend, cache_dir, ...": the names tkrt_runtime_configure takes, for its messages. */
+static void tkrt_runtime_setting_names(char* out, size_t capacity) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < tkrt_setting_count() && used < capacity; ++i) {
+    const tkrt_setting_t* s = tkrt_setting_at(i);
+    if (!(s->scopes & TKRT_RUNTIME_SCOPE)) continue;
+    int n = snprintf(out + used, capacity - used, "%s%s", used ? ", " : "", s->name);
+    used += n > 0 ? (size_t)n : 0;
   }
-  return NULL;
 }
-static tkrt_status_t tkrt_runtime_apply_prune_margin(tkrt_runtime_t* rt, const char* v) {
-  tkrt_autotuner_options_t defaults;
-  tkrt_autotuner_options_init(&defaults);
-  double margin = defaults.prune_margin;
-  if (v) {
-    char* end = NULL;
-    margin = strtod(v, &end);
-    if (end == v || *end || !isfinite(margin)) {
-      return tkrt_runtime_bad_value("tune_prune_margin", v, "a finite number");
-    }
-  }
-  rt->tuner.prune_margin = margin;
-  return NULL;
-}
-static tkrt_status_t tkrt_runtime_apply_capture_policy(tkrt_runtime_t* rt, const char* v) {
-  tkrt_autotuner_options_t defaults;
-  tkrt_autotuner_options_init(&defaults);
-  if (!v) {
-    rt->tuner.capture_policy = defaults.capture_policy;
-  } else if (tkrt_runtime_word(v, "first_config")) {
-    rt->tuner.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
-  } else if (tkrt_runtime_word(v, "error")) {
-    rt->tuner.capture_policy = TKRT_CAPTURE_POLICY_ERROR;
-  } else {
-    return tkrt_runtime_bad_value("capture_policy", v, "first_config or error");
-  }
-  return NULL;
-}
-
-static const struct {
-  const char* name;
-  tkrt_runtime_apply_fn apply;
-} tkrt_runtime_settings[] = {
-    {"backend", tkrt_runtime_apply_backend},
-    {"cache_dir", tkrt_runtime_apply_cache_dir},
-    {"hip_library", tkrt_runtime_apply_hip_library},
-    {"tune_dir", tkrt_runtime_apply_tune_dir},
-    {"tune_pin", tkrt_runtime_apply_tune_pin},
-    {"tune_policy", tkrt_runtime_apply_tune_policy},
-    {"tune_prune_margin", tkrt_runtime_apply_prune_margin},
-    {"capture_policy", tkrt_runtime_apply_capture_policy},
-};
 
 tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* rt, const char* name, const char* value) {
   if (!rt || !name) {
@@ -251,24 +175,26 @@ tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* rt, const char* name, const
                             rt ? "the setting's name" : "the runtime");
   }
   const char* v = value && *value ? value : NULL;
-  if (strcmp(name, "log") == 0) {
-    /* Process-wide and never frozen, as tkrt_log_set_level is. */
-    tkrt_log_level_t level = TKRT_LOG_WARN;
-    if (v && tkrt_status_consume_code(tkrt_log_level_from_string(v, &level))) {
-      return tkrt_runtime_bad_value("log", v, "off, error, warn, info or debug");
-    }
-    return tkrt_log_set_level(level);
-  }
-  size_t row = 0, rows = sizeof(tkrt_runtime_settings) / sizeof(tkrt_runtime_settings[0]);
-  while (row < rows && strcmp(tkrt_runtime_settings[row].name, name) != 0) ++row;
-  if (row == rows) {
+  const tkrt_setting_t* setting = tkrt_setting_find(name, TKRT_RUNTIME_SCOPE);
+  if (!setting || strcmp(setting->name, name) != 0) {
+    char names[512];
+    tkrt_runtime_setting_names(names, sizeof(names));
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "tkrt_runtime_configure: no setting is named '%s' (settings: backend, "
-                            "cache_dir, hip_library, log, tune_dir, tune_pin, tune_policy, "
-                            "tune_prune_margin, capture_policy)",
-                            name);
+                            "tkrt_runtime_configure: no setting is named '%s' (settings: %s)", name,
+                            names);
   }
-  tkrt_status_t status = NULL;
+  /* Checked before anything is taken: a refused value changes nothing. */
+  tkrt_status_t status = tkrt_setting_check(name, v);
+  if (status) {
+    tkrt_status_free(status);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_runtime_configure: %s=%s is not a value it takes (expected %s)",
+                            name, v, setting->expected);
+  }
+  if (setting->type == TKRT_SETTING_LOG_LEVEL) {
+    /* Process-wide and never frozen, as tkrt_log_set_level is. */
+    return tkrt_setting_apply(name, v, TKRT_RUNTIME_SCOPE, NULL, NULL);
+  }
   pthread_mutex_lock(&rt->lock);
   if (atomic_load_explicit(&rt->frozen, memory_order_relaxed)) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
@@ -276,14 +202,20 @@ tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* rt, const char* name, const
                               "device was opened or the tuner created); configure before that",
                               name);
   } else {
-    /* Apply to a copy: a refused value changes nothing. */
+    /* Applied to copies, taken only when the strings fit. */
     tkrt_device_options_t device = rt->device;
     tkrt_autotuner_options_t tuner = rt->tuner;
-    status = tkrt_runtime_settings[row].apply(rt, v);
-    if (status) {
+    status = tkrt_setting_apply(name, v, TKRT_RUNTIME_SCOPE, &device, &tuner);
+    if (!status && !v && strcmp(setting->name, "capture_policy") == 0) {
+      /* Unset is the tuner's own default here (the table's first_config is libtkrt_xla's). */
+      tkrt_autotuner_options_t defaults;
+      tkrt_autotuner_options_init(&defaults);
+      tuner.capture_policy = defaults.capture_policy;
+    }
+    if (!status) status = tkrt_runtime_check_strings(rt, &device, &tuner);
+    if (!status) {
       rt->device = device;
       rt->tuner = tuner;
-    } else {
       tkrt_runtime_own_strings(rt);
     }
   }

@@ -169,7 +169,8 @@ static void print_settings_markdown(FILE* out) {
   } scopes[] = {{TKRT_SETTING_SCOPE_LIBRARY, "library"},
                 {TKRT_SETTING_SCOPE_XLA, "xla"},
                 {TKRT_SETTING_SCOPE_CLI, "cli"},
-                {TKRT_SETTING_SCOPE_PYTHON, "python"}};
+                {TKRT_SETTING_SCOPE_PYTHON, "python"},
+                {TKRT_SETTING_SCOPE_RUNTIME, "runtime"}};
   static const char* const types[] = {"on/off", "word", "integer", "number",
                                       "text", "log level", "name list"};
   fputs("<!-- SPDX-License-Identifier: Apache-2.0 -->\n"
@@ -185,7 +186,8 @@ static void print_settings_markdown(FILE* out) {
         "library reads no other variable, except `TRITON_CACHE_DIR`, `TRITON_HOME` and `HOME` for\n"
         "`tkrt_triton_cache_scan`, and `XDG_CACHE_HOME` and `HOME` for the default cache folders);\n"
         "*xla*: a `tkrt_xla_configure` / `tkrt.configure` name; *cli*: a flag of the `tkrt` tool\n"
-        "(a flag wins over the variable); *python*: a keyword of the Python package.\n\n"
+        "(a flag wins over the variable); *python*: a keyword of the Python package; *runtime*: a\n"
+        "`tkrt_runtime_configure` name (`tkrt/runtime.h`).\n\n"
         "On/off settings take on/off, true/false, yes/no or 1/0, in any case; words are matched in\n"
         "any case; any other value is refused with INVALID_ARGUMENT naming the variable (or the\n"
         "name) and the value, never taken for the default. An empty variable is unset.\n\n"

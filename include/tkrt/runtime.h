@@ -62,11 +62,12 @@ TKRT_API tkrt_runtime_t* tkrt_runtime_default(void);
 
 /* Sets one setting by name, before the runtime's settings are frozen (frozen by the first device
  * it opens or its tuner's creation: then FAILED_PRECONDITION, and nothing changes). NULL or ""
- * restores the default. Names: backend (the backend list), cache_dir, hip_library, log
- * (off|error|warn|info|debug: the process's log level, at once; never frozen), tune_dir,
- * tune_pin, tune_policy (auto|never), tune_prune_margin (a number), capture_policy
- * (first_config|error). An unknown name or a value it does not take is INVALID_ARGUMENT naming
- * both. */
+ * restores the default. The names and their values are the settings table's rows of scope
+ * runtime (tkrt/settings.h, docs/settings.md): backend, host_threads, cache_dir, hip_library,
+ * log (the process's level, at once; never frozen), tune_dir, tune_policy, tune_pin,
+ * tune_prune_margin, target_ms, max_iterations, trust_shared_stores, capture_policy (unset: the
+ * tuner's default, error). An unknown name or a value it does not take is INVALID_ARGUMENT
+ * naming both. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* runtime, const char* name,
                                                              const char* value);
 

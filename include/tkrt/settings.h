@@ -50,6 +50,8 @@ enum {
   /* The Python package: a keyword of tkrt.configure / configure_tuning or tkrt.triton.Tuner, or
    * a variable the package reads itself. */
   TKRT_SETTING_SCOPE_PYTHON = 1u << 3,
+  /* A runtime (tkrt/runtime.h): a tkrt_runtime_configure name. */
+  TKRT_SETTING_SCOPE_RUNTIME = 1u << 4,
 };
 
 typedef struct tkrt_setting {

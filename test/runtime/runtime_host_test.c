@@ -87,6 +87,13 @@ static void configure_until_frozen(void) {
   EXPECT_OK(tkrt_runtime_configure(rt, "tune_prune_margin", "0.5"));
   EXPECT_OK(tkrt_runtime_configure(rt, "capture_policy", "first_config"));
   EXPECT_OK(tkrt_runtime_configure(rt, "cache_dir", NULL));
+  /* Every row of the settings table's runtime scope, by the table's rules. */
+  EXPECT_OK(tkrt_runtime_configure(rt, "host_threads", "2"));
+  EXPECT_OK(tkrt_runtime_configure(rt, "target_ms", "2.5"));
+  EXPECT_STATUS(tkrt_runtime_configure(rt, "host_threads", "999"), TKRT_STATUS_INVALID_ARGUMENT,
+                "host_threads=999 is not a value it takes (expected a thread count from 1 to 256)");
+  EXPECT_STATUS(tkrt_runtime_configure(rt, "xla_library", "x.so"), TKRT_STATUS_INVALID_ARGUMENT,
+                "no setting is named 'xla_library'");
   EXPECT_STATUS(tkrt_runtime_configure(rt, "tune_policy", "sometimes"),
                 TKRT_STATUS_INVALID_ARGUMENT, "tune_policy=sometimes");
   EXPECT_STATUS(tkrt_runtime_configure(rt, "tune_prune_margin", "wide"),
