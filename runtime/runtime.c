@@ -350,7 +350,9 @@ tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* rt, const char* backend, int o
   tkrt_device_t* opened = NULL;
   tkrt_status_t status = tkrt_device_open(&options, &opened);
   if (status) {
-    return tkrt_status_annotate(status, "opening %s device %d", backend ? backend : "a", ordinal);
+    /* A named backend is said; a lookup through the settings' list is the caller's to annotate
+     * (its flag or its own context), as the library's message already names the backend list. */
+    return backend ? tkrt_status_annotate(status, "opening %s device %d", backend, ordinal) : status;
   }
   /* The device is its backend's, whatever list or name found it: one handle per device. */
   char real[TKRT_BACKEND_NAME_MAX]; /* copied: `opened` may lose the race and be released */
@@ -429,7 +431,7 @@ tkrt_status_t tkrt_runtime_tuner(tkrt_runtime_t* rt, tkrt_autotuner_t** out_tune
     if (!status) atomic_store_explicit(&rt->tuner_object, tuner, memory_order_release);
   }
   pthread_mutex_unlock(&rt->lock);
-  if (status) return tkrt_status_annotate(status, "creating the runtime's tuner");
+  if (status) return status; /* the tuner's messages name the setting (TKRT_TUNE_PIN, the store) */
   *out_tuner = tuner;
   return NULL;
 }
