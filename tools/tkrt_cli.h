@@ -133,20 +133,23 @@ void tkrt_cli_session_options_init(tkrt_cli_session_options_t* options, int tune
  * TKRT_CLI_MAX_PIN, --max-iterations from 1, --target-ms from 0 to 3600000). */
 int tkrt_cli_session_option(const char* command, int c, const char* name, const char* value,
                             tkrt_cli_session_options_t* options);
-/* The device and tuner options of a session: the environment's (TKRT_BACKEND, TKRT_CACHE_DIR,
- * TKRT_TUNE_*, ...), then the flags over them; for tune, the store is refreshed and progress
- * goes to stderr, naming each config by `config_word` ("config", "variant"). */
-tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* options, int tune,
-                                        const char* config_word,
-                                        tkrt_device_options_t* device_options,
-                                        tkrt_autotuner_options_t* tuner_options);
+/* The command's runtime (tkrt/runtime.h), one per command: created with the environment's
+ * settings (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...), then each flag given set over them
+ * by tkrt_runtime_configure (the settings table's rules); for tune, the store is refreshed and
+ * progress goes to stderr, naming each config by `config_word` ("config", "variant").
+ * prune_margin: tune --prune-margin, NULL when not given. native_code_from_calls: the devices
+ * run the host images serialized calls carry (run's --allow-native-code). Released by the caller. */
+tkrt_status_t tkrt_cli_session_runtime(const tkrt_cli_session_options_t* options, int tune,
+                                       const char* config_word, const double* prune_margin,
+                                       bool native_code_from_calls, tkrt_runtime_t** out_runtime);
 
-/* tkrt_device_open, and tkrt_autotuner_pin with the --pin given (nothing when none was); when the
- * library refuses what a flag asked for (an unknown --backend, a --device or --pin out of range),
- * *usage is set: the command exits 2, as for any usage mistake. */
-tkrt_status_t tkrt_cli_session_open_device(const tkrt_cli_session_options_t* options,
-                                           const tkrt_device_options_t* device_options,
-                                           int* usage, tkrt_device_t** out_device);
+/* The runtime's device for --device (tkrt_runtime_device; lent, the runtime's), and
+ * tkrt_autotuner_pin with the --pin given (nothing when none was); when the library refuses what a
+ * flag asked for (an unknown --backend, a --device or --pin out of range), *usage is set: the
+ * command exits 2, as for any usage mistake. */
+tkrt_status_t tkrt_cli_session_device(const tkrt_cli_session_options_t* options,
+                                      tkrt_runtime_t* runtime, int* usage,
+                                      tkrt_device_t** out_device);
 tkrt_status_t tkrt_cli_session_pin(const tkrt_cli_session_options_t* options,
                                    tkrt_autotuner_t* tuner, const tkrt_call_t* call, int* usage);
 

@@ -286,10 +286,13 @@ FILE* tkrt_cli_json_begin(void) {
 
 /* ---------------------------------------------------------------- the session */
 
+/* One command's state: the runtime (settings, device, tuner) and what this command made. */
 typedef struct session {
-  tkrt_device_t* device;
+  tkrt_runtime_t* runtime;
+  tkrt_device_t* device;              /* the runtime's */
   tkrt_call_t* call;
-  tkrt_autotuner_t* tuner;
+  const tkrt_runtime_call_t* adopted; /* the call, as the runtime keeps it */
+  tkrt_autotuner_t* tuner;            /* the runtime's */
   tkrt_buffer_t buffers[2 * MAX_BUFFERS];
   int owned[2 * MAX_BUFFERS]; /* this buffer is an allocation to free */
   size_t input_count, output_count;
@@ -302,9 +305,8 @@ static void session_close(session_t* s) {
     if (s->owned[i]) tkrt_status_free(tkrt_memory_free(s->device, s->buffers[i].ptr));
   }
   for (size_t i = 0; i < MAX_BUFFERS; ++i) free(s->expected[i]);
-  tkrt_autotuner_destroy(s->tuner);
   tkrt_call_release(s->call);
-  tkrt_device_release(s->device);
+  tkrt_runtime_release(s->runtime); /* its device, tuner and adopted call */
 }
 
 static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int* usage) {
@@ -313,16 +315,12 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
     TKRT_RETURN_IF_ERROR(tkrt_status_annotate(tkrt_cli_make_folder(o->save_dir), "--save"));
   }
   TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, o->read_hsaco_paths, &s->call));
-  tkrt_device_options_t device_options;
-  tkrt_autotuner_options_t tune_options;
-  TKRT_RETURN_IF_ERROR(
-      tkrt_cli_session_settings(&o->session, o->tune, "config", &device_options, &tune_options));
-  /* Consent to the host images a serialized call carries. */
-  device_options.allow_native_code_from_calls = o->session.allow_native_code != 0;
-  TKRT_RETURN_IF_ERROR(tkrt_cli_session_open_device(&o->session, &device_options, usage,
-                                                    &s->device));
-  if (o->prune_margin_set) tune_options.prune_margin = o->prune_margin;
-  TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune_options, &s->tuner));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_runtime(&o->session, o->tune, "config",
+                                                o->prune_margin_set ? &o->prune_margin : NULL,
+                                                o->session.allow_native_code != 0, &s->runtime));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_device(&o->session, s->runtime, usage, &s->device));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_tuner(s->runtime, &s->tuner));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_call_adopt(s->runtime, s->call, &s->adopted));
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   s->input_count = o->input_count;
@@ -420,14 +418,15 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
 }
 
 static tkrt_status_t session_launch(session_t* s) {
-  tkrt_call_launch_args_t args;
-  tkrt_call_launch_args_init(&args);
+  tkrt_runtime_launch_args_t args;
+  tkrt_runtime_launch_args_init(&args);
+  args.call = s->adopted->call;
   args.device = s->device;
   args.buffers = s->buffers;
   args.input_count = s->input_count;
   args.output_count = s->output_count;
-  args.tuner = s->tuner;
-  return tkrt_call_launch(s->call, &args);
+  args.alias_mode = TKRT_RUNTIME_ALIAS_BY_SIZE; /* buffers carry their sizes */
+  return tkrt_runtime_launch(s->runtime, &args);
 }
 
 static double now_ms(void) {

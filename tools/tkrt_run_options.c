@@ -194,37 +194,54 @@ static void session_progress(void* user, size_t config, size_t count, int pass,
           iterations == 1 ? "" : "es");
 }
 
-tkrt_status_t tkrt_cli_session_settings(const tkrt_cli_session_options_t* s, int tune,
-                                        const char* config_word, tkrt_device_options_t* device,
-                                        tkrt_autotuner_options_t* tuner) {
-  tkrt_device_options_init(device);
-  tkrt_autotuner_options_init(tuner);
-  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(device, tuner));
-  if (s->backend) device->backend = s->backend;
-  device->ordinal = s->ordinal;
-  if (s->store) tuner->store_dir = s->store;
-  if (s->policy) {
-    /* Checked when the flag was read: the table maps the word (in any case). */
-    TKRT_RETURN_IF_ERROR(
-        tkrt_setting_apply("tune_policy", s->policy, TKRT_SETTING_SCOPE_CLI, NULL, tuner));
-  }
-  if (s->target_ms >= 0) tuner->target_ms = s->target_ms;
-  if (s->max_iterations > 0) tuner->max_iterations = (uint32_t)s->max_iterations;
+/* One flag over the environment's value, by the settings table's rules (tkrt_runtime_configure). */
+static tkrt_status_t session_configure(tkrt_runtime_t* rt, const char* name, const char* value) {
+  return value ? tkrt_runtime_configure(rt, name, value) : NULL;
+}
+
+tkrt_status_t tkrt_cli_session_runtime(const tkrt_cli_session_options_t* s, int tune,
+                                       const char* config_word, const double* prune_margin,
+                                       bool native_code_from_calls, tkrt_runtime_t** out_runtime) {
+  tkrt_runtime_options_t options;
+  tkrt_runtime_options_init(&options);
+  /* Read here rather than by read_environment, so that a variable's error reads as it always has. */
+  TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(&options.device, &options.tuner));
+  /* Consent to the host images a serialized call carries (not a setting: a flag only). */
+  options.device.allow_native_code_from_calls = native_code_from_calls;
   if (tune) {
-    tuner->refresh_store = true;
-    tuner->progress = session_progress;
-    tuner->progress_user = (void*)config_word;
+    options.tuner.refresh_store = true;
+    options.tuner.progress = session_progress;
+    options.tuner.progress_user = (void*)config_word;
   }
+  tkrt_runtime_t* rt = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_create(&options, &rt));
+  /* The flags over the variables; each was checked by the table's rules when it was read. */
+  char target_ms[32] = "", max_iterations[32] = "", margin[32] = "";
+  if (s->target_ms >= 0) snprintf(target_ms, sizeof(target_ms), "%.17g", s->target_ms);
+  if (s->max_iterations > 0) snprintf(max_iterations, sizeof(max_iterations), "%ld", s->max_iterations);
+  if (prune_margin) snprintf(margin, sizeof(margin), "%.17g", *prune_margin);
+  tkrt_status_t status = session_configure(rt, "backend", s->backend);
+  if (!status) status = session_configure(rt, "tune_dir", s->store);
+  if (!status) status = session_configure(rt, "tune_policy", s->policy);
+  if (!status) status = session_configure(rt, "target_ms", target_ms[0] ? target_ms : NULL);
+  if (!status) {
+    status = session_configure(rt, "max_iterations", max_iterations[0] ? max_iterations : NULL);
+  }
+  if (!status) status = session_configure(rt, "tune_prune_margin", margin[0] ? margin : NULL);
+  if (status) {
+    tkrt_runtime_release(rt);
+    return status;
+  }
+  *out_runtime = rt;
   return NULL;
 }
 
 /* A device or pin the flags ask for that the library refuses is a usage mistake (exit 2): an
  * unknown --backend name (INVALID_ARGUMENT), a --device beyond the backend's devices
  * (OUT_OF_RANGE), a --pin beyond the call's configs (OUT_OF_RANGE). */
-tkrt_status_t tkrt_cli_session_open_device(const tkrt_cli_session_options_t* s,
-                                           const tkrt_device_options_t* options, int* usage,
-                                           tkrt_device_t** out_device) {
-  tkrt_status_t status = tkrt_device_open(options, out_device);
+tkrt_status_t tkrt_cli_session_device(const tkrt_cli_session_options_t* s, tkrt_runtime_t* rt,
+                                      int* usage, tkrt_device_t** out_device) {
+  tkrt_status_t status = tkrt_runtime_device(rt, NULL, s->ordinal, out_device);
   if (status) {
     tkrt_status_code_t code = tkrt_status_code(status);
     if ((s->backend && code == TKRT_STATUS_INVALID_ARGUMENT) ||

@@ -567,8 +567,9 @@ static int compare(const triton_opts_t* o, const tkrt_triton_param_t* p, const u
 typedef struct triton_session {
   tkrt_triton_kernel_t* kernels[TRITON_MAX_VARIANTS];
   tkrt_call_t* call;
-  tkrt_device_t* device;
-  tkrt_autotuner_t* tuner;
+  tkrt_runtime_t* runtime;  /* the command's: settings, device and tuner */
+  tkrt_device_t* device;    /* the runtime's */
+  tkrt_autotuner_t* tuner;  /* the runtime's */
   tkrt_buffer_t* buffers;
   const tkrt_triton_param_t** pointer_params;
   size_t pointer_count;
@@ -580,10 +581,9 @@ static void session_close(triton_session_t* s) {
   }
   free(s->buffers);
   free(s->pointer_params);
-  tkrt_autotuner_destroy(s->tuner);
   tkrt_call_release(s->call);
   for (size_t i = 0; i < TRITON_MAX_VARIANTS; ++i) tkrt_triton_kernel_release(s->kernels[i]);
-  tkrt_device_release(s->device);
+  tkrt_runtime_release(s->runtime); /* its device and tuner */
 }
 
 static const triton_named_t* find_named(const triton_named_t* list, size_t count, const char* name) {
@@ -715,16 +715,13 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
   }
   *usage = 0;
 
-  tkrt_device_options_t device_options;
-  tkrt_autotuner_options_t tune;
   TKRT_RETURN_IF_ERROR(
-      tkrt_cli_session_settings(&o->session, o->tune, "variant", &device_options, &tune));
-  TKRT_RETURN_IF_ERROR(tkrt_cli_session_open_device(&o->session, &device_options, usage,
-                                                    &s->device));
+      tkrt_cli_session_runtime(&o->session, o->tune, "variant", NULL, false, &s->runtime));
+  TKRT_RETURN_IF_ERROR(tkrt_cli_session_device(&o->session, s->runtime, usage, &s->device));
   for (size_t v = 0; v < o->variant_count; ++v) {
     TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
   }
-  TKRT_RETURN_IF_ERROR(tkrt_autotuner_create(&tune, &s->tuner));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_tuner(s->runtime, &s->tuner));
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   /* One buffer per pointer parameter, in order. */
