@@ -120,8 +120,8 @@ typedef struct tkrt_cli_session_options {
   const char* store;     /* --store DIR|off */
   const char* policy;    /* --policy auto|never */
   long pin;              /* --pin N; -1: none */
-  double target_ms;      /* --target-ms; -1: the tuner's default */
-  long max_iterations;   /* --max-iterations; 0: the tuner's default */
+  const char* target_ms; /* --target-ms; NULL: the tuner's default */
+  const char* max_iterations; /* --max-iterations; NULL: the tuner's default */
   int allow_native_code; /* --allow-native-code */
 } tkrt_cli_session_options_t;
 
@@ -137,10 +137,10 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
  * settings (TKRT_BACKEND, TKRT_CACHE_DIR, TKRT_TUNE_*, ...), then each flag given set over them
  * by tkrt_runtime_configure (the settings table's rules); for tune, the store is refreshed and
  * progress goes to stderr, naming each config by `config_word` ("config", "variant").
- * prune_margin: tune --prune-margin, NULL when not given. native_code_from_calls: the devices
+ * prune_margin: tune --prune-margin (NULL: not given). native_code_from_calls: the devices
  * run the host images serialized calls carry (run's --allow-native-code). Released by the caller. */
 tkrt_status_t tkrt_cli_session_runtime(const tkrt_cli_session_options_t* options, int tune,
-                                       const char* config_word, const double* prune_margin,
+                                       const char* config_word, const char* prune_margin,
                                        bool native_code_from_calls, tkrt_runtime_t** out_runtime);
 
 /* The runtime's device for --device (tkrt_runtime_device; lent, the runtime's), and
@@ -184,8 +184,7 @@ typedef struct tkrt_run_options {
   tkrt_cli_session_options_t session; /* --backend --device --iterations --store --policy --pin
                                          --target-ms --max-iterations --allow-native-code */
   const char* save_dir;
-  double prune_margin;   /* tune --prune-margin, when prune_margin_set */
-  int prune_margin_set;
+  const char* prune_margin; /* tune --prune-margin; NULL: not given */
   int read_hsaco_paths;  /* --read-hsaco-paths */
   int tune;
   int json;              /* --json */

@@ -316,7 +316,7 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
   }
   TKRT_RETURN_IF_ERROR(tkrt_cli_load_call(o->path, o->read_hsaco_paths, &s->call));
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_runtime(&o->session, o->tune, "config",
-                                                o->prune_margin_set ? &o->prune_margin : NULL,
+                                                o->prune_margin,
                                                 o->session.allow_native_code != 0, &s->runtime));
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_device(&o->session, s->runtime, usage, &s->device));
   TKRT_RETURN_IF_ERROR(tkrt_runtime_tuner(s->runtime, &s->tuner));

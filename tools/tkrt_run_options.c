@@ -129,7 +129,6 @@ void tkrt_cli_session_options_init(tkrt_cli_session_options_t* s, int tune) {
   memset(s, 0, sizeof(*s));
   s->iterations = tune ? 0 : 20;
   s->pin = -1;
-  s->target_ms = -1;
 }
 
 int tkrt_cli_session_option(const char* command, int c, const char* name, const char* value,
@@ -169,12 +168,12 @@ int tkrt_cli_session_option(const char* command, int c, const char* name, const 
       return 0;
     case TKRT_CLI_OPT_TARGET_MS: {
       if (setting_flag(command, "--target-ms", value, NULL)) return TKRT_CLI_USAGE;
-      s->target_ms = strtod(value, NULL);
+      s->target_ms = value;
       return 0;
     }
     case TKRT_CLI_OPT_MAX_ITERATIONS:
       if (setting_flag(command, "--max-iterations", value, NULL)) return TKRT_CLI_USAGE;
-      s->max_iterations = strtol(value, NULL, 10);
+      s->max_iterations = value;
       return 0;
     case TKRT_CLI_OPT_ALLOW_NATIVE_CODE:
       s->allow_native_code = 1;
@@ -194,13 +193,8 @@ static void session_progress(void* user, size_t config, size_t count, int pass,
           iterations == 1 ? "" : "es");
 }
 
-/* One flag over the environment's value, by the settings table's rules (tkrt_runtime_configure). */
-static tkrt_status_t session_configure(tkrt_runtime_t* rt, const char* name, const char* value) {
-  return value ? tkrt_runtime_configure(rt, name, value) : NULL;
-}
-
 tkrt_status_t tkrt_cli_session_runtime(const tkrt_cli_session_options_t* s, int tune,
-                                       const char* config_word, const double* prune_margin,
+                                       const char* config_word, const char* prune_margin,
                                        bool native_code_from_calls, tkrt_runtime_t** out_runtime) {
   tkrt_runtime_options_t options;
   tkrt_runtime_options_init(&options);
@@ -215,19 +209,15 @@ tkrt_status_t tkrt_cli_session_runtime(const tkrt_cli_session_options_t* s, int 
   }
   tkrt_runtime_t* rt = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_runtime_create(&options, &rt));
-  /* The flags over the variables; each was checked by the table's rules when it was read. */
-  char target_ms[32] = "", max_iterations[32] = "", margin[32] = "";
-  if (s->target_ms >= 0) snprintf(target_ms, sizeof(target_ms), "%.17g", s->target_ms);
-  if (s->max_iterations > 0) snprintf(max_iterations, sizeof(max_iterations), "%ld", s->max_iterations);
-  if (prune_margin) snprintf(margin, sizeof(margin), "%.17g", *prune_margin);
-  tkrt_status_t status = session_configure(rt, "backend", s->backend);
-  if (!status) status = session_configure(rt, "tune_dir", s->store);
-  if (!status) status = session_configure(rt, "tune_policy", s->policy);
-  if (!status) status = session_configure(rt, "target_ms", target_ms[0] ? target_ms : NULL);
-  if (!status) {
-    status = session_configure(rt, "max_iterations", max_iterations[0] ? max_iterations : NULL);
+  /* The flags over the variables (each was checked by the table's rules when it was read). */
+  const char* const flags[][2] = {
+      {"backend", s->backend},     {"tune_dir", s->store},
+      {"tune_policy", s->policy},  {"target_ms", s->target_ms},
+      {"max_iterations", s->max_iterations}, {"tune_prune_margin", prune_margin}};
+  tkrt_status_t status = NULL;
+  for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && !status; ++i) {
+    if (flags[i][1]) status = tkrt_runtime_configure(rt, flags[i][0], flags[i][1]);
   }
-  if (!status) status = session_configure(rt, "tune_prune_margin", margin[0] ? margin : NULL);
   if (status) {
     tkrt_runtime_release(rt);
     return status;
@@ -445,8 +435,7 @@ int tkrt_cli_parse_run_options(int argc, char** argv, tkrt_run_options_t* o) {
         break;
       case OPT_PRUNE_MARGIN: {
         if (setting_flag(o->command, "--prune-margin", next, NULL)) return TKRT_CLI_USAGE;
-        o->prune_margin = strtod(next, NULL);
-        o->prune_margin_set = 1;
+        o->prune_margin = next;
         break;
       }
       default: {
