@@ -41,20 +41,11 @@ tkrt_status_t tkrt_xla_runtime(tkrt_runtime_t** out_runtime) {
   return NULL;
 }
 
-/* The adapter's settings go to the runtime once, before it opens a device (which freezes both). */
+/* The adapter's settings are the runtime's: the environment's are handed to it, and frozen,
+ * once, before it opens a device. */
 static pthread_once_t tkrt_xla_settle_once = PTHREAD_ONCE_INIT;
-static char tkrt_xla_settle_error[512];
 
-static void tkrt_xla_settle(void) {
-  tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
-  const tkrt_xla_settings_t* settings = tkrt_xla_settings();
-  tkrt_status_t status = tkrt_runtime_set_options(rt, &settings->device, &settings->tuner);
-  if (status) {
-    snprintf(tkrt_xla_settle_error, sizeof(tkrt_xla_settle_error), "%s",
-             tkrt_status_message(status));
-    tkrt_status_free(status);
-  }
-}
+static void tkrt_xla_settle(void) { (void)tkrt_xla_settings(); }
 
 /* Set once the runtime has the adapter's settings and they are usable. */
 static atomic_bool tkrt_xla_settled;
@@ -73,10 +64,6 @@ static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {
     /* Refused rather than run with settings the user did not ask for. */
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's settings from the environment: %s",
                             environment_error);
-  }
-  if (tkrt_xla_settle_error[0]) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's XLA settings: %s",
-                            tkrt_xla_settle_error);
   }
   atomic_store_explicit(&tkrt_xla_settled, true, memory_order_release);
   return NULL;

@@ -23,16 +23,16 @@
  * mirrored here. */
 typedef tkrt_runtime_call_t tkrt_xla_entry_t;
 
-/* The adapter's settings (xla_settings.c): immutable once returned. */
+/* The adapter's own settings (xla_settings.c), immutable once returned; the others (backends,
+ * caches, tuning: "cuda,hip" by default) are its runtime's (tkrt_runtime_configure). */
 typedef struct tkrt_xla_settings {
-  tkrt_device_options_t device; /* device.backend: the backends to open, "cuda,hip" by default */
-  tkrt_autotuner_options_t tuner;
   /* Count FFI executes made while the stream was capturing (executed_captured): a driver query
    * per execute, so off unless asked for (count_captures, TKRT_XLA_COUNT_CAPTURES). */
   bool count_captures;
 } tkrt_xla_settings_t;
 
-/* The settings, read from the environment on first use unless tkrt_xla_configure set them. */
+/* The settings, read from the environment on first use unless tkrt_xla_configure set them; the
+ * first call hands the environment's to the runtime, and freezes them. */
 TKRT_XLA_HIDDEN const tkrt_xla_settings_t* tkrt_xla_settings(void);
 /* Why the environment's settings could not all be used (reported with the first error), or
  * NULL. */

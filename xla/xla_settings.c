@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt xla: the adapter's settings (backends, caches, tuning), taken from the environment through
- * tkrt_options_from_environment when the first call needs them, or set before that through
- * tkrt_xla_configure (what the Python package does). Frozen once used. */
+/* tkrt xla: the adapter's settings. They live in the adapter's runtime (tkrt/runtime.h): the
+ * environment's are handed to it when the first call or tkrt_xla_configure needs them, and
+ * tkrt_xla_configure sets one by name through tkrt_runtime_configure (what the Python package
+ * does). Only count_captures, which no runtime takes, is kept here. Frozen once used. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,30 +12,11 @@
 
 static struct {
   pthread_mutex_t lock;
-  bool initialised; /* filled from the environment */
+  bool initialised; /* the environment's settings are in the runtime */
   atomic_bool frozen; /* read by a device or tuner: immutable from then on */
   tkrt_xla_settings_t settings;
-  char backend[256], cache_dir[4096], hip_library[1024], store_dir[4096], pins[2048];
   char error[512]; /* why the environment could not be used */
 } tkrt_xla_config = {PTHREAD_MUTEX_INITIALIZER};
-
-static void tkrt_xla_copy(char* dst, size_t capacity, const char** field) {
-  snprintf(dst, capacity, "%s", *field ? *field : "");
-  *field = *field ? dst : NULL;
-}
-
-/* Owns every string the settings point at (the environment may change later). */
-static void tkrt_xla_settings_own(void) {
-  tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
-  tkrt_xla_copy(tkrt_xla_config.backend, sizeof(tkrt_xla_config.backend), &s->device.backend);
-  tkrt_xla_copy(tkrt_xla_config.cache_dir, sizeof(tkrt_xla_config.cache_dir),
-                &s->device.cache_dir);
-  tkrt_xla_copy(tkrt_xla_config.hip_library, sizeof(tkrt_xla_config.hip_library),
-                &s->device.hip_library);
-  tkrt_xla_copy(tkrt_xla_config.store_dir, sizeof(tkrt_xla_config.store_dir),
-                &s->tuner.store_dir);
-  tkrt_xla_copy(tkrt_xla_config.pins, sizeof(tkrt_xla_config.pins), &s->tuner.pins);
-}
 
 /* libtkrt_xla's settings come from tkrt's settings table (core/settings.c, docs/settings.md):
  * tkrt's TKRT_* variables, and its own TKRT_XLA_BACKEND (default cuda,hip: never the host
@@ -53,18 +35,25 @@ static void tkrt_xla_environment_error(tkrt_status_t status) {
   tkrt_status_free(status);
 }
 
-/* Sets one setting of scope xla on the settings (checked first: nothing changes on an error). */
-static tkrt_status_t tkrt_xla_apply(const char* name, const char* value) {
-  tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
+/* The environment's settings, read once, before the runtime's first device or tuner. */
+typedef struct {
+  tkrt_device_options_t device;
+  tkrt_autotuner_options_t tuner;
+} tkrt_xla_environment_t;
+
+/* One of the adapter's own variables (scope xla): count_captures here, the rest on the options. */
+static tkrt_status_t tkrt_xla_apply(tkrt_xla_environment_t* s, const char* name, const char* value) {
   tkrt_setting_value_t v;
   TKRT_RETURN_IF_ERROR(tkrt_setting_read(name, TKRT_SETTING_SCOPE_XLA, value, &v));
   const tkrt_setting_t* setting = tkrt_setting_find(name, TKRT_SETTING_SCOPE_XLA);
-  if (strcmp(setting->name, "count_captures") == 0) s->count_captures = v.on;
+  if (strcmp(setting->name, "count_captures") == 0) tkrt_xla_config.settings.count_captures = v.on;
   return tkrt_setting_apply(name, value, TKRT_SETTING_SCOPE_XLA, &s->device, &s->tuner);
 }
 
+/* Hands the environment's settings to the runtime. Called with the lock held. */
 static void tkrt_xla_settings_from_environment(void) {
-  tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
+  tkrt_xla_config.initialised = true;
+  tkrt_xla_environment_t environment, *s = &environment;
   tkrt_device_options_init(&s->device);
   tkrt_autotuner_options_init(&s->tuner);
   s->tuner.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
@@ -78,11 +67,13 @@ static void tkrt_xla_settings_from_environment(void) {
   for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); ++i) {
     const char* value = tkrt_setting_environment(own[i]);
     if (!value) continue;
-    status = tkrt_xla_apply(own[i], value);
+    status = tkrt_xla_apply(s, own[i], value);
     if (status) tkrt_xla_environment_error(status);
   }
-  tkrt_xla_settings_own();
-  tkrt_xla_config.initialised = true;
+  tkrt_runtime_t* rt = NULL;
+  status = tkrt_xla_runtime(&rt);
+  if (!status) status = tkrt_runtime_set_options(rt, &s->device, &s->tuner); /* copies strings */
+  if (status) tkrt_xla_environment_error(status);
 }
 
 const tkrt_xla_settings_t* tkrt_xla_settings(void) {
@@ -108,16 +99,9 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   }
   pthread_mutex_lock(&tkrt_xla_config.lock);
   int code = 0;
-  if (atomic_load_explicit(&tkrt_xla_config.frozen, memory_order_relaxed)) {
-    snprintf(error, capacity,
-             "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
-             "tuned); configure before the first tkrt call in the process",
-             name);
-    code = 9; /* FAILED_PRECONDITION */
-    goto done;
-  }
+  tkrt_status_t status = NULL;
+  if (atomic_load_explicit(&tkrt_xla_config.frozen, memory_order_relaxed)) goto in_use;
   if (!tkrt_xla_config.initialised) tkrt_xla_settings_from_environment();
-  tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
   const char* v = value && *value ? value : NULL;
   /* The names this function takes and their words, from the table, for the messages. */
   char names[512] = "";
@@ -141,18 +125,35 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     code = 3; /* INVALID_ARGUMENT */
     goto done;
   }
-  tkrt_status_t status = tkrt_xla_apply(name, v);
+  tkrt_setting_value_t read;
+  status = tkrt_setting_read(name, TKRT_SETTING_SCOPE_XLA, v, &read);
+  if (!status && strcmp(name, "count_captures") == 0) {
+    tkrt_xla_config.settings.count_captures = read.on; /* no runtime takes it */
+  } else if (!status) {
+    /* Every other name is the runtime's, with the adapter's defaults for unset. */
+    if (strcmp(name, "backend") == 0) v = v ? v : "cuda,hip";
+    if (strcmp(name, "capture_policy") == 0) v = v ? v : "first_config";
+    tkrt_runtime_t* rt = NULL;
+    status = tkrt_xla_runtime(&rt);
+    if (!status) status = tkrt_runtime_configure(rt, name, v);
+    if (status && tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION) {
+      tkrt_status_free(status);
+      goto in_use;
+    }
+  }
   if (status) {
     snprintf(error, capacity, "tkrt_xla_configure: bad value %s=%s: %s (settings: %s)", name,
              value, tkrt_status_message(status), names);
     tkrt_status_free(status);
     code = 3; /* INVALID_ARGUMENT */
-    goto done;
   }
-  if (strcmp(name, "backend") == 0) {
-    s->device.backend = v ? v : "cuda,hip";
-  }
-  tkrt_xla_settings_own();
+  goto done;
+in_use:
+  snprintf(error, capacity,
+           "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
+           "tuned); configure before the first tkrt call in the process",
+           name);
+  code = 9; /* FAILED_PRECONDITION */
 done:
   pthread_mutex_unlock(&tkrt_xla_config.lock);
   return code;
