@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt runtime: the object, its settings (configure until frozen), its devices by (backend,
  * ordinal) in an atomic table, its tuner, and the process's default instance. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "runtime/runtime_internal.h"
 
