@@ -420,9 +420,12 @@ static tkrt_status_t tkrt_function_set_shared(tkrt_function_t* function, uint32_
                             device->info.max_shared_per_block_optin,
                             function->static_shared_bytes);
   }
-  TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
-      TKRT_HAL_VTABLE(device)->function_set_shared_limit(device, function->handle, bytes),
-      "kernel '%s'", function->name));
+  /* Optional: a backend without the limit (NULL) leaves it to this bookkeeping. */
+  if (TKRT_HAL_VTABLE(device)->function_set_shared_limit) {
+    TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
+        TKRT_HAL_VTABLE(device)->function_set_shared_limit(device, function->handle, bytes),
+        "kernel '%s'", function->name));
+  }
   atomic_store_explicit(&function->dynamic_shared_limit, bytes, memory_order_relaxed);
   return NULL;
 }
