@@ -159,8 +159,8 @@ uint32_t tkrt_hal_tma_element_bytes(uint32_t elem_type);
 /* A backend: its descriptor is always compiled in (it needs no vendor header), so tkrt knows every
  * backend's name and image formats even in a build without its device code; `compiled` is then
  * false, `probe`, `device_create` and `native_stream_ordinal` are NULL, and the API layer answers
- * UNAVAILABLE, saying so. The registry (hal/registry.c) lists the
- * descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
+ * UNAVAILABLE, saying so. The registry layer above the backends (registry/registry.c) lists
+ * the descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
  * (once per process) and counts devices, answering UNAVAILABLE with a message that lists what was
  * tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
 struct tkrt_hal_backend {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt: the backend registry. CMake writes tkrt_backends.inc from the folders of backends/ (one
- * TKRT_BACKEND(name) line each, in default order); nothing registers itself at run time, and no
- * code above the backends names one. */
-#include "hal/registry.h"
+/* tkrt registry: the list of backends. CMake writes tkrt_backends.inc from the folders of
+ * backends/ (one TKRT_BACKEND(name) line each, in default order); nothing registers itself at run
+ * time, and no code above this layer names a backend. */
+#include "registry/registry.h"
 
 #include <stdio.h>
 #include <string.h>

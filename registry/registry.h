@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt: the build-time list of backends (one descriptor per folder of backends/, in default
- * selection order), and lookups by name. */
-#ifndef TKRT_HAL_REGISTRY_H_
-#define TKRT_HAL_REGISTRY_H_
+/* tkrt registry: the build-time list of backends (one descriptor per folder of backends/, in
+ * default selection order), and lookups by name. */
+#ifndef TKRT_REGISTRY_REGISTRY_H_
+#define TKRT_REGISTRY_REGISTRY_H_
 
 #include <stddef.h>
 
@@ -17,4 +17,4 @@ void tkrt_hal_registry_names(char* out, size_t capacity);
 /* The backend whose devices load images of `kind` (the first in default order), or NULL. */
 const tkrt_hal_backend_t* tkrt_hal_registry_backend_for_kind(tkrt_image_kind_t kind);
 
-#endif /* TKRT_HAL_REGISTRY_H_ */
+#endif /* TKRT_REGISTRY_REGISTRY_H_ */
