@@ -31,6 +31,23 @@ const char* tkrt_image_kind_name(tkrt_image_kind_t kind) {
   return "unknown";
 }
 
+tkrt_status_t tkrt_image_kind_from_name(const char* name, tkrt_image_kind_t* out_kind) {
+  static const tkrt_image_kind_t kinds[] = {TKRT_IMAGE_PTX, TKRT_IMAGE_CUBIN, TKRT_IMAGE_FATBIN,
+                                            TKRT_IMAGE_HSACO, TKRT_IMAGE_HOST};
+  char listed[64] = "";
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+    if (name && out_kind && strcmp(name, tkrt_image_kind_name(kinds[i])) == 0) {
+      *out_kind = kinds[i];
+      return NULL;
+    }
+    size_t used = strlen(listed);
+    snprintf(listed + used, sizeof(listed) - used, "%s%s", i ? ", " : "",
+             tkrt_image_kind_name(kinds[i]));
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "unknown image kind '%s' (known: %s)",
+                          name ? name : "(null)", listed);
+}
+
 tkrt_image_kind_t tkrt_image_detect(const void* data, size_t size) {
   const unsigned char* bytes = data;
   if (!bytes || size < 4) return TKRT_IMAGE_AUTO;

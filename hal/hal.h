@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tkrt/device.h"
+#include "tkrt/image.h"
 #include "tkrt/status.h"
 
 #ifdef __cplusplus
@@ -163,6 +164,19 @@ uint32_t tkrt_hal_tma_element_bytes(uint32_t elem_type);
  * the descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
  * (once per process) and counts devices, answering UNAVAILABLE with a message that lists what was
  * tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
+/* One image kind a backend loads, and how Triton writes it. */
+typedef struct tkrt_hal_image_format {
+  tkrt_image_kind_t kind;       /* the public constant (also the wire's number) */
+  const char* triton_extension; /* the file Triton writes beside its JSON (".cubin"); NULL: none */
+  const char* triton_asm_key;   /* its key in Triton's compiled.asm ("cubin"); NULL: none */
+  /* Machine code for this process (a host image): loading it runs code with the process's rights,
+   * so it is loaded from a folder or a call only with consent, and a link is never followed. */
+  bool native_code;
+  /* Triton's output for any target may carry it (tkrt's host build writes one beside GPU
+   * output); otherwise only output whose target.backend is this backend's. */
+  bool any_triton_target;
+} tkrt_hal_image_format_t;
+
 struct tkrt_hal_backend {
   const char* name;
   bool compiled; /* false: descriptor only (the CMake option was off or headers were missing) */
@@ -181,6 +195,31 @@ struct tkrt_hal_backend {
   tkrt_status_t (*native_stream_ordinal)(void* stream, int* out_ordinal);
   uint32_t tma_descriptor_size;  /* 0: no TMA descriptors */
   uint32_t tma_descriptor_align;
+
+  /* What the layers above ask of a backend, answered here and nowhere else. */
+  const char* const* aliases; /* other names backend lists accept ("cpu"); NULL-terminated */
+  /* Runs on streams that others made (XLA's, PyTorch's): the backends named by the group alias
+   * "gpu" and the default of tkrt_native_stream_ordinal. */
+  bool foreign_streams;
+  /* The kinds it loads, in the order Triton's output is searched (machine code first). */
+  const tkrt_hal_image_format_t* image_formats;
+  size_t image_format_count;
+  /* DLPack device types (DLDeviceType) of arrays its kernels can take. */
+  const int32_t* dlpack_device_types;
+  size_t dlpack_device_type_count;
+  /* Triton: the target.backend value of its output (NULL: none), whether target.arch is an
+   * integer (the compute capability, 90) rather than a string, what target.arch must be (for
+   * messages), the arch name of a target (NULL: target.arch as is), and whether an image's own
+   * arch agrees with target.arch (NULL: always). */
+  const char* triton_target;
+  bool triton_arch_is_integer;
+  const char* triton_arch_expected;
+  void (*triton_arch_name)(const char* triton_arch, char* out, size_t capacity);
+  bool (*triton_image_matches)(const tkrt_image_info_t* info, const char* triton_arch);
+  /* Parses one of its parameters ({key, value}, key without the "<name>." prefix) into
+   * `options` (the fields of tkrt_device_options_t it reads). INVALID_ARGUMENT for a key it does
+   * not know or a bad value, naming both. NULL: the backend takes no parameters. */
+  tkrt_status_t (*parse_param)(const char* key, const char* value, tkrt_device_options_t* options);
 };
 
 /* Initialises the common device header; the backend fills device->info afterwards. */

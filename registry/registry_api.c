@@ -29,12 +29,63 @@ void tkrt_device_options_init(tkrt_device_options_t* options) {
   options->struct_size = sizeof(*options);
 }
 
-/* The caller's options over the defaults (NULL: the defaults). */
+/* Hands each {key, value} parameter to the backend its key names ("host.threads"). */
+static tkrt_status_t tkrt_apply_device_params(tkrt_device_options_t* options, const char* what) {
+  if (options->param_count && !options->params) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: %zu parameters but params is NULL",
+                            what, options->param_count);
+  }
+  for (size_t i = 0; i < options->param_count; ++i) {
+    const tkrt_device_param_t* param = &options->params[i];
+    if (!param->key || !param->value) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: parameter %zu has a NULL %s",
+                              what, i, param->key ? "value" : "key");
+    }
+    const char* dot = strchr(param->key, '.');
+    char name[TKRT_BACKEND_NAME_MAX];
+    size_t length = dot ? (size_t)(dot - param->key) : 0;
+    const tkrt_hal_backend_t* backend = NULL;
+    if (dot && length < sizeof(name)) {
+      snprintf(name, sizeof(name), "%.*s", (int)length, param->key);
+      backend = tkrt_hal_registry_find(name);
+    }
+    if (!backend) {
+      char names[128];
+      tkrt_hal_registry_names(names, sizeof(names));
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: backend parameter '%s' names no backend; keys are "
+                              "'<backend>.<name>' with a backend of: %s",
+                              what, param->key, names);
+    }
+    if (!backend->parse_param) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: backend parameter '%s': the %s backend takes no parameters",
+                              what, param->key, backend->name);
+    }
+    TKRT_RETURN_IF_ERROR(
+        tkrt_status_annotate(backend->parse_param(dot + 1, param->value, options), "%s", what));
+  }
+  return NULL;
+}
+
+/* The caller's options over the defaults (NULL: the defaults), backend parameters applied. */
 static tkrt_status_t tkrt_read_device_options(const tkrt_device_options_t* options,
                                               tkrt_device_options_t* out, const char* what) {
   tkrt_device_options_init(out);
   if (!options) return NULL;
-  return tkrt_versioned_read(out, sizeof(*out), options, what);
+  TKRT_RETURN_IF_ERROR(tkrt_versioned_read(out, sizeof(*out), options, what));
+  return tkrt_apply_device_params(out, what);
+}
+
+/* The group of every backend that runs on streams others made; never the host. */
+#define TKRT_GROUP_FOREIGN_STREAMS "gpu"
+
+static bool tkrt_backend_listed(const tkrt_hal_backend_t* const* listed, size_t count,
+                                const tkrt_hal_backend_t* backend) {
+  for (size_t i = 0; i < count; ++i) {
+    if (listed[i] == backend) return true;
+  }
+  return false;
 }
 
 #define TKRT_MAX_LISTED_BACKENDS 8
@@ -64,6 +115,19 @@ static tkrt_status_t tkrt_parse_backend_list(const char* spec, const char* origi
     size_t length = (size_t)(last - cursor);
     char name[TKRT_BACKEND_NAME_MAX];
     snprintf(name, sizeof(name), "%.*s", (int)length, cursor);
+    if (length < sizeof(name) && strcmp(name, TKRT_GROUP_FOREIGN_STREAMS) == 0) {
+      /* The group: its members in default order, each once. */
+      for (size_t i = 0; i < known_count; ++i) {
+        if (!known[i]->foreign_streams || tkrt_backend_listed(out, count, known[i])) continue;
+        if (count == TKRT_MAX_LISTED_BACKENDS) {
+          return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "too many backends listed in %s",
+                                  origin);
+        }
+        out[count++] = known[i];
+      }
+      cursor = *end ? end + 1 : end;
+      continue;
+    }
     const tkrt_hal_backend_t* backend =
         length < sizeof(name) ? tkrt_hal_registry_find(name) : NULL;
     if (!backend) {
@@ -159,8 +223,9 @@ tkrt_status_t tkrt_native_stream_ordinal(const char* backends, tkrt_stream_t str
   TKRT_CHECK_ARG(out_ordinal, "tkrt_native_stream_ordinal: out_ordinal is NULL");
   const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
   size_t count = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(backends && *backends ? backends : "cuda,hip",
-                                               "the backend list", listed, &count));
+  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(
+      backends && *backends ? backends : TKRT_GROUP_FOREIGN_STREAMS, "the backend list", listed,
+      &count));
   char tried[1024];
   tried[0] = '\0';
   for (size_t i = 0; i < count; ++i) {
@@ -177,6 +242,52 @@ tkrt_status_t tkrt_native_stream_ordinal(const char* backends, tkrt_stream_t str
   }
   return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no backend recognises stream %p (%s)",
                           (void*)stream, tried);
+}
+
+tkrt_status_t tkrt_backend_resolve(const char* names, char* out, size_t capacity) {
+  TKRT_CHECK_ARG(out && capacity, "tkrt_backend_resolve: no room for the answer");
+  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(names, "the backend names", listed, &count));
+  char text[TKRT_MAX_LISTED_BACKENDS * TKRT_BACKEND_NAME_MAX] = "";
+  for (size_t i = 0; i < count; ++i) {
+    size_t used = strlen(text);
+    snprintf(text + used, sizeof(text) - used, "%s%s", i ? "," : "", listed[i]->name);
+  }
+  TKRT_CHECK_ARG(strlen(text) < capacity, "tkrt_backend_resolve: '%s' needs %zu bytes, not %zu",
+                 text, strlen(text) + 1, capacity);
+  memcpy(out, text, strlen(text) + 1);
+  return NULL;
+}
+
+tkrt_status_t tkrt_backend_describe(const char* name, tkrt_backend_description_t* out) {
+  TKRT_CHECK_ARG(name && out, "tkrt_backend_describe: NULL argument");
+  const tkrt_hal_backend_t* backend = tkrt_hal_registry_find(name);
+  if (!backend) {
+    char names[128];
+    tkrt_hal_registry_names(names, sizeof(names));
+    return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no backend is named '%s'; known backends: %s",
+                            name, names);
+  }
+  tkrt_backend_description_t d;
+  memset(&d, 0, sizeof(d));
+  d.struct_size = sizeof(d);
+  tkrt_copy_text(d.name, sizeof(d.name), backend->name);
+  tkrt_copy_text(d.triton_target, sizeof(d.triton_target), backend->triton_target);
+  d.foreign_streams = backend->foreign_streams;
+  for (size_t i = 0; i < backend->image_format_count; ++i) {
+    d.image_kinds |= 1u << backend->image_formats[i].kind;
+  }
+  for (size_t i = 0;
+       i < backend->dlpack_device_type_count && i < TKRT_BACKEND_DLPACK_TYPES_MAX; ++i) {
+    d.dlpack_device_types[d.dlpack_device_type_count++] = backend->dlpack_device_types[i];
+  }
+  size_t room = tkrt_versioned_capacity(out, sizeof(d));
+  TKRT_CHECK_ARG(room >= sizeof(size_t), "tkrt_backend_describe: out->struct_size is %zu",
+                 room);
+  d.struct_size = room;
+  memcpy(out, &d, room);
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- devices */

@@ -40,8 +40,8 @@ static void tkrt_xla_settings_own(void) {
 }
 
 /* The one place libtkrt_xla reads the environment: tkrt's TKRT_* variables, and its own
- * TKRT_XLA_BACKEND (default cuda,hip: never the host backend, XLA hands over device pointers and
- * a GPU stream), TKRT_XLA_CAPTURE_POLICY (first_config, the default, or error) and
+ * TKRT_XLA_BACKEND (default "gpu", the backends that run on streams others made, cuda,hip: never
+ * the host backend, XLA hands over device pointers and a GPU stream), TKRT_XLA_CAPTURE_POLICY (first_config, the default, or error) and
  * TKRT_XLA_COUNT_CAPTURES (on or off: count executed_captured). Words are matched ignoring case,
  * as tkrt's own switches are; a value that is neither is an error, reported when the first call
  * opens a device, never taken for the default. */
@@ -83,7 +83,7 @@ static void tkrt_xla_settings_from_environment(void) {
     tkrt_status_free(status);
   }
   const char* backend = getenv("TKRT_XLA_BACKEND");
-  s->device.backend = backend && *backend ? backend : "cuda,hip";
+  s->device.backend = backend && *backend ? backend : TKRT_XLA_DEFAULT_BACKENDS;
   const char* capture = getenv("TKRT_XLA_CAPTURE_POLICY");
   if (capture && *capture && !tkrt_xla_parse_capture_policy(capture, &s->tuner.capture_policy)) {
     tkrt_xla_environment_error("TKRT_XLA_CAPTURE_POLICY", capture, "first_config or error");
@@ -149,7 +149,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   tkrt_xla_settings_t* s = &tkrt_xla_config.settings;
   const char* v = value && *value ? value : NULL;
   if (strcmp(name, "backend") == 0) {
-    s->device.backend = v ? v : "cuda,hip";
+    s->device.backend = v ? v : TKRT_XLA_DEFAULT_BACKENDS;
   } else if (strcmp(name, "cache_dir") == 0) {
     s->device.cache_dir = v;
   } else if (strcmp(name, "hip_library") == 0) {
