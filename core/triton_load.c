@@ -921,6 +921,28 @@ void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options) {
   options->struct_size = sizeof(*options);
 }
 
+tkrt_status_t tkrt_triton_image_kind_from_name(const char* name, tkrt_image_kind_t* out_kind) {
+  size_t registered = 0;
+  const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
+  char known[128] = "";
+  for (size_t b = 0; b < registered; ++b) {
+    for (size_t f = 0; f < all[b]->image_format_count; ++f) {
+      const tkrt_hal_image_format_t* format = &all[b]->image_formats[f];
+      if (!format->triton_extension) continue;
+      const char* kind_name = tkrt_image_kind_name(format->kind);
+      if (name && out_kind && strcmp(name, kind_name) == 0) {
+        *out_kind = format->kind;
+        return NULL;
+      }
+      size_t used = strlen(known);
+      snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", kind_name);
+    }
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "unknown image kind '%s' (Triton's output holds %s)",
+                          name ? name : "(null)", known);
+}
+
 tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_count,
                                       const tkrt_triton_load_options_t* caller_options,
                                       tkrt_triton_kernel_t** out_kernel) {

@@ -277,6 +277,9 @@ tkrt_status_t tkrt_backend_describe(const char* name, tkrt_backend_description_t
   d.foreign_streams = backend->foreign_streams;
   for (size_t i = 0; i < backend->image_format_count; ++i) {
     d.image_kinds |= 1u << backend->image_formats[i].kind;
+    if (backend->image_formats[i].native_code) {
+      d.native_code_kinds |= 1u << backend->image_formats[i].kind;
+    }
   }
   for (size_t i = 0;
        i < backend->dlpack_device_type_count && i < TKRT_BACKEND_DLPACK_TYPES_MAX; ++i) {

@@ -80,6 +80,8 @@ typedef struct tkrt_backend_description {
   char triton_target[TKRT_BACKEND_NAME_MAX]; /* Triton's target.backend for it; "" when none */
   bool foreign_streams; /* runs on streams others made (member of the "gpu" group) */
   uint32_t image_kinds; /* bit (1u << kind) for each tkrt_image_kind_t it loads */
+  /* Of those, the kinds that are machine code for this process (loaded only with consent) */
+  uint32_t native_code_kinds;
   /* DLPack device types (DLDeviceType) of the arrays its kernels take */
   uint32_t dlpack_device_type_count;
   int32_t dlpack_device_types[TKRT_BACKEND_DLPACK_TYPES_MAX];
