@@ -17,6 +17,8 @@ static void test_list_backends(void) {
   tkrt_backend_info_t infos[8];
   size_t count = 0;
   ASSERT_OK(tkrt_backend_list(infos, 8, &count));
+  /* The skeleton backend, in builds that have it, comes last; the rest is as always. */
+  if (count > 1 && strcmp(infos[count - 1].name, "null") == 0) count--;
   EXPECT_TRUE(count >= 1 && count <= 3);
   const tkrt_backend_info_t* host = find_info(infos, count, "host");
   ASSERT_TRUE(host != NULL);
@@ -37,7 +39,7 @@ static void test_list_backends(void) {
   }
   size_t total = 0;
   EXPECT_OK(tkrt_backend_list(NULL, 0, &total));
-  EXPECT_EQ_U64(total, count);
+  EXPECT_TRUE(total == count || (total == count + 1 && find_info(infos, total, "null")));
   EXPECT_STATUS(tkrt_backend_list(infos, 8, NULL), TKRT_STATUS_INVALID_ARGUMENT, NULL);
 }
 
@@ -265,7 +267,34 @@ static void test_backend_parameters(void) {
                 "1 parameters but params is NULL");
 }
 
-TKRT_TEST_MAIN(TKRT_TEST_CASE(test_aliases_and_the_gpu_group), TKRT_TEST_CASE(test_describe),
+/* The skeleton backend (TKRT_BACKEND_NULL=ON builds): listed, refused at probe, saying why. */
+static void test_null_backend_is_refused(void) {
+  tkrt_backend_description_t d = {.struct_size = sizeof(d)};
+  tkrt_status_t status = tkrt_backend_describe("null", &d);
+  if (status) {
+    tkrt_status_free(status);
+    TKRT_TEST_SKIP("this build has no null backend (TKRT_BACKEND_NULL=OFF)");
+  }
+  EXPECT_EQ_U64(d.image_kinds, 0);
+  EXPECT_TRUE(!d.foreign_streams);
+  tkrt_device_t* device = NULL;
+  EXPECT_STATUS(open_backend("null", 0, &device), TKRT_STATUS_UNAVAILABLE,
+                "the null backend is a skeleton (backends/null/README.md)");
+  tkrt_backend_info_t infos[8];
+  size_t count = 0;
+  ASSERT_OK(tkrt_backend_list(infos, 8, &count));
+  const tkrt_backend_info_t* info = find_info(infos, count, "null");
+  ASSERT_TRUE(info != NULL);
+  EXPECT_TRUE(!info->available);
+  EXPECT_TRUE(strstr(info->reason, "skeleton") != NULL);
+  /* Never in the "gpu" group, and the default order still opens the host. */
+  char out[64];
+  ASSERT_OK(tkrt_backend_resolve("gpu", out, sizeof(out)));
+  EXPECT_STREQ(out, "cuda,hip");
+}
+
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_null_backend_is_refused),
+               TKRT_TEST_CASE(test_aliases_and_the_gpu_group), TKRT_TEST_CASE(test_describe),
                TKRT_TEST_CASE(test_image_kind_names), TKRT_TEST_CASE(test_backend_parameters),
                TKRT_TEST_CASE(test_list_backends), TKRT_TEST_CASE(test_open_host_by_name),
                TKRT_TEST_CASE(test_unknown_backend_names), TKRT_TEST_CASE(test_ordinal_out_of_range),
