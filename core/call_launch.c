@@ -38,7 +38,8 @@ static const char* tkrt_config_label(const tkrt_call_t* call, size_t index, char
 /* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first). The
  * device's backend judges kinds and archs; an image that names its backend fits only that one. */
 static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_t* device) {
-  if (image->backend && *image->backend && strcmp(image->backend, tkrt_hal_device_backend_name(device)) != 0) {
+  if (image->backend && *image->backend &&
+      strcmp(image->backend, tkrt_hal_device_backend_name(device)) != 0) {
     return 0;
   }
   return tkrt_hal_device_image_rank(device, image->kind, image->arch);
@@ -46,7 +47,7 @@ static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_t*
 
 static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_device_t* device,
                                        const tkrt_kernel_image_t** out_image) {
-  const tkrt_device_info_t* info = &device->info;
+  const tkrt_device_info_t* info = tkrt_device_info(device);
   const tkrt_kernel_image_t* best = NULL;
   int best_rank = 0;
   for (size_t i = 0; i < kernel->desc.image_count; ++i) {
@@ -596,7 +597,8 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
                               "capturing; loading its kernels now would break the capture: call "
                               "tkrt_call_prepare (or launch once) before capturing",
                               call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name,
-                              args->device->info.backend, args->device->info.ordinal);
+                              tkrt_device_info(args->device)->backend,
+                              tkrt_device_info(args->device)->ordinal);
     }
     TKRT_RETURN_IF_ERROR(tkrt_call_device_state_get(call, args->device, &state));
   }

@@ -82,10 +82,10 @@ typedef struct tkrt_hal_function_info {
 
 /* The device methods. Each backend writes its vtable out with designated initializers at the end
  * of its <name>_device.c and names its implementations tkrt_<name>_<method>. Methods are called
- * with validated arguments: non-NULL out pointers, non-zero sizes, launch dimensions checked against the device
- * info (tkrt_hal_validate_launch) and the function's shared memory limit already raised. Every
- * method must be thread-safe (a device is shared by all threads) and writes out parameters only
- * on success.
+ * with validated arguments: non-NULL out pointers, non-zero sizes, launch dimensions checked
+ * against the device info (tkrt_hal_validate_launch) and the function's shared memory limit
+ * already raised. Every method must be thread-safe (a device is shared by all threads) and writes
+ * out parameters only on success.
  * - module_load: image->kind is resolved (never AUTO); a kind the backend cannot load is
  *   INVALID_ARGUMENT naming it. Never called while a stream of the device captures.
  * - function_create: resolves a kernel by entry name (unknown names: NOT_FOUND); called once per
@@ -157,13 +157,6 @@ uint32_t tkrt_hal_tma_element_bytes(uint32_t elem_type);
 /* The largest TMA descriptor any backend encodes, for callers' stack buffers. */
 #define TKRT_HAL_TMA_DESC_MAX 128
 
-/* A backend: its descriptor is always compiled in (it needs no vendor header), so tkrt knows every
- * backend's name and image formats even in a build without its device code; `compiled` is then
- * false, `probe`, `device_create` and `native_stream_ordinal` are NULL, and the API layer answers
- * UNAVAILABLE, saying so. The registry layer above the backends (registry/registry.c) lists
- * the descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
- * (once per process) and counts devices, answering UNAVAILABLE with a message that lists what was
- * tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
 /* One image kind a backend loads, and how Triton writes it. */
 typedef struct tkrt_hal_image_format {
   tkrt_image_kind_t kind;       /* the public constant (also the wire's number) */
@@ -177,6 +170,13 @@ typedef struct tkrt_hal_image_format {
   bool any_triton_target;
 } tkrt_hal_image_format_t;
 
+/* A backend: its descriptor is always compiled in (it needs no vendor header), so tkrt knows every
+ * backend's name and image formats even in a build without its device code; `compiled` is then
+ * false, `probe`, `device_create` and `native_stream_ordinal` are NULL, and the API layer answers
+ * UNAVAILABLE, saying so. The registry layer above the backends (registry/registry.c) lists
+ * the descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor
+ * library (once per process) and counts devices, answering UNAVAILABLE with a message that lists
+ * what was tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
 struct tkrt_hal_backend {
   const char* name;
   bool compiled; /* false: descriptor only (the CMake option was off or headers were missing) */
