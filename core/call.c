@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
-#include "hal/registry.h"
+#include "registry/registry.h"
 #include "base/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")

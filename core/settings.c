@@ -99,7 +99,7 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .scopes = LIB | CLI | PY},
     [TKRT_SETTING_ID_XLA_BACKEND] =
         {.name = "backend", .env = "TKRT_XLA_BACKEND", .type = TKRT_SETTING_NAME_LIST,
-         .default_text = "cuda,hip",
+         .default_text = "gpu",
          .expected = "a backend name or a comma list of them, none empty",
          .doc = "libtkrt_xla's backends, in order (XLA hands over GPU pointers and streams)",
          .scopes = XLA | PY},

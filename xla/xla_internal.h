@@ -24,8 +24,12 @@
 typedef tkrt_runtime_call_t tkrt_xla_entry_t;
 
 /* The adapter's settings (xla_settings.c): immutable once returned. */
+/* The backends XLA's devices come from: the group of those that run on streams others made
+ * (tkrt/device.h: cuda and hip), never the host. */
+#define TKRT_XLA_DEFAULT_BACKENDS "gpu"
+
 typedef struct tkrt_xla_settings {
-  tkrt_device_options_t device; /* device.backend: the backends to open, "cuda,hip" by default */
+  tkrt_device_options_t device; /* device.backend: the backends to open, "gpu" by default */
   tkrt_autotuner_options_t tuner;
   /* Count FFI executes made while the stream was capturing (executed_captured): a driver query
    * per execute, so off unless asked for (count_captures, TKRT_XLA_COUNT_CAPTURES). */

@@ -37,7 +37,7 @@ static void tkrt_xla_settings_own(void) {
 }
 
 /* libtkrt_xla's settings come from tkrt's settings table (core/settings.c, docs/settings.md):
- * tkrt's TKRT_* variables, and its own TKRT_XLA_BACKEND (default cuda,hip: never the host
+ * tkrt's TKRT_* variables, and its own TKRT_XLA_BACKEND (default gpu, the backends that run on streams others made: never the host
  * backend, XLA hands over device pointers and a GPU stream), TKRT_XLA_CAPTURE_POLICY
  * (first_config, the default, or error) and TKRT_XLA_COUNT_CAPTURES (on or off: count
  * executed_captured), read through core/environment.c. Words are matched ignoring case, as every
@@ -73,7 +73,7 @@ static void tkrt_xla_settings_from_environment(void) {
   const char* backend = tkrt_setting_environment("TKRT_XLA_BACKEND");
   status = tkrt_setting_check("TKRT_XLA_BACKEND", backend);
   if (status) tkrt_xla_environment_error(status), backend = NULL;
-  s->device.backend = backend && *backend ? backend : "cuda,hip";
+  s->device.backend = backend && *backend ? backend : "gpu";
   static const char* const own[] = {"TKRT_XLA_CAPTURE_POLICY", "TKRT_XLA_COUNT_CAPTURES"};
   for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); ++i) {
     const char* value = tkrt_setting_environment(own[i]);
@@ -150,7 +150,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     goto done;
   }
   if (strcmp(name, "backend") == 0) {
-    s->device.backend = v ? v : "cuda,hip";
+    s->device.backend = v ? v : "gpu";
   }
   tkrt_xla_settings_own();
 done:
