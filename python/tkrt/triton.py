@@ -67,7 +67,8 @@ class _DeviceOptions(ctypes.Structure):  # tkrt_device_options_t (tkrt/device.h)
               ("ordinal", ctypes.c_int), ("host_threads", ctypes.c_uint32),
               ("cache_dir", ctypes.c_char_p), ("trust_shared_cache", ctypes.c_bool),
               ("hip_library", ctypes.c_char_p), ("log", ctypes.c_bool),
-              ("allow_native_code_from_calls", ctypes.c_bool)]
+              ("allow_native_code_from_calls", ctypes.c_bool),
+              ("params", ctypes.c_void_p), ("param_count", ctypes.c_size_t)]
 
 
 class _DeviceInfo(ctypes.Structure):  # the start of tkrt_device_info_t

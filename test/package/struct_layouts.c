@@ -24,6 +24,8 @@ int main(void) {
   FIELD(tkrt_device_options_t, hip_library);
   FIELD(tkrt_device_options_t, log);
   FIELD(tkrt_device_options_t, allow_native_code_from_calls);
+  FIELD(tkrt_device_options_t, params);
+  FIELD(tkrt_device_options_t, param_count);
   STRUCT(tkrt_device_info_t);
   FIELD(tkrt_device_info_t, struct_size);
   FIELD(tkrt_device_info_t, backend);
