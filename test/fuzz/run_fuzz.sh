@@ -12,7 +12,8 @@
 #              inputs up to its 1 MiB cap; the test data's *.json and test/fuzz/corpus_json), ttir
 #              (the TTIR signature scanner; the Triton vectors' *.ttir and test/fuzz/corpus_ttir),
 #              grid (the grid evaluator; test/fuzz/corpus_grid) or case (the case.json reader; the
-#              vectors' case.json files and test/fuzz/corpus_case). The test data is found where the
+#              vectors' case.json files and test/fuzz/corpus_case) or exchange (the decision
+#              exchange's value parser; test/fuzz/corpus_exchange). The test data is found where the
 #              build's CMake cache says (TKRT_VECTORS_DIR, TKRT_TRITON_VECTORS_DIR), else in
 #              test/data; without it only the seeds in test/fuzz are used.
 #   BUILD_DIR  an existing build that has the <TARGET>_fuzz target (configured with clang and
@@ -57,11 +58,14 @@ case "$target" in
   grid)
     seed_dirs=("$root/test/fuzz/corpus_grid")
     extra_args=(-max_len=2048) ;;
+  exchange)
+    seed_dirs=("$root/test/fuzz/corpus_exchange")
+    extra_args=(-max_len=4096) ;;
   case)
     seed_dirs=("$root/test/fuzz/corpus_case")
     seed_files=("jaxlib:case.json")
     extra_args=(-max_len=65536) ;;
-  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case)" >&2
+  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case, exchange)" >&2
      exit 2 ;;
 esac
 
