@@ -98,6 +98,12 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
   if (shared) {
     TKRT_RETURN_IF_ERROR(tkrt_environment_switch("TKRT_TRUST_SHARED_STORES", shared, &trust_shared));
   }
+  bool require_complete = false;
+  const char* complete = tkrt_environment_get("TKRT_TUNE_REQUIRE_COMPLETE");
+  if (complete) {
+    TKRT_RETURN_IF_ERROR(
+        tkrt_environment_switch("TKRT_TUNE_REQUIRE_COMPLETE", complete, &require_complete));
+  }
   const char* margin_text = tkrt_environment_get("TKRT_TUNE_PRUNE_MARGIN");
   double margin = 0;
   if (margin_text) {
@@ -145,6 +151,7 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     }
     if (shared) tuner->trust_shared_store = trust_shared;
     if (margin_text) tuner->prune_margin = margin;
+    if (complete) tuner->require_complete = require_complete;
     const char* pins = tkrt_environment_get("TKRT_TUNE_PIN");
     if (pins) tuner->pins = pins;
     const char* dir = tkrt_environment_get("TKRT_TUNE_DIR");

@@ -453,6 +453,23 @@ static void test_require_complete(void) {
   remove_dir(dir);
 }
 
+/* TKRT_TUNE_REQUIRE_COMPLETE sets the option for the tools; a word that is not on/off is refused. */
+static void test_require_complete_from_environment(void) {
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  EXPECT_TRUE(!options.require_complete);
+  setenv("TKRT_TUNE_REQUIRE_COMPLETE", "on", 1);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
+  EXPECT_TRUE(options.require_complete);
+  setenv("TKRT_TUNE_REQUIRE_COMPLETE", "maybe", 1);
+  EXPECT_STATUS(tkrt_options_from_environment(NULL, &options), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_TUNE_REQUIRE_COMPLETE");
+  setenv("TKRT_TUNE_REQUIRE_COMPLETE", "0", 1);
+  EXPECT_OK(tkrt_options_from_environment(NULL, &options));
+  EXPECT_TRUE(!options.require_complete);
+  unsetenv("TKRT_TUNE_REQUIRE_COMPLETE");
+}
+
 /* Options that cannot work are refused at creation. */
 static void test_exchange_options_are_checked(void) {
   tkrt_exchange_t exchange;
@@ -520,6 +537,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_exchange_failing_store_falls_back),
       TKRT_TEST_CASE(test_exchange_forged_entries_are_refused),
       TKRT_TEST_CASE(test_require_complete),
+      TKRT_TEST_CASE(test_require_complete_from_environment),
       TKRT_TEST_CASE(test_exchange_options_are_checked),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
