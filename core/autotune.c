@@ -15,6 +15,7 @@
 #include "core/call_internal.h"
 #include "core/decision_store.h"
 #include "core/exchange.h"
+#include "core/tune_db.h"
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/versioned.h"
@@ -384,11 +385,12 @@ static tkrt_status_t tkrt_bench_config(tkrt_bench_t* b, size_t index, uint32_t i
 }
 
 /* Benchmarks every runnable config with the aliased inputs in `found` saved before and restored
- * before each config and at the end; takes ownership of `found`. */
+ * before each config and at the end; takes ownership of `found`. Configs marked in `known` (may be
+ * NULL) keep the times already in entry->times_ms (the tuning database) and are not launched. */
 static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                     const tkrt_call_device_state_t* state,
                                     const tkrt_call_launch_args_t* args, tkrt_tune_entry_t* entry,
-                                    tkrt_alias_saves_t* found) {
+                                    tkrt_alias_saves_t* found, const uint8_t* known) {
   tkrt_device_t* device = args->device;
   size_t count = call->desc.config_count;
   tkrt_alias_saves_t saves = *found;
@@ -404,6 +406,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
   /* Pass 1: one timed launch per config sizes the iteration count. */
   float best = -1;
   for (size_t c = 0; c < count; ++c) {
+    if (known && known[c]) continue;
     entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
     if (state->configs[c].unrunnable) {
       if (!entry->skip_reason[0]) {
@@ -430,13 +433,15 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
    * mean over all its launches, so every config that can still win, the winner included, is
    * measured with the full count; a pruned one keeps its first-round mean. */
   size_t runnable = 0;
-  for (size_t c = 0; c < count; ++c) runnable += state->configs[c].unrunnable == NULL;
+  for (size_t c = 0; c < count; ++c) {
+    runnable += state->configs[c].unrunnable == NULL && !(known && known[c]);
+  }
   bool rounds = tuner->prune_margin >= 0 && iterations >= TKRT_TUNE_PRUNE_MIN_ITERATIONS &&
                 runnable > 1;
   uint32_t first = rounds ? iterations / 4 : iterations;
   float best_first = -1;
   for (size_t c = 0; c < count; ++c) {
-    if (state->configs[c].unrunnable) continue;
+    if (state->configs[c].unrunnable || (known && known[c])) continue;
     if ((status = tkrt_bench_config(&bench, c, first, &entry->times_ms[c]))) goto done;
     entry->timed_launches += first;
     if (!rounds && tuner->progress) {
@@ -450,7 +455,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
     /* A best mean of 0 is below the timer's resolution: nothing is known to be far behind it. */
     double limit = best_first > 0 ? (double)best_first * (1.0 + tuner->prune_margin) : INFINITY;
     for (size_t c = 0; c < count; ++c) {
-      if (state->configs[c].unrunnable) continue;
+      if (state->configs[c].unrunnable || (known && known[c])) continue;
       if ((double)entry->times_ms[c] > limit) {
         entry->pruned[c] = 1;
         entry->pruned_count++;
@@ -549,40 +554,119 @@ static const char* tkrt_call_label(const tkrt_call_t* call) {
   return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
 }
 
-/* This rank's own decision for an entry that the store did not decide: a benchmark, or the first
- * runnable config when an aliased input cannot be saved; require_complete refuses both. */
+/* The tuning database (core/tune_db.h): per-config times in the store folder. Marks in known[]
+ * the runnable configs that have one and puts their times in entry->times_ms; returns how many. */
+static size_t tkrt_load_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                const tkrt_call_device_state_t* state,
+                                const tkrt_device_info_t* info, tkrt_tune_entry_t* entry,
+                                uint8_t* known) {
+  size_t count = 0;
+  for (size_t c = 0; c < entry->config_count; ++c) {
+    known[c] = 0;
+    if (!tuner->store_dir || tuner->refresh_store || state->configs[c].unrunnable) continue;
+    tkrt_timing_t timing = {.driver_version = info->driver_version, .sm_count = info->sm_count};
+    tkrt_config_digest(call, c, timing.config);
+    snprintf(timing.arch, sizeof(timing.arch), "%s", info->arch);
+    int found = 0;
+    char problem[512];
+    tkrt_status_t status = tkrt_timing_read(tuner->store_dir, tuner->trust_shared_store, &timing,
+                                            &found, problem, sizeof(problem));
+    tkrt_status_free(status);
+    if (problem[0]) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "ignoring tuning time %s", problem);
+    if (!found) continue;
+    known[c] = 1;
+    entry->times_ms[c] = timing.ms;
+    ++count;
+  }
+  return count;
+}
+
+/* Writes the times this benchmark measured (not those it read) to the tuning database. */
+static void tkrt_save_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                              const tkrt_call_device_state_t* state,
+                              const tkrt_device_info_t* info, const tkrt_tune_entry_t* entry,
+                              const uint8_t* known) {
+  if (!tuner->store_dir) return;
+  for (size_t c = 0; c < entry->config_count; ++c) {
+    if (known[c] || state->configs[c].unrunnable || !(entry->times_ms[c] >= 0)) continue;
+    tkrt_timing_t timing = {.driver_version = info->driver_version,
+                            .sm_count = info->sm_count,
+                            .ms = entry->times_ms[c],
+                            .iterations = entry->pruned[c] ? entry->round1_iterations
+                                                           : entry->iterations};
+    if (timing.iterations == 0) timing.iterations = 1;
+    tkrt_config_digest(call, c, timing.config);
+    snprintf(timing.arch, sizeof(timing.arch), "%s", info->arch);
+    tkrt_status_t status = tkrt_timing_write(tuner->store_dir, &timing);
+    if (status) {
+      tkrt_store_warn(tuner, tkrt_status_message(status));
+      tkrt_status_free(status);
+      return;
+    }
+  }
+}
+
+/* This rank's own decision for an entry that the store did not decide: from the tuning
+ * database's per-config times when every runnable config has one, else a benchmark of the
+ * configs without one, or the first runnable config when an aliased input cannot be saved;
+ * require_complete refuses to benchmark. */
 static tkrt_status_t tkrt_local_decision(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                          const tkrt_call_device_state_t* state,
                                          const tkrt_call_launch_args_t* args,
                                          tkrt_tune_entry_t* entry, const char* store_key) {
   const tkrt_device_info_t* info = tkrt_device_info(args->device);
+  uint8_t* known = calloc(entry->config_count, 1);
+  if (!known) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  size_t runnable = 0;
+  for (size_t c = 0; c < entry->config_count; ++c) runnable += !state->configs[c].unrunnable;
+  size_t timed = tkrt_load_timings(tuner, call, state, info, entry, known);
+  tkrt_status_t status = NULL;
+  if (timed == runnable) {
+    /* Every config has a time already: the fastest, ties to the lower index. */
+    size_t chosen = entry->config_count;
+    for (size_t c = 0; c < entry->config_count; ++c) {
+      if (!known[c]) continue;
+      if (chosen == entry->config_count || entry->times_ms[c] < entry->times_ms[chosen]) chosen = c;
+    }
+    entry->source = TKRT_TUNE_SOURCE_STORE;
+    entry->chosen = chosen;
+    snprintf(entry->store_file, sizeof(entry->store_file), "%s (per-config times)",
+             tuner->store_dir);
+    goto done;
+  }
   if (tuner->require_complete) {
     char hex[65];
     tkrt_hex_encode(call->digest, TKRT_DIGEST_SIZE, hex);
-    return TKRT_STATUS_MAKE(
+    status = TKRT_STATUS_MAKE(
         TKRT_STATUS_FAILED_PRECONDITION,
         "autotuned call '%s' (digest %s) has no decision for %s (driver %d): store entry "
-        "%s.decision is missing from %s%s%s, and require_complete (TKRT_TUNE_REQUIRE_COMPLETE) "
-        "refuses to tune at run time. Tune it beforehand (tkrt tune, or a run without "
-        "require_complete) with the same store, or pin a config (TKRT_TUNE_PIN)",
+        "%s.decision is missing from %s and %zu of its %zu runnable configs have no time there%s%s; "
+        "require_complete (TKRT_TUNE_REQUIRE_COMPLETE) refuses to tune at run time. Tune it "
+        "beforehand (tkrt tune, or a run without require_complete) with the same store, import "
+        "times (tkrt tune-db import), or pin a config (TKRT_TUNE_PIN)",
         tkrt_call_label(call), hex, info->arch, info->driver_version, store_key,
-        tuner->store_dir ? tuner->store_dir : "the store (off)",
+        tuner->store_dir ? tuner->store_dir : "the store (off)", runnable - timed, runnable,
         entry->exchange_key[0] ? "; exchange key " : "", entry->exchange_key);
+    goto done;
   }
   tkrt_alias_saves_t saves;
   char unknown[sizeof(entry->fallback_reason)];
-  TKRT_RETURN_IF_ERROR(tkrt_find_aliased_inputs(call, args, &saves, unknown, sizeof(unknown)));
+  if ((status = tkrt_find_aliased_inputs(call, args, &saves, unknown, sizeof(unknown)))) goto done;
   if (unknown[0]) {
     /* jaxlib would tune anyway and leave the input overwritten; tkrt runs the first runnable
      * config untuned instead, for this process only (nothing is stored). */
     entry->source = TKRT_TUNE_SOURCE_FALLBACK;
     entry->chosen = tkrt_first_runnable(state);
     snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "%s", unknown);
-    return NULL;
+    goto done;
   }
-  TKRT_RETURN_IF_ERROR(tkrt_benchmark(tuner, call, state, args, entry, &saves));
+  if ((status = tkrt_benchmark(tuner, call, state, args, entry, &saves, known))) goto done;
   entry->source = TKRT_TUNE_SOURCE_TUNED;
-  return NULL;
+  tkrt_save_timings(tuner, call, state, info, entry, known);
+
+done:
+  free(known);
+  return status;
 }
 
 /* Every rank that cannot get an agreed decision runs the same one: the first runnable config
@@ -901,8 +985,9 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
     if (ignored[0]) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "ignoring tuning decision %s", ignored);
     ignored[0] = '\0';
     status = tkrt_exchange_decide(tuner, call, state, args, entry, stored, key);
-    bool keep = !status && (entry->source == TKRT_TUNE_SOURCE_TUNED ||
-                            entry->source == TKRT_TUNE_SOURCE_EXCHANGE);
+    bool keep = !status && (entry->source == TKRT_TUNE_SOURCE_EXCHANGE ||
+                            (!stored && (entry->source == TKRT_TUNE_SOURCE_TUNED ||
+                                         entry->source == TKRT_TUNE_SOURCE_STORE)));
     if (keep && tuner->store_dir) {
       tkrt_status_t lock_status =
           tkrt_decision_lock(tuner->store_dir, tuner->trust_shared_store, key, &lock_fd);
@@ -937,7 +1022,10 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
     goto done;
   }
   if ((status = tkrt_local_decision(tuner, call, state, args, entry, key))) goto done;
-  if (entry->source != TKRT_TUNE_SOURCE_TUNED) goto done;
+  /* Tuned, or decided from the tuning database's times (STORE here): kept as a decision too. */
+  if (entry->source != TKRT_TUNE_SOURCE_TUNED && entry->source != TKRT_TUNE_SOURCE_STORE) {
+    goto done;
+  }
 
 write:
   if (lock_fd >= 0) {

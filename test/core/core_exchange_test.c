@@ -453,6 +453,103 @@ static void test_require_complete(void) {
   remove_dir(dir);
 }
 
+/* The in-place call with its first `count` configs (core_inplace_call's, the same digests). */
+static tkrt_call_t* inplace_prefix_call(size_t count) {
+  static const char* names[3] = {"inplace_add_128", "inplace_add_512", "inplace_add_2048"};
+  static const uint32_t blocks[3] = {128, 512, 2048};
+  tkrt_param_t params[3][5];
+  tkrt_config_desc_t configs[3];
+  for (size_t c = 0; c < count; ++c) {
+    params[c][0] = core_array(16, 0);
+    params[c][1] = core_array(16, 0);
+    params[c][2] = core_i32(N);
+    params[c][3] = core_u32(0);
+    params[c][4] = core_array(0, 0);
+    configs[c] = (tkrt_config_desc_t){.kernel = core_kernel(names[c], 4, 1, 0),
+                                      .grid = {(N + blocks[c] - 1) / blocks[c], 1, 1},
+                                      .params = params[c], .param_count = 5};
+  }
+  tkrt_call_desc_t desc;
+  tkrt_call_desc_init(&desc);
+  desc.name = "inplace";
+  desc.autotuned = true;
+  desc.configs = configs;
+  desc.config_count = count;
+  tkrt_call_t* call = NULL;
+  EXPECT_OK(tkrt_call_create(&desc, &call));
+  for (size_t c = 0; c < count; ++c) tkrt_kernel_release(configs[c].kernel);
+  return call;
+}
+
+/* The tuning database: a call that gains a config times only the new one; with every config
+ * timed, a call is decided without launching anything (also under require_complete). */
+static void test_tuning_database_times_only_new_configs(void) {
+  tkrt_device_t* device = core_open_device();
+  ASSERT_TRUE(device != NULL);
+  char dir[64];
+  make_dir(dir);
+  float x[N] = {0}, y[N] = {0};
+  tkrt_deviceptr_t dx = core_upload(device, x, sizeof(x)), dy = core_upload(device, y, sizeof(y));
+  tkrt_deviceptr_t counter = core_upload(device, NULL, 16);
+  tkrt_buffer_t buffers[] = {{dx, N * 4}, {dy, N * 4}, {counter, 16}, {dx, N * 4}};
+  uint32_t counts[4], zero[4] = {0};
+
+  tkrt_call_t* two = inplace_prefix_call(2);
+  tkrt_autotuner_t* tuner = core_tuner(dir, 1.0, 2);
+  tkrt_launch_decision_t decision;
+  EXPECT_OK(core_launch_decided(two, device, NULL, buffers, 3, 1, tuner, &decision));
+  EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
+  core_download(device, counts, counter, 16);
+  EXPECT_TRUE(counts[0] >= 2 && counts[1] >= 2);
+  tkrt_autotuner_destroy(tuner);
+
+  tkrt_status_free(tkrt_memcpy_htod_async(device, counter, zero, 16, NULL));
+  tkrt_status_free(tkrt_stream_synchronize(device, NULL));
+  tkrt_call_t* three = inplace_prefix_call(3);
+  tuner = core_tuner(dir, 1.0, 2);
+  EXPECT_OK(core_launch_decided(three, device, NULL, buffers, 3, 1, tuner, &decision));
+  EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_TUNED);
+  core_download(device, counts, counter, 16);
+  /* Config 2 was timed (a warm-up and timed launches); 0 and 1 ran at most once, as the choice. */
+  EXPECT_TRUE(counts[2] >= 2);
+  EXPECT_TRUE(counts[0] + counts[1] <= 1);
+  tkrt_tune_report_t report;
+  tkrt_tune_report_init(&report);
+  float times[3];
+  report.times_ms = times;
+  report.times_capacity = 3;
+  EXPECT_OK(tkrt_autotuner_get_report(tuner, three, tkrt_device_info(device)->arch, &report));
+  EXPECT_TRUE(times[0] >= 0 && times[1] >= 0 && times[2] >= 0);
+  tkrt_autotuner_destroy(tuner);
+
+  /* Without the decision entries, the times alone decide: nothing is benchmarked, even under
+   * require_complete. */
+  char command[256];
+  snprintf(command, sizeof(command), "rm -f %s/*.decision", dir);
+  EXPECT_EQ_U64(system(command), 0);
+  tkrt_status_free(tkrt_memcpy_htod_async(device, counter, zero, 16, NULL));
+  tkrt_status_free(tkrt_stream_synchronize(device, NULL));
+  tkrt_autotuner_options_t options;
+  tkrt_autotuner_options_init(&options);
+  options.store_dir = dir;
+  options.require_complete = true;
+  EXPECT_OK(tkrt_autotuner_create(&options, &tuner));
+  EXPECT_OK(core_launch_decided(three, device, NULL, buffers, 3, 1, tuner, &decision));
+  EXPECT_EQ_U64(decision.source, TKRT_TUNE_SOURCE_STORE);
+  EXPECT_EQ_U64(decision.config, report.chosen);
+  core_download(device, counts, counter, 16);
+  EXPECT_EQ_U64(counts[0] + counts[1] + counts[2], 1);
+  tkrt_autotuner_destroy(tuner);
+
+  tkrt_call_release(two);
+  tkrt_call_release(three);
+  tkrt_status_free(tkrt_memory_free(device, dx));
+  tkrt_status_free(tkrt_memory_free(device, dy));
+  tkrt_status_free(tkrt_memory_free(device, counter));
+  tkrt_device_release(device);
+  remove_dir(dir);
+}
+
 /* TKRT_TUNE_REQUIRE_COMPLETE sets the option for the tools; a word that is not on/off is refused. */
 static void test_require_complete_from_environment(void) {
   tkrt_autotuner_options_t options;
@@ -538,6 +635,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_exchange_forged_entries_are_refused),
       TKRT_TEST_CASE(test_require_complete),
       TKRT_TEST_CASE(test_require_complete_from_environment),
+      TKRT_TEST_CASE(test_tuning_database_times_only_new_configs),
       TKRT_TEST_CASE(test_exchange_options_are_checked),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the decision exchange's value parser (tkrt_exchange_value_parse: the bytes
  * another rank, or whoever can write the store behind the exchange, published). The first input
- * byte picks the kind (even: a decision, odd: timings); the rest is the value, parsed for the key
+ * byte picks the kind (0 mod 3: a decision, 1: timings, 2: a tuning database file, parsed by
+ * tkrt_tunedb_parse, whose records must re-format and parse the same); the rest is the value, parsed for the key
  * of 64 zeros and 3 configs. Checks: never a crash or leak; an accepted decision is inside the
  * config count, accepted timings are each -1 or finite and >= 0, an accepted value re-formats to
  * the same parse; a refused one has a reason and leaves the outputs untouched. Seeds:
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "core/exchange.h"
+#include "core/tune_db.h"
 
 #define FUZZ_CONFIGS 3
 
@@ -21,8 +23,30 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   static const char key[] = "0000000000000000000000000000000000000000000000000000000000000000";
+  if (data[0] % 3 == 2) {
+    tkrt_timing_t* records = NULL;
+    size_t count = 0;
+    tkrt_status_t status = tkrt_tunedb_parse((const char*)data + 1, size - 1, "fuzz", &records,
+                                             &count);
+    if (status) {
+      if (records || count) abort();
+      tkrt_status_free(status);
+      return 0;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      char line[256], problem[128];
+      size_t length = tkrt_timing_format_line(&records[i], line, sizeof(line));
+      tkrt_timing_t again;
+      if (!length || !tkrt_timing_parse_line(line, length - 1, &again, problem, sizeof(problem)) ||
+          memcmp(&again, &records[i], sizeof(again)) != 0) {
+        abort();
+      }
+    }
+    free(records);
+    return 0;
+  }
   tkrt_exchange_value_kind_t kind =
-      data[0] % 2 ? TKRT_EXCHANGE_VALUE_TIMINGS : TKRT_EXCHANGE_VALUE_DECISION;
+      data[0] % 3 == 1 ? TKRT_EXCHANGE_VALUE_TIMINGS : TKRT_EXCHANGE_VALUE_DECISION;
   float times[FUZZ_CONFIGS] = {-7, -7, -7};
   size_t chosen = 99;
   char problem[128] = "";
