@@ -5,6 +5,7 @@
 #include "core/tune_db.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -262,4 +263,207 @@ tkrt_status_t tkrt_tunedb_parse(const char* text, size_t size, const char* where
   *out = records;
   *out_count = count;
   return NULL;
+}
+
+/* ---------------------------------------------------------------- export, import, merge */
+
+static int tkrt_timing_compare(const void* a, const void* b) {
+  const tkrt_timing_t* x = a;
+  const tkrt_timing_t* y = b;
+  int c = memcmp(x->config, y->config, 32);
+  if (c) return c;
+  if ((c = strcmp(x->arch, y->arch))) return c;
+  if (x->driver_version != y->driver_version) return x->driver_version < y->driver_version ? -1 : 1;
+  if (x->sm_count != y->sm_count) return x->sm_count < y->sm_count ? -1 : 1;
+  return 0;
+}
+
+/* The database text of `count` sorted records. */
+static tkrt_status_t tkrt_tunedb_text(const tkrt_timing_t* records, size_t count, char** out_text,
+                                      size_t* out_size) {
+  size_t capacity = sizeof(TKRT_TUNEDB_MAGIC) + 1 + count * 256;
+  char* text = malloc(capacity);
+  if (!text) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  size_t used = (size_t)snprintf(text, capacity, "%s\n", TKRT_TUNEDB_MAGIC);
+  for (size_t i = 0; i < count; ++i) {
+    size_t length = tkrt_timing_format_line(&records[i], text + used, capacity - used);
+    if (!length) {
+      free(text);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "tuning database text overflowed");
+    }
+    used += length;
+  }
+  *out_text = text;
+  *out_size = used;
+  return NULL;
+}
+
+void tkrt_tunedb_free(char* text) { free(text); }
+
+tkrt_status_t tkrt_tunedb_export(const char* store_dir, bool trust_shared, char** out_text,
+                                 size_t* out_size, size_t* out_skipped) {
+  if (!store_dir || !out_text || !out_size) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_tunedb_export: NULL argument");
+  }
+  *out_text = NULL;
+  *out_size = 0;
+  if (out_skipped) *out_skipped = 0;
+  int dir_fd = -1;
+  TKRT_RETURN_IF_ERROR(tkrt_fs_open_trusted_dir(store_dir, trust_shared, &dir_fd));
+  int list_fd = dup(dir_fd);
+  DIR* folder = list_fd >= 0 ? fdopendir(list_fd) : NULL;
+  if (!folder) {
+    if (list_fd >= 0) close(list_fd);
+    close(dir_fd);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "cannot list %s", store_dir);
+  }
+  tkrt_timing_t* records = NULL;
+  size_t count = 0, capacity = 0, skipped = 0;
+  tkrt_status_t status = NULL;
+  struct dirent* entry;
+  while (!status && (entry = readdir(folder)) != NULL) {
+    const char* name = entry->d_name;
+    if (strlen(name) != 64 + 7 || strcmp(name + 64, ".timing") != 0 || name[0] == '.') continue;
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/%s", store_dir, name);
+    void* data = NULL;
+    size_t size = 0;
+    tkrt_status_t read = tkrt_fs_read_file_at(
+        dir_fd, name, path, 4096,
+        TKRT_FS_READ_NOFOLLOW | TKRT_FS_READ_TRUSTED | (trust_shared ? TKRT_FS_READ_SHARED_OK : 0u),
+        &data, &size);
+    if (read) {
+      tkrt_status_free(read);
+      ++skipped;
+      continue;
+    }
+    const char* text = data;
+    size_t header = sizeof(TKRT_TIMING_MAGIC);
+    tkrt_timing_t record;
+    char why[128], key[65];
+    bool ok = size >= header + 1 && memcmp(text, TKRT_TIMING_MAGIC "\n", header) == 0 &&
+              text[size - 1] == '\n' &&
+              tkrt_timing_parse_line(text + header, size - header - 1, &record, why, sizeof(why));
+    free(data);
+    if (ok) {
+      tkrt_timing_key(&record, key);
+      ok = memcmp(key, name, 64) == 0; /* a record copied under another name is not its own */
+    }
+    if (!ok) {
+      ++skipped;
+      continue;
+    }
+    if (count == capacity) {
+      size_t grown = capacity ? capacity * 2 : 64;
+      tkrt_timing_t* more = realloc(records, grown * sizeof(*records));
+      if (!more) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+        break;
+      }
+      records = more;
+      capacity = grown;
+    }
+    records[count++] = record;
+  }
+  closedir(folder);
+  close(dir_fd);
+  if (!status) {
+    if (count) qsort(records, count, sizeof(*records), tkrt_timing_compare);
+    status = tkrt_tunedb_text(records, count, out_text, out_size);
+  }
+  free(records);
+  if (!status && out_skipped) *out_skipped = skipped;
+  return status;
+}
+
+tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text, size_t size,
+                                 const char* where, size_t* out_count) {
+  if (!store_dir || !text) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_tunedb_import: NULL argument");
+  }
+  if (out_count) *out_count = 0;
+  tkrt_timing_t* records = NULL;
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_tunedb_parse(text, size, where ? where : "the database", &records,
+                                         &count));
+  tkrt_status_t status = NULL;
+  if (count) {
+    status = tkrt_fs_mkdirs(store_dir);
+    int dir_fd = -1;
+    if (!status) status = tkrt_fs_open_trusted_dir(store_dir, false, &dir_fd);
+    if (dir_fd >= 0) close(dir_fd);
+  }
+  size_t written = 0;
+  for (size_t i = 0; !status && i < count; ++i) {
+    if (!(status = tkrt_timing_write(store_dir, &records[i]))) ++written;
+  }
+  free(records);
+  if (out_count) *out_count = written;
+  return status;
+}
+
+static int tkrt_float_order(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return x < y ? -1 : x > y;
+}
+
+tkrt_status_t tkrt_tunedb_merge(const char* const* texts, const size_t* sizes,
+                                const char* const* names, size_t count, char** out_text,
+                                size_t* out_size) {
+  if ((count && (!texts || !sizes)) || !out_text || !out_size) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_tunedb_merge: NULL argument");
+  }
+  *out_text = NULL;
+  *out_size = 0;
+  tkrt_timing_t* all = NULL;
+  size_t total = 0;
+  tkrt_status_t status = NULL;
+  for (size_t i = 0; i < count && !status; ++i) {
+    tkrt_timing_t* records = NULL;
+    size_t n = 0;
+    char where[64];
+    snprintf(where, sizeof(where), "input %zu", i + 1);
+    status = tkrt_tunedb_parse(texts[i], sizes[i], names && names[i] ? names[i] : where, &records,
+                               &n);
+    if (status) break;
+    tkrt_timing_t* more = n ? realloc(all, (total + n) * sizeof(*all)) : all;
+    if (n && !more) {
+      free(records);
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      break;
+    }
+    all = more;
+    if (n) memcpy(all + total, records, n * sizeof(*all));
+    total += n;
+    free(records);
+  }
+  float* column = status || !total ? NULL : malloc(total * sizeof(float));
+  if (!status && total && !column) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  }
+  size_t merged = 0;
+  if (!status && total) {
+    /* Stable grouping: sort, then one output record per run of equal keys. */
+    qsort(all, total, sizeof(*all), tkrt_timing_compare);
+    for (size_t start = 0; start < total;) {
+      size_t end = start + 1;
+      while (end < total && tkrt_timing_compare(&all[start], &all[end]) == 0) ++end;
+      size_t n = end - start;
+      uint32_t iterations = all[start].iterations;
+      for (size_t i = 0; i < n; ++i) {
+        column[i] = all[start + i].ms;
+        if (all[start + i].iterations < iterations) iterations = all[start + i].iterations;
+      }
+      qsort(column, n, sizeof(float), tkrt_float_order);
+      tkrt_timing_t out = all[start];
+      out.ms = n % 2 ? column[n / 2] : (float)(((double)column[n / 2 - 1] + column[n / 2]) / 2);
+      out.iterations = iterations;
+      all[merged++] = out;
+      start = end;
+    }
+  }
+  if (!status) status = tkrt_tunedb_text(all, merged, out_text, out_size);
+  free(column);
+  free(all);
+  return status;
 }

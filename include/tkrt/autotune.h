@@ -205,6 +205,33 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t*
                                                  const char* arch, tkrt_tune_report_t* report);
 TKRT_API const char* tkrt_tune_source_name(tkrt_tune_source_t source);
 
+/* ---------------------------------------------------------------- the tuning database */
+
+/* The tuner keeps each config's measured time in the store folder ("<key>.timing"), keyed by the
+ * config alone (kernel, grid, parameters) and the device's arch, driver and SM count; a call whose
+ * configs all have one is decided without benchmarking, and a call that gains a config times only
+ * that one. A database file is the text "tkrt-tune-db 1" and one record a line:
+ * "timing <config digest hex> <arch> <driver> <sm count> <ms> <iterations>" (docs/autotuning.md).
+ * Texts returned here are malloc'd; release them with tkrt_tunedb_free. */
+
+/* Every valid time in the store folder, sorted, as a database text; *out_skipped counts the
+ * entries refused (malformed, untrusted, links, or named for another record). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_export(const char* store_dir, bool trust_shared,
+                                           char** out_text, size_t* out_size,
+                                           size_t* out_skipped);
+/* Checks a whole database text (INVALID_ARGUMENT naming `where` and the line), then writes each
+ * record into the store folder (replacing the time stored for the same config and device). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text,
+                                           size_t size, const char* where,
+                                           size_t* out_count);
+/* Merges database texts into one: per (config, arch, driver, SM count), the median time across
+ * the inputs that have it (the mean of the middle two for an even count) and the smallest
+ * iteration count; sorted. Any invalid input is an error naming it (names[i]). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_merge(const char* const* texts, const size_t* sizes,
+                                          const char* const* names, size_t count,
+                                          char** out_text, size_t* out_size);
+TKRT_API void tkrt_tunedb_free(char* text);
+
 #ifdef __cplusplus
 }
 #endif
