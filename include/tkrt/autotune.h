@@ -45,9 +45,11 @@ typedef enum tkrt_exchange_result {
 /* A key-value store that ranks share (JAX's coordination service, a c10d store, a folder), through
  * which tuners of several processes agree on one decision per call (docs/autotuning.md). Keys are
  * NUL-terminated strings of at most TKRT_EXCHANGE_MAX_KEY characters from [A-Za-z0-9._-]; values
- * are bytes. Every callback may be called from any thread that launches, one call at a time per
- * tuner decision; none may block longer than asked. Plain C function pointers with a user pointer,
- * so that ctypes (CFUNCTYPE) callbacks around a Python store object fit. */
+ * are bytes. Callbacks run on the launching thread that decides a call, without any tuner lock
+ * held; threads deciding different calls may call them at the same time, so they must be
+ * thread-safe (the folder adapter is). get must not block longer than asked; set and add should
+ * return promptly (a store that is down answers TKRT_EXCHANGE_ERROR). Plain C function pointers
+ * with a user pointer, so that ctypes (CFUNCTYPE) callbacks around a Python store object fit. */
 typedef struct tkrt_exchange {
   size_t struct_size; /* tkrt_exchange_init */
   void* user;
