@@ -47,6 +47,9 @@ typedef struct tkrt_tune_entry {
   char exchange_key[65];     /* "" when the exchange was not used */
   char exchange_role[16];
   uint32_t exchange_ranks;
+  /* The store held a decision that was refused (corrupt, forged, untrusted): the tuning
+   * database's times beside it are not used either, and the call is benchmarked anew. */
+  bool distrust_store;
 } tkrt_tune_entry_t;
 
 typedef struct tkrt_tune_pin {
@@ -563,7 +566,10 @@ static size_t tkrt_load_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call
   size_t count = 0;
   for (size_t c = 0; c < entry->config_count; ++c) {
     known[c] = 0;
-    if (!tuner->store_dir || tuner->refresh_store || state->configs[c].unrunnable) continue;
+    if (!tuner->store_dir || tuner->refresh_store || entry->distrust_store ||
+        state->configs[c].unrunnable) {
+      continue;
+    }
     tkrt_timing_t timing = {.driver_version = info->driver_version, .sm_count = info->sm_count};
     tkrt_config_digest(call, c, timing.config);
     snprintf(timing.arch, sizeof(timing.arch), "%s", info->arch);
@@ -974,7 +980,10 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
       } else {
         for (size_t c = 0; c < entry->config_count; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
       }
-      if (problem[0]) snprintf(ignored, sizeof(ignored), "%s", problem);
+      if (problem[0]) {
+        snprintf(ignored, sizeof(ignored), "%s", problem);
+        entry->distrust_store = true;
+      }
     }
   }
   if (exchange) {
