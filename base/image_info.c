@@ -16,6 +16,38 @@ static bool tkrt_image_store_kernel(const char* name, size_t length, void* user)
   return true;
 }
 
+/* The names of the public image kinds (tkrt/device.h; also the wire's numbers), beside the
+ * detector that recognises them: the words of tkrt info, the Triton loader and Python. Which
+ * backend loads each kind is the backends' answer (their descriptors), not this table's. */
+const char* tkrt_image_kind_name(tkrt_image_kind_t kind) {
+  switch (kind) {
+    case TKRT_IMAGE_AUTO: return "auto";
+    case TKRT_IMAGE_PTX: return "ptx";
+    case TKRT_IMAGE_CUBIN: return "cubin";
+    case TKRT_IMAGE_FATBIN: return "fatbin";
+    case TKRT_IMAGE_HSACO: return "hsaco";
+    case TKRT_IMAGE_HOST: return "host";
+  }
+  return "unknown";
+}
+
+tkrt_status_t tkrt_image_kind_from_name(const char* name, tkrt_image_kind_t* out_kind) {
+  static const tkrt_image_kind_t kinds[] = {TKRT_IMAGE_PTX, TKRT_IMAGE_CUBIN, TKRT_IMAGE_FATBIN,
+                                            TKRT_IMAGE_HSACO, TKRT_IMAGE_HOST};
+  char listed[64] = "";
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+    if (name && out_kind && strcmp(name, tkrt_image_kind_name(kinds[i])) == 0) {
+      *out_kind = kinds[i];
+      return NULL;
+    }
+    size_t used = strlen(listed);
+    snprintf(listed + used, sizeof(listed) - used, "%s%s", i ? ", " : "",
+             tkrt_image_kind_name(kinds[i]));
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "unknown image kind '%s' (known: %s)",
+                          name ? name : "(null)", listed);
+}
+
 tkrt_image_kind_t tkrt_image_detect(const void* data, size_t size) {
   const unsigned char* bytes = data;
   if (!bytes || size < 4) return TKRT_IMAGE_AUTO;

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/alias_saves.h"
 #include "core/call_internal.h"
 #include "core/decision_store.h"
+#include "core/exchange.h"
+#include "core/tune_db.h"
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/versioned.h"
@@ -40,7 +43,13 @@ typedef struct tkrt_tune_entry {
   uint64_t timed_launches;
   char skip_reason[256];
   char store_file[1024]; /* the store entry read or written, "" if none */
-  char fallback_reason[256]; /* FALLBACK: why tuning was impossible */
+  char fallback_reason[256]; /* FALLBACK, EXCHANGE_FALLBACK: why tuning was impossible */
+  char exchange_key[65];     /* "" when the exchange was not used */
+  char exchange_role[16];
+  uint32_t exchange_ranks;
+  /* The store held a decision that was refused (corrupt, forged, untrusted): the tuning
+   * database's times beside it are not used either, and the call is benchmarked anew. */
+  bool distrust_store;
 } tkrt_tune_entry_t;
 
 typedef struct tkrt_tune_pin {
@@ -67,6 +76,14 @@ struct tkrt_autotuner_s {
   tkrt_tune_entry_t* entries;
   tkrt_tune_pin_t* pins;
   int store_warned;
+  bool has_exchange;
+  tkrt_exchange_t exchange;
+  tkrt_exchange_policy_t exchange_policy;
+  uint32_t exchange_ranks;
+  uint32_t exchange_timeout_ms;
+  char* tuning_key; /* "" when none */
+  bool require_complete;
+  tkrt_autotuner_stats_t stats; /* guarded by lock */
 };
 
 const char* tkrt_tune_source_name(tkrt_tune_source_t source) {
@@ -78,6 +95,8 @@ const char* tkrt_tune_source_name(tkrt_tune_source_t source) {
     case TKRT_TUNE_SOURCE_STORE: return "store";
     case TKRT_TUNE_SOURCE_DEFAULT: return "default";
     case TKRT_TUNE_SOURCE_FALLBACK: return "fallback";
+    case TKRT_TUNE_SOURCE_EXCHANGE: return "exchange";
+    case TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK: return "exchange-fallback";
   }
   return "unknown";
 }
@@ -89,6 +108,14 @@ void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options) {
   options->target_ms = 10.0;
   options->max_iterations = 100;
   options->prune_margin = 0.25;
+  options->exchange_policy = TKRT_EXCHANGE_POLICY_LEADER;
+  options->exchange_ranks = 1;
+  options->exchange_timeout_ms = 60000;
+}
+
+void tkrt_autotuner_stats_init(tkrt_autotuner_stats_t* stats) {
+  memset(stats, 0, sizeof(*stats));
+  stats->struct_size = sizeof(*stats);
 }
 
 void tkrt_tune_report_init(tkrt_tune_report_t* report) {
@@ -184,6 +211,7 @@ void tkrt_autotuner_destroy(tkrt_autotuner_t* tuner) {
   pthread_cond_destroy(&tuner->done);
   pthread_mutex_destroy(&tuner->lock);
   free(tuner->store_dir);
+  free(tuner->tuning_key);
   free(tuner);
 }
 
@@ -212,8 +240,38 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "autotuner options: target_ms must be >= 0 and max_iterations >= 1");
   }
+  tkrt_exchange_t exchange;
+  tkrt_exchange_init(&exchange);
+  if (options->exchange) {
+    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&exchange, sizeof(exchange), options->exchange,
+                                             "autotuner options: exchange"));
+    if (!exchange.set || !exchange.get || !exchange.add) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "autotuner options: the exchange needs set, get and add callbacks");
+    }
+    if (options->exchange_policy != TKRT_EXCHANGE_POLICY_LEADER &&
+        options->exchange_policy != TKRT_EXCHANGE_POLICY_MERGE) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "autotuner options: unknown exchange policy %d",
+                              (int)options->exchange_policy);
+    }
+    if (options->exchange_policy == TKRT_EXCHANGE_POLICY_MERGE &&
+        (options->exchange_ranks == 0 || options->exchange_ranks > 65536)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "autotuner options: exchange_ranks is %u; the merge policy needs "
+                              "1 to 65536 ranks",
+                              options->exchange_ranks);
+    }
+  }
   tkrt_autotuner_t* tuner = calloc(1, sizeof(*tuner));
   if (!tuner) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  tuner->has_exchange = options->exchange != NULL;
+  tuner->exchange = exchange;
+  tuner->exchange_policy = options->exchange_policy;
+  tuner->exchange_ranks = options->exchange_ranks;
+  tuner->exchange_timeout_ms = options->exchange_timeout_ms;
+  tuner->require_complete = options->require_complete;
+  tkrt_autotuner_stats_init(&tuner->stats);
   pthread_mutex_init(&tuner->lock, NULL);
   pthread_cond_init(&tuner->done, NULL);
   static atomic_uint tkrt_next_tuner_id;
@@ -228,6 +286,11 @@ tkrt_status_t tkrt_autotuner_create(const tkrt_autotuner_options_t* options,
   tuner->max_iterations = options->max_iterations;
   tuner->prune_margin = options->prune_margin;
   tkrt_status_t status = NULL;
+  tuner->tuning_key = strdup(options->tuning_key ? options->tuning_key : "");
+  if (!tuner->tuning_key) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
   if (options->pins && *options->pins && (status = tkrt_parse_pins(tuner, options->pins))) {
     goto fail;
   }
@@ -325,11 +388,12 @@ static tkrt_status_t tkrt_bench_config(tkrt_bench_t* b, size_t index, uint32_t i
 }
 
 /* Benchmarks every runnable config with the aliased inputs in `found` saved before and restored
- * before each config and at the end; takes ownership of `found`. */
+ * before each config and at the end; takes ownership of `found`. Configs marked in `known` (may be
+ * NULL) keep the times already in entry->times_ms (the tuning database) and are not launched. */
 static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                     const tkrt_call_device_state_t* state,
                                     const tkrt_call_launch_args_t* args, tkrt_tune_entry_t* entry,
-                                    tkrt_alias_saves_t* found) {
+                                    tkrt_alias_saves_t* found, const uint8_t* known) {
   tkrt_device_t* device = args->device;
   size_t count = call->desc.config_count;
   tkrt_alias_saves_t saves = *found;
@@ -345,6 +409,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
   /* Pass 1: one timed launch per config sizes the iteration count. */
   float best = -1;
   for (size_t c = 0; c < count; ++c) {
+    if (known && known[c]) continue;
     entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
     if (state->configs[c].unrunnable) {
       if (!entry->skip_reason[0]) {
@@ -371,13 +436,15 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
    * mean over all its launches, so every config that can still win, the winner included, is
    * measured with the full count; a pruned one keeps its first-round mean. */
   size_t runnable = 0;
-  for (size_t c = 0; c < count; ++c) runnable += state->configs[c].unrunnable == NULL;
+  for (size_t c = 0; c < count; ++c) {
+    runnable += state->configs[c].unrunnable == NULL && !(known && known[c]);
+  }
   bool rounds = tuner->prune_margin >= 0 && iterations >= TKRT_TUNE_PRUNE_MIN_ITERATIONS &&
                 runnable > 1;
   uint32_t first = rounds ? iterations / 4 : iterations;
   float best_first = -1;
   for (size_t c = 0; c < count; ++c) {
-    if (state->configs[c].unrunnable) continue;
+    if (state->configs[c].unrunnable || (known && known[c])) continue;
     if ((status = tkrt_bench_config(&bench, c, first, &entry->times_ms[c]))) goto done;
     entry->timed_launches += first;
     if (!rounds && tuner->progress) {
@@ -391,7 +458,7 @@ static tkrt_status_t tkrt_benchmark(tkrt_autotuner_t* tuner, const tkrt_call_t* 
     /* A best mean of 0 is below the timer's resolution: nothing is known to be far behind it. */
     double limit = best_first > 0 ? (double)best_first * (1.0 + tuner->prune_margin) : INFINITY;
     for (size_t c = 0; c < count; ++c) {
-      if (state->configs[c].unrunnable) continue;
+      if (state->configs[c].unrunnable || (known && known[c])) continue;
       if ((double)entry->times_ms[c] > limit) {
         entry->pruned[c] = 1;
         entry->pruned_count++;
@@ -480,6 +547,391 @@ static size_t tkrt_first_runnable(const tkrt_call_device_state_t* state) {
   return c;
 }
 
+static void tkrt_stat_add(tkrt_autotuner_t* tuner, uint64_t* counter) {
+  pthread_mutex_lock(&tuner->lock);
+  ++*counter;
+  pthread_mutex_unlock(&tuner->lock);
+}
+
+static const char* tkrt_call_label(const tkrt_call_t* call) {
+  return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
+}
+
+/* The tuning database (core/tune_db.h): per-config times in the store folder. Marks in known[]
+ * the runnable configs that have one and puts their times in entry->times_ms; returns how many. */
+static size_t tkrt_load_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                const tkrt_call_device_state_t* state,
+                                const tkrt_device_info_t* info, tkrt_tune_entry_t* entry,
+                                uint8_t* known) {
+  size_t count = 0;
+  for (size_t c = 0; c < entry->config_count; ++c) {
+    known[c] = 0;
+    if (!tuner->store_dir || tuner->refresh_store || entry->distrust_store ||
+        state->configs[c].unrunnable) {
+      continue;
+    }
+    tkrt_timing_t timing = {.driver_version = info->driver_version, .sm_count = info->sm_count};
+    tkrt_config_digest(call, c, timing.config);
+    snprintf(timing.arch, sizeof(timing.arch), "%s", info->arch);
+    int found = 0;
+    char problem[512];
+    tkrt_status_t status = tkrt_timing_read(tuner->store_dir, tuner->trust_shared_store, &timing,
+                                            &found, problem, sizeof(problem));
+    tkrt_status_free(status);
+    if (problem[0]) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "ignoring tuning time %s", problem);
+    if (!found) continue;
+    known[c] = 1;
+    entry->times_ms[c] = timing.ms;
+    ++count;
+  }
+  return count;
+}
+
+/* Writes the times this benchmark measured (not those it read) to the tuning database. */
+static void tkrt_save_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                              const tkrt_call_device_state_t* state,
+                              const tkrt_device_info_t* info, const tkrt_tune_entry_t* entry,
+                              const uint8_t* known) {
+  if (!tuner->store_dir) return;
+  for (size_t c = 0; c < entry->config_count; ++c) {
+    if (known[c] || state->configs[c].unrunnable || !(entry->times_ms[c] >= 0)) continue;
+    tkrt_timing_t timing = {.driver_version = info->driver_version,
+                            .sm_count = info->sm_count,
+                            .ms = entry->times_ms[c],
+                            .iterations = entry->pruned[c] ? entry->round1_iterations
+                                                           : entry->iterations};
+    if (timing.iterations == 0) timing.iterations = 1;
+    tkrt_config_digest(call, c, timing.config);
+    snprintf(timing.arch, sizeof(timing.arch), "%s", info->arch);
+    tkrt_status_t status = tkrt_timing_write(tuner->store_dir, &timing);
+    if (status) {
+      tkrt_store_warn(tuner, tkrt_status_message(status));
+      tkrt_status_free(status);
+      return;
+    }
+  }
+}
+
+/* This rank's own decision for an entry that the store did not decide: from the tuning
+ * database's per-config times when every runnable config has one, else a benchmark of the
+ * configs without one, or the first runnable config when an aliased input cannot be saved;
+ * require_complete refuses to benchmark. */
+static tkrt_status_t tkrt_local_decision(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                         const tkrt_call_device_state_t* state,
+                                         const tkrt_call_launch_args_t* args,
+                                         tkrt_tune_entry_t* entry, const char* store_key) {
+  const tkrt_device_info_t* info = tkrt_device_info(args->device);
+  uint8_t* known = calloc(entry->config_count, 1);
+  if (!known) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  size_t runnable = 0;
+  for (size_t c = 0; c < entry->config_count; ++c) runnable += !state->configs[c].unrunnable;
+  size_t timed = tkrt_load_timings(tuner, call, state, info, entry, known);
+  tkrt_status_t status = NULL;
+  if (timed == runnable) {
+    /* Every config has a time already: the fastest, ties to the lower index. */
+    size_t chosen = entry->config_count;
+    for (size_t c = 0; c < entry->config_count; ++c) {
+      if (!known[c]) continue;
+      if (chosen == entry->config_count || entry->times_ms[c] < entry->times_ms[chosen]) chosen = c;
+    }
+    entry->source = TKRT_TUNE_SOURCE_STORE;
+    entry->chosen = chosen;
+    snprintf(entry->store_file, sizeof(entry->store_file), "%s (per-config times)",
+             tuner->store_dir);
+    goto done;
+  }
+  if (tuner->require_complete) {
+    char hex[65];
+    tkrt_hex_encode(call->digest, TKRT_DIGEST_SIZE, hex);
+    status = TKRT_STATUS_MAKE(
+        TKRT_STATUS_FAILED_PRECONDITION,
+        "autotuned call '%s' (digest %s) has no decision for %s (driver %d): store entry "
+        "%s.decision is missing from %s and %zu of its %zu runnable configs have no time there%s%s; "
+        "require_complete (TKRT_TUNE_REQUIRE_COMPLETE) refuses to tune at run time. Tune it "
+        "beforehand (tkrt tune, or a run without require_complete) with the same store, import "
+        "times (tkrt tune-db import), or pin a config (TKRT_TUNE_PIN)",
+        tkrt_call_label(call), hex, info->arch, info->driver_version, store_key,
+        tuner->store_dir ? tuner->store_dir : "the store (off)", runnable - timed, runnable,
+        entry->exchange_key[0] ? "; exchange key " : "", entry->exchange_key);
+    goto done;
+  }
+  tkrt_alias_saves_t saves;
+  char unknown[sizeof(entry->fallback_reason)];
+  if ((status = tkrt_find_aliased_inputs(call, args, &saves, unknown, sizeof(unknown)))) goto done;
+  if (unknown[0]) {
+    /* jaxlib would tune anyway and leave the input overwritten; tkrt runs the first runnable
+     * config untuned instead, for this process only (nothing is stored). */
+    entry->source = TKRT_TUNE_SOURCE_FALLBACK;
+    entry->chosen = tkrt_first_runnable(state);
+    snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "%s", unknown);
+    goto done;
+  }
+  if ((status = tkrt_benchmark(tuner, call, state, args, entry, &saves, known))) goto done;
+  entry->source = TKRT_TUNE_SOURCE_TUNED;
+  tkrt_save_timings(tuner, call, state, info, entry, known);
+
+done:
+  free(known);
+  return status;
+}
+
+/* Every rank that cannot get an agreed decision runs the same one: the first runnable config
+ * (pinned calls never reach the exchange). Counted, named in the report and warned about. */
+static void tkrt_exchange_fallback(tkrt_autotuner_t* tuner, const tkrt_call_device_state_t* state,
+                                   tkrt_tune_entry_t* entry, const char* why) {
+  entry->source = TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK;
+  entry->chosen = tkrt_first_runnable(state);
+  entry->store_file[0] = '\0';
+  snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "decision exchange (%s): %s",
+           entry->exchange_role, why);
+  tkrt_stat_add(tuner, &tuner->stats.exchange_fallbacks);
+  TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "exchange key %s: %s; every rank runs config %zu",
+              entry->exchange_key, entry->fallback_reason, entry->chosen);
+}
+
+static uint64_t tkrt_clock_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+static const char* tkrt_exchange_result_name(tkrt_exchange_result_t result) {
+  switch (result) {
+    case TKRT_EXCHANGE_OK: return "ok";
+    case TKRT_EXCHANGE_NOT_FOUND: return "not found";
+    case TKRT_EXCHANGE_DEADLINE_EXCEEDED: return "timed out";
+    case TKRT_EXCHANGE_ERROR: return "the store failed";
+  }
+  return "an unknown result";
+}
+
+/* Reads and validates one value; false (counted, with *why) when it is missing or refused. */
+static bool tkrt_exchange_fetch(tkrt_autotuner_t* tuner, tkrt_tune_entry_t* entry,
+                                const char* key, uint64_t deadline, char* buffer,
+                                tkrt_exchange_value_kind_t kind, size_t* out_chosen,
+                                float* out_times, char* why, size_t why_capacity) {
+  uint64_t now = tkrt_clock_ms();
+  uint32_t left = deadline > now ? (uint32_t)(deadline - now) : 0;
+  size_t size = 0;
+  tkrt_exchange_result_t result =
+      tuner->exchange.get(tuner->exchange.user, key, left, buffer, TKRT_EXCHANGE_MAX_VALUE, &size);
+  if (result != TKRT_EXCHANGE_OK) {
+    if (result != TKRT_EXCHANGE_NOT_FOUND && result != TKRT_EXCHANGE_DEADLINE_EXCEEDED) {
+      tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+    }
+    snprintf(why, why_capacity, "get %s: %s (timeout %u ms)", key,
+             tkrt_exchange_result_name(result), tuner->exchange_timeout_ms);
+    return false;
+  }
+  char problem[128];
+  if (!tkrt_exchange_value_parse(buffer, size, kind, entry->exchange_key, entry->config_count,
+                                 out_chosen, out_times, problem, sizeof(problem))) {
+    tkrt_stat_add(tuner, &tuner->stats.exchange_refused);
+    snprintf(why, why_capacity, "refused the value of %s: %s", key, problem);
+    return false;
+  }
+  return true;
+}
+
+static int tkrt_float_compare(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The merge rule: per config, the median across ranks (the mean of the middle two for an even
+ * count) of the configs every rank timed; the lowest median wins, ties to the lower index. Every
+ * rank computes it from the same values in the same order, so all get the same. `all` is
+ * ranks x n; writes the medians (or TKRT_TUNE_SKIPPED_MS) to out_ms; returns n when no config was
+ * timed by every rank. */
+static size_t tkrt_merge_timings(const float* all, uint32_t ranks, size_t n, float* column,
+                                 float* out_ms) {
+  size_t chosen = n;
+  for (size_t c = 0; c < n; ++c) {
+    bool everywhere = true;
+    for (uint32_t r = 0; r < ranks; ++r) {
+      column[r] = all[(size_t)r * n + c];
+      everywhere = everywhere && column[r] >= 0;
+    }
+    if (!everywhere) {
+      out_ms[c] = TKRT_TUNE_SKIPPED_MS;
+      continue;
+    }
+    qsort(column, ranks, sizeof(float), tkrt_float_compare);
+    float median = ranks % 2 ? column[ranks / 2]
+                             : (float)(((double)column[ranks / 2 - 1] + column[ranks / 2]) / 2);
+    out_ms[c] = median;
+    if (chosen == n || median < out_ms[chosen]) chosen = c;
+  }
+  return chosen;
+}
+
+/* Agrees on a decision with the other ranks (docs/autotuning.md); `stored`: the entry holds this
+ * rank's store decision (source STORE). Never blocks past the timeout; never an error for what
+ * other ranks or the store do (a fallback instead), only for this rank's own benchmark. */
+static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
+                                          const tkrt_call_device_state_t* state,
+                                          const tkrt_call_launch_args_t* args,
+                                          tkrt_tune_entry_t* entry, bool stored,
+                                          const char* store_key) {
+  const tkrt_device_info_t* info = tkrt_device_info(args->device);
+  tkrt_exchange_key(call->digest, info->arch, info->sm_count, info->driver_version,
+                    tuner->tuning_key, entry->exchange_key);
+  uint64_t deadline = tkrt_clock_ms() + tuner->exchange_timeout_ms;
+  char* buffer = malloc(TKRT_EXCHANGE_MAX_VALUE + 1);
+  if (!buffer) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  char key[TKRT_EXCHANGE_MAX_KEY + 1], why[384];
+  tkrt_status_t status = NULL;
+  int64_t count = 0;
+  size_t n = entry->config_count;
+
+  if (tuner->exchange_policy == TKRT_EXCHANGE_POLICY_LEADER) {
+    snprintf(key, sizeof(key), "tkrt.%s.claim", entry->exchange_key);
+    snprintf(entry->exchange_role, sizeof(entry->exchange_role), "leader");
+    tkrt_exchange_result_t result = tuner->exchange.add(tuner->exchange.user, key, 1, &count);
+    if (result != TKRT_EXCHANGE_OK) {
+      tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+      snprintf(why, sizeof(why), "add %s: %s", key, tkrt_exchange_result_name(result));
+      tkrt_exchange_fallback(tuner, state, entry, why);
+      goto done;
+    }
+    snprintf(key, sizeof(key), "tkrt.%s.decision", entry->exchange_key);
+    if (count == 1) {
+      if (!stored) status = tkrt_local_decision(tuner, call, state, args, entry, store_key);
+      /* Published even when this rank failed, so that the others need not wait out the timeout:
+       * they run what the leader could (the first runnable config). */
+      size_t chosen = status ? tkrt_first_runnable(state) : entry->chosen;
+      size_t length = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
+                                                 TKRT_EXCHANGE_VALUE_DECISION, entry->exchange_key,
+                                                 n, chosen, NULL);
+      result = length ? tuner->exchange.set(tuner->exchange.user, key, buffer, length)
+                      : TKRT_EXCHANGE_ERROR;
+      if (status) goto done;
+      if (result != TKRT_EXCHANGE_OK) {
+        /* The others will time out and fall back: so does the leader. */
+        tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+        snprintf(why, sizeof(why), "set %s: %s", key, tkrt_exchange_result_name(result));
+        tkrt_exchange_fallback(tuner, state, entry, why);
+        goto done;
+      }
+      tkrt_stat_add(tuner, &tuner->stats.exchange_leader);
+      goto done;
+    }
+    snprintf(entry->exchange_role, sizeof(entry->exchange_role), "follower");
+    size_t chosen = 0;
+    if (!tkrt_exchange_fetch(tuner, entry, key, deadline, buffer, TKRT_EXCHANGE_VALUE_DECISION,
+                             &chosen, NULL, why, sizeof(why))) {
+      tkrt_exchange_fallback(tuner, state, entry, why);
+      goto done;
+    }
+    if (state->configs[chosen].unrunnable) {
+      snprintf(why, sizeof(why), "the published config %zu cannot run on this device: %s", chosen,
+               tkrt_status_message(state->configs[chosen].unrunnable));
+      tkrt_exchange_fallback(tuner, state, entry, why);
+      goto done;
+    }
+    entry->source = TKRT_TUNE_SOURCE_EXCHANGE;
+    entry->chosen = chosen;
+    entry->store_file[0] = '\0';
+    for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+    tkrt_stat_add(tuner, &tuner->stats.exchange_follower);
+    goto done;
+  }
+
+  /* merge: a slot per rank, this rank's timings, then everyone's. */
+  snprintf(entry->exchange_role, sizeof(entry->exchange_role), "merge");
+  snprintf(key, sizeof(key), "tkrt.%s.join", entry->exchange_key);
+  tkrt_exchange_result_t result = tuner->exchange.add(tuner->exchange.user, key, 1, &count);
+  if (result != TKRT_EXCHANGE_OK || count < 1) {
+    tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+    snprintf(why, sizeof(why), "add %s: %s", key,
+             result == TKRT_EXCHANGE_OK ? "a counter below 1" : tkrt_exchange_result_name(result));
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
+  if (stored) {
+    /* Stored timings stand in for a benchmark only when every runnable config has one. */
+    for (size_t c = 0; c < n && stored; ++c) {
+      if (!state->configs[c].unrunnable && !(entry->times_ms[c] >= 0)) stored = false;
+    }
+    if (!stored) {
+      for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+      entry->store_file[0] = '\0';
+    }
+  }
+  if (!stored && (status = tkrt_local_decision(tuner, call, state, args, entry, store_key))) {
+    goto done; /* publishes nothing: the others time out and fall back */
+  }
+  /* An untuned fallback (unknown alias size) publishes no timings (all -1): every rank then
+   * finds no config timed everywhere and falls back the same way. */
+  if (entry->source == TKRT_TUNE_SOURCE_FALLBACK) {
+    for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+  }
+  size_t length = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
+                                             TKRT_EXCHANGE_VALUE_TIMINGS, entry->exchange_key, n,
+                                             0, entry->times_ms);
+  snprintf(key, sizeof(key), "tkrt.%s.times.%lld", entry->exchange_key, (long long)(count - 1));
+  result = length ? tuner->exchange.set(tuner->exchange.user, key, buffer, length)
+                  : TKRT_EXCHANGE_ERROR;
+  if (result != TKRT_EXCHANGE_OK) {
+    tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+    snprintf(why, sizeof(why), "set %s: %s", key, tkrt_exchange_result_name(result));
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
+  uint32_t ranks = tuner->exchange_ranks;
+  float* all = malloc((size_t)ranks * (n ? n : 1) * sizeof(float));
+  float* column = malloc((size_t)ranks * sizeof(float));
+  if (!all || !column) {
+    free(all);
+    free(column);
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+    goto done;
+  }
+  bool complete = true;
+  for (uint32_t r = 0; r < ranks && complete; ++r) {
+    snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, r);
+    complete = tkrt_exchange_fetch(tuner, entry, key, deadline, buffer,
+                                   TKRT_EXCHANGE_VALUE_TIMINGS, NULL, all + (size_t)r * n, why,
+                                   sizeof(why));
+  }
+  size_t chosen = n;
+  if (complete) {
+    float* merged = malloc((n ? n : 1) * sizeof(float));
+    if (!merged) {
+      free(all);
+      free(column);
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto done;
+    }
+    chosen = tkrt_merge_timings(all, ranks, n, column, merged);
+    if (chosen == n) {
+      snprintf(why, sizeof(why), "no config was timed by all %u ranks", ranks);
+    } else if (state->configs[chosen].unrunnable) {
+      snprintf(why, sizeof(why), "the merged choice, config %zu, cannot run on this device",
+               chosen);
+      chosen = n;
+    } else {
+      memcpy(entry->times_ms, merged, n * sizeof(float));
+    }
+    free(merged);
+  }
+  free(all);
+  free(column);
+  if (chosen == n) {
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
+  entry->source = TKRT_TUNE_SOURCE_EXCHANGE;
+  entry->chosen = chosen;
+  entry->exchange_ranks = ranks;
+  entry->store_file[0] = '\0';
+  tkrt_stat_add(tuner, &tuner->stats.exchange_merged);
+
+done:
+  free(buffer);
+  return status;
+}
+
 /* Decides an entry that this thread owns (PENDING). */
 static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
                                        const tkrt_call_device_state_t* state,
@@ -490,6 +942,10 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
   tkrt_decision_key(call->digest, info->arch, info->driver_version, key);
   int lock_fd = -1;
   tkrt_status_t status = NULL;
+  /* The exchange decides calls that this process would benchmark (not under capture, not with
+   * the never policy); a store decision is then this rank's contribution, not the answer. */
+  bool exchange = tuner->has_exchange && tuner->policy == TKRT_TUNE_POLICY_AUTO && !capturing;
+  bool stored = false;
   /* Warnings wait until the entry's file lock is released: a sink may block (tkrt/log.h). */
   char store_warning[512] = "", ignored[512] = "";
   if (tuner->store_dir) {
@@ -519,10 +975,39 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         entry->source = TKRT_TUNE_SOURCE_STORE;
         entry->chosen = decision.chosen;
         entry->iterations = decision.iterations;
-        goto done;
+        if (!exchange) goto done;
+        stored = true;
+      } else {
+        for (size_t c = 0; c < entry->config_count; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
       }
-      if (problem[0]) snprintf(ignored, sizeof(ignored), "%s", problem);
+      if (problem[0]) {
+        snprintf(ignored, sizeof(ignored), "%s", problem);
+        entry->distrust_store = true;
+      }
     }
+  }
+  if (exchange) {
+    /* Never hold the store's lock while waiting for other ranks: ranks sharing the store folder
+     * would wait on each other. It is taken again to write. */
+    tkrt_decision_unlock(lock_fd);
+    lock_fd = -1;
+    if (ignored[0]) TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "ignoring tuning decision %s", ignored);
+    ignored[0] = '\0';
+    status = tkrt_exchange_decide(tuner, call, state, args, entry, stored, key);
+    bool keep = !status && (entry->source == TKRT_TUNE_SOURCE_EXCHANGE ||
+                            (!stored && (entry->source == TKRT_TUNE_SOURCE_TUNED ||
+                                         entry->source == TKRT_TUNE_SOURCE_STORE)));
+    if (keep && tuner->store_dir) {
+      tkrt_status_t lock_status =
+          tkrt_decision_lock(tuner->store_dir, tuner->trust_shared_store, key, &lock_fd);
+      if (lock_status) {
+        snprintf(store_warning, sizeof(store_warning), "%s", tkrt_status_message(lock_status));
+        tkrt_status_free(lock_status);
+      } else {
+        goto write;
+      }
+    }
+    goto done;
   }
   if (tuner->policy == TKRT_TUNE_POLICY_NEVER) {
     entry->source = TKRT_TUNE_SOURCE_DEFAULT;
@@ -542,22 +1027,16 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         "would record the tuning launches into the graph and run them on buffers whose data is not "
         "produced yet. Launch it once outside capture, pin a config (tkrt_autotuner_pin or "
         "TKRT_TUNE_PIN), or use the 'never' tuning policy",
-        call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name, info->arch);
+        tkrt_call_label(call), info->arch);
     goto done;
   }
-  tkrt_alias_saves_t saves;
-  char unknown[sizeof(entry->fallback_reason)];
-  if ((status = tkrt_find_aliased_inputs(call, args, &saves, unknown, sizeof(unknown)))) goto done;
-  if (unknown[0]) {
-    /* jaxlib would tune anyway and leave the input overwritten; tkrt runs the first runnable
-     * config untuned instead, for this process only (nothing is stored). */
-    entry->source = TKRT_TUNE_SOURCE_FALLBACK;
-    entry->chosen = tkrt_first_runnable(state);
-    snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "%s", unknown);
+  if ((status = tkrt_local_decision(tuner, call, state, args, entry, key))) goto done;
+  /* Tuned, or decided from the tuning database's times (STORE here): kept as a decision too. */
+  if (entry->source != TKRT_TUNE_SOURCE_TUNED && entry->source != TKRT_TUNE_SOURCE_STORE) {
     goto done;
   }
-  if ((status = tkrt_benchmark(tuner, call, state, args, entry, &saves))) goto done;
-  entry->source = TKRT_TUNE_SOURCE_TUNED;
+
+write:
   if (lock_fd >= 0) {
     tkrt_decision_t decision = {.chosen = entry->chosen, .config_count = entry->config_count,
                                 .iterations = entry->iterations, .times_ms = entry->times_ms};
@@ -702,6 +1181,9 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
   report->skip_reason[0] = '\0';
   report->store_file[0] = '\0';
   report->fallback_reason[0] = '\0';
+  report->exchange_key[0] = '\0';
+  report->exchange_role[0] = '\0';
+  report->exchange_ranks = 0;
   report->round1_iterations = 0;
   report->prune_margin = tuner->prune_margin;
   report->round1_best_ms = 0;
@@ -725,6 +1207,9 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
     snprintf(report->store_file, sizeof(report->store_file), "%s", entry->store_file);
     snprintf(report->fallback_reason, sizeof(report->fallback_reason), "%s",
              entry->fallback_reason);
+    snprintf(report->exchange_key, sizeof(report->exchange_key), "%s", entry->exchange_key);
+    snprintf(report->exchange_role, sizeof(report->exchange_role), "%s", entry->exchange_role);
+    report->exchange_ranks = entry->exchange_ranks;
     for (size_t i = 0; i < entry->config_count && i < report->times_capacity && report->times_ms;
          ++i) {
       report->times_ms[i] = entry->times_ms[i];
@@ -743,5 +1228,21 @@ tkrt_status_t tkrt_autotuner_get_report(tkrt_autotuner_t* tuner, const tkrt_call
 done:
   memcpy((char*)caller_report + sizeof(size_t), (const char*)report + sizeof(size_t),
          tkrt_versioned_capacity(caller_report, sizeof(local)) - sizeof(size_t));
+  return NULL;
+}
+
+tkrt_status_t tkrt_autotuner_get_stats(tkrt_autotuner_t* tuner, tkrt_autotuner_stats_t* caller) {
+  if (!tuner || !caller) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_autotuner_get_stats: NULL argument");
+  }
+  tkrt_autotuner_stats_t local;
+  tkrt_autotuner_stats_init(&local);
+  TKRT_RETURN_IF_ERROR(
+      tkrt_versioned_read(&local, sizeof(local), caller, "tkrt_autotuner_get_stats"));
+  pthread_mutex_lock(&tuner->lock);
+  local = tuner->stats;
+  pthread_mutex_unlock(&tuner->lock);
+  memcpy((char*)caller + sizeof(size_t), (const char*)&local + sizeof(size_t),
+         tkrt_versioned_capacity(caller, sizeof(local)) - sizeof(size_t));
   return NULL;
 }

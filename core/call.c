@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
-#include "hal/registry.h"
+#include "registry/registry.h"
 #include "base/versioned.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
@@ -133,6 +133,20 @@ static void tkrt_param_digest(tkrt_sha256_t* ctx, const tkrt_param_t* p) {
       break;
     }
   }
+}
+
+/* One config of a call on its own (its kernel, grid and parameters; not the call's other configs
+ * or aliases): what the tuning database keys a config's time by (autotune.c), so that adding a
+ * config to a call does not retime the others. */
+void tkrt_config_digest(const tkrt_call_t* call, size_t index, uint8_t out[TKRT_DIGEST_SIZE]) {
+  const tkrt_config_desc_t* config = &call->configs[index];
+  tkrt_sha256_t ctx;
+  tkrt_sha256_init(&ctx);
+  tkrt_sha256_update(&ctx, config->kernel->digest, TKRT_DIGEST_SIZE);
+  for (int i = 0; i < 3; ++i) tkrt_digest_u64(&ctx, 'G', config->grid[i]);
+  tkrt_digest_u64(&ctx, 'P', config->param_count);
+  for (size_t i = 0; i < config->param_count; ++i) tkrt_param_digest(&ctx, &config->params[i]);
+  tkrt_sha256_final(&ctx, out);
 }
 
 /* ---------------------------------------------------------------- kernels */

@@ -78,6 +78,8 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                       const tkrt_call_launch_args_t* args);
 
 /* A process-unique, non-zero id of the tuner (autotune.c). */
+/* SHA-256 over config `index` alone: its kernel, grid and parameters (call.c). */
+void tkrt_config_digest(const tkrt_call_t* call, size_t index, uint8_t out[TKRT_DIGEST_SIZE]);
 uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner);
 
 /* Decides which config of an autotuned call runs on args->device (autotune.c), filling

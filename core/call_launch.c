@@ -38,15 +38,16 @@ static const char* tkrt_config_label(const tkrt_call_t* call, size_t index, char
 /* Ranks how well an image fits the device: 0 does not fit; higher is better (no JIT first). The
  * device's backend judges kinds and archs; an image that names its backend fits only that one. */
 static int tkrt_image_fit(const tkrt_kernel_image_t* image, const tkrt_device_t* device) {
-  if (image->backend && *image->backend && strcmp(image->backend, device->backend->name) != 0) {
+  if (image->backend && *image->backend &&
+      strcmp(image->backend, tkrt_hal_device_backend_name(device)) != 0) {
     return 0;
   }
-  return device->backend->image_rank(&device->info, image->kind, image->arch);
+  return tkrt_hal_device_image_rank(device, image->kind, image->arch);
 }
 
 static tkrt_status_t tkrt_select_image(const tkrt_kernel_t* kernel, const tkrt_device_t* device,
                                        const tkrt_kernel_image_t** out_image) {
-  const tkrt_device_info_t* info = &device->info;
+  const tkrt_device_info_t* info = tkrt_device_info(device);
   const tkrt_kernel_image_t* best = NULL;
   int best_rank = 0;
   for (size_t i = 0; i < kernel->desc.image_count; ++i) {
@@ -109,82 +110,15 @@ void tkrt_call_device_states_free(tkrt_call_t* call) {
 
 /* ---------------------------------------------------------------- TMA descriptors */
 
-/* jaxlib's TMA parameter (wire field 9), as jax-triton emits it for a Triton host-side
- * TensorDescriptor: elem_type and swizzle are CUtensorMapDataType / CUtensorMapSwizzle values,
- * oob_fill is 0 (zeros) or 1 (NaN, Triton's padding="nan"), shape / block_shape are in C order
- * (outermost first) and strides are in elements with the innermost one 1. The parameter consumes
- * the next buffer, whose address is the tensor's base, like an array parameter; jax-triton lists
- * the descriptor's shape (i32) and strides (i64) as ordinary scalar parameters after it. */
-
-/* Bytes per element of the types tkrt builds descriptors for (CUtensorMapDataType 0..12: u8, u16,
- * u32, i32, u64, i64, f16, f32, f64, bf16, f32 ftz, tf32, tf32 ftz). 13..15 are packed sub-byte
- * types whose sizes the parameter does not carry. */
-static const uint8_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
-#define TKRT_TMA_ELEMENT_TYPES (sizeof(kTmaElementBytes) / sizeof(kTmaElementBytes[0]))
+/* jaxlib's TMA parameter (wire field 9) consumes the next buffer, whose address is the tensor's
+ * base, like an array parameter; jax-triton lists the descriptor's shape (i32) and strides (i64)
+ * as ordinary scalar parameters after it. */
+/* The descriptor's rules and element sizes: tkrt_hal_tma_validate (hal/hal_tma.c), the one table
+ * that the core and the backends that encode descriptors share. */
 #define TKRT_TMA_BASE_ALIGN 16u
 
 #define TKRT_TMA_INVALID(...)                                                     \
   TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "parameter %zu (TMA descriptor): " __VA_ARGS__)
-
-/* Everything about a TMA parameter that does not depend on the buffer (checked once per device
- * state; the base address is checked per launch). */
-static tkrt_status_t tkrt_tma_check(const tkrt_tma_desc_t* t, size_t index) {
-  if (t->rank == 0 || t->rank > TKRT_TMA_MAX_RANK) {
-    return TKRT_TMA_INVALID("rank %u is not in 1..%d", index, t->rank, TKRT_TMA_MAX_RANK);
-  }
-  if (t->elem_type >= TKRT_TMA_ELEMENT_TYPES) {
-    return TKRT_TMA_INVALID("element type %u is not supported (0..%zu: u8 .. tf32_ftz)",
-                            index, t->elem_type, TKRT_TMA_ELEMENT_TYPES - 1);
-  }
-  if (t->swizzle > 3) {
-    return TKRT_TMA_INVALID("swizzle %u is not one of 0 (none), 1 (32B), 2 (64B), 3 (128B)",
-                            index, t->swizzle);
-  }
-  if (t->oob_fill > 1) {
-    return TKRT_TMA_INVALID("oob_fill %u is not 0 (zeros) or 1 (NaN)", index, t->oob_fill);
-  }
-  if (t->oob_fill == 1 && t->elem_type < 6) {
-    return TKRT_TMA_INVALID("oob_fill 1 (NaN) needs a floating-point element type, not %u",
-                            index, t->elem_type);
-  }
-  uint64_t element_bytes = kTmaElementBytes[t->elem_type];
-  uint32_t last = t->rank - 1;
-  for (uint32_t d = 0; d < t->rank; ++d) {
-    if (t->shape[d] == 0 || t->shape[d] > (UINT64_C(1) << 32)) {
-      return TKRT_TMA_INVALID("shape[%u] is %llu; it must be in 1..2^32", index, d,
-                              (unsigned long long)t->shape[d]);
-    }
-    if (t->block_shape[d] == 0 || t->block_shape[d] > 256) {
-      return TKRT_TMA_INVALID("block_shape[%u] is %u; it must be in 1..256", index, d,
-                              t->block_shape[d]);
-    }
-    if (d == last) {
-      if (t->strides[d] != 1) {
-        return TKRT_TMA_INVALID("the innermost stride (strides[%u]) is %llu; it must be 1",
-                                index, d, (unsigned long long)t->strides[d]);
-      }
-    } else if (t->strides[d] == 0 || t->strides[d] >= (UINT64_C(1) << 40) / element_bytes ||
-               t->strides[d] * element_bytes % 16 != 0) {
-      return TKRT_TMA_INVALID(
-                              "strides[%u] is %llu elements (%llu bytes); byte strides must be "
-                              "non-zero multiples of 16 below 2^40",
-                              index, d, (unsigned long long)t->strides[d],
-                              (unsigned long long)(t->strides[d] * element_bytes));
-    }
-  }
-  uint64_t inner_bytes = (uint64_t)t->block_shape[last] * element_bytes;
-  if (inner_bytes % 16 != 0) {
-    return TKRT_TMA_INVALID("the innermost block dimension is %llu bytes, not a multiple of 16",
-                            index, (unsigned long long)inner_bytes);
-  }
-  if (t->swizzle && inner_bytes > (16u << t->swizzle)) {
-    return TKRT_TMA_INVALID(
-                            "the innermost block dimension is %llu bytes, more than the %u-byte "
-                            "span of swizzle %u",
-                            index, (unsigned long long)inner_bytes, 16u << t->swizzle, t->swizzle);
-  }
-  return NULL;
-}
 
 /* Computes the launch dims of a config on the device and checks them (no device work). */
 static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
@@ -196,7 +130,7 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   cs->tma_count = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     if (config->params[i].kind != TKRT_PARAM_TMA) continue;
-    TKRT_RETURN_IF_ERROR(tkrt_tma_check(&config->params[i].value.tma, i));
+    TKRT_RETURN_IF_ERROR(tkrt_hal_tma_validate(&config->params[i].value.tma, i));
     if (!(info->features & TKRT_DEVICE_FEATURE_TMA)) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                               "parameter %zu is a TMA descriptor, which the %s backend cannot build "
@@ -496,7 +430,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   char label[160];
   /* TMA parameters' values (see below): on the stack for the usual few, else on the heap. */
   _Alignas(128) unsigned char tma_stack[TKRT_STACK_TMA * TKRT_HAL_TMA_DESC_MAX];
-  const uint32_t tma_size = args->device->backend->tma_descriptor_size;
+  const uint32_t tma_size = tkrt_hal_device_tma_size(args->device);
   unsigned char* tma_slots = tma_stack;
   uint32_t tma_next = 0;
 
@@ -577,7 +511,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
    * graph's kernel node: a captured launch keeps the descriptor of the buffers it was captured
    * with, exactly as its array parameters keep their addresses. */
   if (cs->tma_count) {
-    uint32_t align = args->device->backend->tma_descriptor_align;
+    uint32_t align = tkrt_hal_device_tma_align(args->device);
     if (cs->tma_count > TKRT_STACK_TMA || tma_size > TKRT_HAL_TMA_DESC_MAX || align > 128) {
       tma_slots = aligned_alloc(align > 128 ? align : 128,
                                 ((size_t)cs->tma_count * tma_size + 127) / 128 * 128);
@@ -636,8 +570,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_TMA: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
         slot = tma_slots + (size_t)tma_next++ * tma_size;
-        status = TKRT_HAL_VTABLE(args->device)->encode_tma(args->device, &p->value.tma,
-                                                           buffer->ptr, slot);
+        status = tkrt_hal_device_encode_tma(args->device, &p->value.tma, buffer->ptr, slot);
         if (status) {
           status = tkrt_status_annotate(status, "parameter %zu (TMA descriptor) of %s", i,
                                         tkrt_config_label(call, index, label, sizeof(label)));
@@ -701,7 +634,8 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
                               "capturing; loading its kernels now would break the capture: call "
                               "tkrt_call_prepare (or launch once) before capturing",
                               call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name,
-                              args->device->info.backend, args->device->info.ordinal);
+                              tkrt_device_info(args->device)->backend,
+                              tkrt_device_info(args->device)->ordinal);
     }
     TKRT_RETURN_IF_ERROR(tkrt_call_device_state_get(call, args->device, &state));
   }

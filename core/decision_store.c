@@ -241,12 +241,15 @@ tkrt_status_t tkrt_decision_read(const char* dir, bool shared_ok, const char* ke
   return status;
 }
 
-/* ".<64 hex digits>.decision.XXXXXX": the temporary name tkrt_fs_write_file_atomic gives an
- * entry while it is written (mkstemp's six letters and digits). */
+/* ".<64 hex digits>.decision.XXXXXX" (or ".timing.", the tuning database's per-config times):
+ * the temporary name tkrt_fs_write_file_atomic gives an entry while it is written (mkstemp's six
+ * letters and digits). */
 static bool tkrt_decision_is_temp_name(const char* name) {
-  static const char kMiddle[] = ".decision.";
-  const size_t middle = sizeof(kMiddle) - 1;
-  if (strlen(name) != 1 + 64 + middle + 6 || name[0] != '.') return false;
+  size_t length = strlen(name);
+  const char* kMiddle = length > 65 + 8 && strncmp(name + 65, ".timing.", 8) == 0 ? ".timing."
+                                                                                  : ".decision.";
+  const size_t middle = strlen(kMiddle);
+  if (length != 1 + 64 + middle + 6 || name[0] != '.') return false;
   for (size_t i = 1; i <= 64; ++i) {
     if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'))) return false;
   }

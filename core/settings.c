@@ -81,6 +81,12 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .default_text = "100", .expected = "1 to 1000000",
          .doc = "tuning: the most launches timed per config and pass",
          .cli_flag = "--max-iterations", .scopes = CLI | PY | RT},
+    [TKRT_SETTING_ID_TUNE_REQUIRE_COMPLETE] =
+        {.name = "tune_require_complete", .env = "TKRT_TUNE_REQUIRE_COMPLETE",
+         .type = TKRT_SETTING_SWITCH, .default_text = "off", .expected = SWITCH_EXPECTED,
+         .doc = "on: never tune at run time; a call with no decision (and not every config timed) "
+                "is an error naming the missing key",
+         .scopes = LIB | XLA | PY | RT},
     [TKRT_SETTING_ID_TRUST_SHARED_STORES] =
         {.name = "trust_shared_stores", .env = "TKRT_TRUST_SHARED_STORES",
          .type = TKRT_SETTING_SWITCH, .default_text = "off", .expected = SWITCH_EXPECTED,
@@ -100,7 +106,7 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .scopes = LIB | CLI | PY},
     [TKRT_SETTING_ID_XLA_BACKEND] =
         {.name = "backend", .env = "TKRT_XLA_BACKEND", .type = TKRT_SETTING_NAME_LIST,
-         .default_text = "cuda,hip",
+         .default_text = "gpu",
          .expected = "a backend name or a comma list of them, none empty",
          .doc = "libtkrt_xla's backends, in order (XLA hands over GPU pointers and streams)",
          .scopes = XLA | PY},
@@ -288,6 +294,9 @@ tkrt_status_t tkrt_settings_apply(const char* name, const char* value, uint32_t 
       if (tuner) {
         tuner->max_iterations = v.set ? (uint32_t)v.integer : tuner_defaults.max_iterations;
       }
+      break;
+    case TKRT_SETTING_ID_TUNE_REQUIRE_COMPLETE:
+      if (tuner) tuner->require_complete = v.on;
       break;
     case TKRT_SETTING_ID_TRUST_SHARED_STORES:
       if (device) device->trust_shared_cache = v.on;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tkrt/device.h"
+#include "tkrt/image.h"
 #include "tkrt/status.h"
 
 #ifdef __cplusplus
@@ -79,98 +80,103 @@ typedef struct tkrt_hal_function_info {
   uint32_t dynamic_shared_limit; /* the function's current dynamic shared memory limit */
 } tkrt_hal_function_info_t;
 
-/* The device methods, in vtable order: X(P, return type, name, (parameters)). Backends name their
- * implementations P_name (P: tkrt_cuda, tkrt_hip, tkrt_host). Methods are called with validated
- * arguments: non-NULL out pointers, non-zero sizes, launch dimensions checked against the device
- * info (tkrt_hal_validate_launch) and the function's shared memory limit already raised. Every
- * method must be thread-safe (a device is shared by all threads) and writes out parameters only
- * on success.
+/* The device methods. Each backend writes its vtable out with designated initializers at the end
+ * of its <name>_device.c and names its implementations tkrt_<name>_<method>. Methods are called
+ * with validated arguments: non-NULL out pointers, non-zero sizes, launch dimensions checked
+ * against the device info (tkrt_hal_validate_launch) and the function's shared memory limit
+ * already raised. Every method must be thread-safe (a device is shared by all threads) and writes
+ * out parameters only on success.
  * - module_load: image->kind is resolved (never AUTO); a kind the backend cannot load is
  *   INVALID_ARGUMENT naming it. Never called while a stream of the device captures.
  * - function_create: resolves a kernel by entry name (unknown names: NOT_FOUND); called once per
  *   (module, name); function_destroy releases what it made, before the module is unloaded.
  * - function_attrs: fills max_threads_per_block and num_regs (the API layer fills the rest).
- * - function_set_shared_limit: sets the function's dynamic shared memory limit to `bytes`, which
- *   the API layer has checked against the function's most.
+ * - function_set_shared_limit (optional): sets the function's dynamic shared memory limit to
+ *   `bytes`, which the API layer has checked against the function's most. NULL: the backend has
+ *   no such limit (the host gives each launch its shared memory), and the API layer only keeps
+ *   its bookkeeping.
  * - memcpy_async: dst/src are device addresses or host pointers (cast to uint64_t) as kind says.
- * - encode_tma: encodes the tensor-map descriptor of a jaxlib TMA parameter over global memory at
- *   `base` into `out` (the descriptor's size and alignment: tkrt_hal_backend_t.tma_descriptor_*);
+ * - encode_tma (optional): encodes the tensor-map descriptor of a jaxlib TMA parameter over global
+ *   memory at `base` into `out` (its size and alignment: tkrt_hal_backend_t.tma_descriptor_*);
  *   called on the launch path with a descriptor the core validated; pure host work, so legal
- *   while the stream captures. Backends without TMA answer UNIMPLEMENTED (and their devices lack
- *   TKRT_DEVICE_FEATURE_TMA, so the core never asks them). */
-#define TKRT_HAL_DEVICE_METHODS(X, P)                                                              \
-  X(P, void, destroy, (tkrt_device_t * device))                                                    \
-  X(P, tkrt_status_t, module_load,                                                                 \
-    (tkrt_device_t * device, const tkrt_image_t* image, void** out_module))                        \
-  X(P, void, module_unload, (tkrt_device_t * device, void* module))                                \
-  X(P, tkrt_status_t, function_create,                                                             \
-    (tkrt_device_t * device, void* module, const char* name, tkrt_hal_function_info_t* out_info))  \
-  X(P, void, function_destroy, (tkrt_device_t * device, void* function))                           \
-  X(P, tkrt_status_t, function_attrs,                                                              \
-    (tkrt_device_t * device, void* function, tkrt_function_attrs_t* out_attrs))                    \
-  X(P, tkrt_status_t, function_set_shared_limit,                                                   \
-    (tkrt_device_t * device, void* function, uint32_t bytes))                                      \
-  X(P, tkrt_status_t, launch,                                                                      \
-    (tkrt_device_t * device, void* function, const tkrt_launch_params_t* params,                   \
-     tkrt_stream_t stream))                                                                        \
-  X(P, tkrt_status_t, memory_alloc, (tkrt_device_t * device, size_t size, tkrt_deviceptr_t* out_ptr)) \
-  X(P, tkrt_status_t, memory_free, (tkrt_device_t * device, tkrt_deviceptr_t ptr))                 \
-  X(P, tkrt_status_t, host_alloc, (tkrt_device_t * device, size_t size, void** out_ptr))           \
-  X(P, tkrt_status_t, host_free, (tkrt_device_t * device, void* ptr))                              \
-  X(P, tkrt_status_t, memory_info, (tkrt_device_t * device, size_t* out_free, size_t* out_total))  \
-  X(P, tkrt_status_t, memset_async,                                                                \
-    (tkrt_device_t * device, tkrt_deviceptr_t dst, uint8_t value, size_t size,                     \
-     tkrt_stream_t stream))                                                                        \
-  X(P, tkrt_status_t, memcpy_async,                                                                \
-    (tkrt_device_t * device, uint64_t dst, uint64_t src, size_t size, tkrt_hal_memcpy_kind_t kind, \
-     tkrt_stream_t stream))                                                                        \
-  X(P, tkrt_status_t, stream_create, (tkrt_device_t * device, tkrt_stream_t* out_stream))          \
-  X(P, tkrt_status_t, stream_destroy, (tkrt_device_t * device, tkrt_stream_t stream))              \
-  X(P, tkrt_status_t, stream_synchronize, (tkrt_device_t * device, tkrt_stream_t stream))          \
-  X(P, tkrt_status_t, stream_is_capturing,                                                         \
-    (tkrt_device_t * device, tkrt_stream_t stream, bool* out_capturing))                           \
-  X(P, tkrt_status_t, stream_begin_capture, (tkrt_device_t * device, tkrt_stream_t stream))        \
-  X(P, tkrt_status_t, stream_end_capture,                                                          \
-    (tkrt_device_t * device, tkrt_stream_t stream, void** out_graph))                              \
-  X(P, tkrt_status_t, graph_launch, (tkrt_device_t * device, void* graph, tkrt_stream_t stream))   \
-  X(P, tkrt_status_t, graph_destroy, (tkrt_device_t * device, void* graph))                        \
-  X(P, tkrt_status_t, event_create, (tkrt_device_t * device, tkrt_event_t* out_event))             \
-  X(P, tkrt_status_t, event_destroy, (tkrt_device_t * device, tkrt_event_t event))                 \
-  X(P, tkrt_status_t, event_record,                                                                \
-    (tkrt_device_t * device, tkrt_event_t event, tkrt_stream_t stream))                            \
-  X(P, tkrt_status_t, event_synchronize, (tkrt_device_t * device, tkrt_event_t event))             \
-  X(P, tkrt_status_t, event_elapsed_ms,                                                            \
-    (tkrt_device_t * device, tkrt_event_t start, tkrt_event_t end, float* out_ms))                 \
-  X(P, tkrt_status_t, encode_tma,                                                                  \
-    (tkrt_device_t * device, const struct tkrt_tma_desc* desc, tkrt_deviceptr_t base, void* out))
-
-#define TKRT_HAL_METHOD_FIELD_(P, ret, name, params) ret(*name) params;
-#define TKRT_HAL_METHOD_DECLARE_(P, ret, name, params) ret P##_##name params;
-#define TKRT_HAL_METHOD_ENTRY_(P, ret, name, params) .name = P##_##name,
-
+ *   while the stream captures. NULL: the backend has no TMA (its devices lack
+ *   TKRT_DEVICE_FEATURE_TMA, so the core never asks; tkrt_hal_device_encode_tma answers
+ *   UNIMPLEMENTED if it is asked anyway).
+ * Every other method is required. */
 struct tkrt_hal_device_vtable {
-  TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_FIELD_, unused)
+  void (*destroy)(tkrt_device_t* device);
+  tkrt_status_t (*module_load)(tkrt_device_t* device, const tkrt_image_t* image, void** out_module);
+  void (*module_unload)(tkrt_device_t* device, void* module);
+  tkrt_status_t (*function_create)(tkrt_device_t* device, void* module, const char* name,
+      tkrt_hal_function_info_t* out_info);
+  void (*function_destroy)(tkrt_device_t* device, void* function);
+  tkrt_status_t (*function_attrs)(tkrt_device_t* device, void* function, tkrt_function_attrs_t*
+      out_attrs);
+  tkrt_status_t (*function_set_shared_limit)(tkrt_device_t* device, void* function, uint32_t bytes);
+  tkrt_status_t (*launch)(tkrt_device_t* device, void* function, const tkrt_launch_params_t* params,
+      tkrt_stream_t stream);
+  tkrt_status_t (*memory_alloc)(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
+  tkrt_status_t (*memory_free)(tkrt_device_t* device, tkrt_deviceptr_t ptr);
+  tkrt_status_t (*host_alloc)(tkrt_device_t* device, size_t size, void** out_ptr);
+  tkrt_status_t (*host_free)(tkrt_device_t* device, void* ptr);
+  tkrt_status_t (*memory_info)(tkrt_device_t* device, size_t* out_free, size_t* out_total);
+  tkrt_status_t (*memset_async)(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value, size_t
+      size, tkrt_stream_t stream);
+  tkrt_status_t (*memcpy_async)(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
+      tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
+  tkrt_status_t (*stream_create)(tkrt_device_t* device, tkrt_stream_t* out_stream);
+  tkrt_status_t (*stream_destroy)(tkrt_device_t* device, tkrt_stream_t stream);
+  tkrt_status_t (*stream_synchronize)(tkrt_device_t* device, tkrt_stream_t stream);
+  tkrt_status_t (*stream_is_capturing)(tkrt_device_t* device, tkrt_stream_t stream, bool*
+      out_capturing);
+  tkrt_status_t (*stream_begin_capture)(tkrt_device_t* device, tkrt_stream_t stream);
+  tkrt_status_t (*stream_end_capture)(tkrt_device_t* device, tkrt_stream_t stream, void**
+      out_graph);
+  tkrt_status_t (*graph_launch)(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
+  tkrt_status_t (*graph_destroy)(tkrt_device_t* device, void* graph);
+  tkrt_status_t (*event_create)(tkrt_device_t* device, tkrt_event_t* out_event);
+  tkrt_status_t (*event_destroy)(tkrt_device_t* device, tkrt_event_t event);
+  tkrt_status_t (*event_record)(tkrt_device_t* device, tkrt_event_t event, tkrt_stream_t stream);
+  tkrt_status_t (*event_synchronize)(tkrt_device_t* device, tkrt_event_t event);
+  tkrt_status_t (*event_elapsed_ms)(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t end,
+      float* out_ms);
+  tkrt_status_t (*encode_tma)(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
+      tkrt_deviceptr_t base, void* out);
 };
-
-/* In a backend's _internal.h: declares P_destroy, P_module_load, ... */
-#define TKRT_HAL_DECLARE_DEVICE_METHODS(P) TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_DECLARE_, P)
-/* In its _device.c: static const tkrt_hal_device_vtable_t v = TKRT_HAL_DEVICE_VTABLE(P); */
-#define TKRT_HAL_DEVICE_VTABLE(P) {TKRT_HAL_DEVICE_METHODS(TKRT_HAL_METHOD_ENTRY_, P)}
 
 /* `destroy` first, always: the generic release path relies on it. */
 static_assert(offsetof(tkrt_hal_device_vtable_t, destroy) == 0, "destroy must come first");
 static_assert(offsetof(struct tkrt_device_s, resource) == 0, "resource header must be first");
 
+/* Checks everything about a TMA parameter that does not depend on its buffer (hal/hal_tma.c);
+ * INVALID_ARGUMENT names parameter `index`. */
+tkrt_status_t tkrt_hal_tma_validate(const struct tkrt_tma_desc* desc, size_t index);
+/* Bytes per element of a TMA element type (CUtensorMapDataType values); 0 for one tkrt refuses. */
+uint32_t tkrt_hal_tma_element_bytes(uint32_t elem_type);
+
 /* The largest TMA descriptor any backend encodes, for callers' stack buffers. */
 #define TKRT_HAL_TMA_DESC_MAX 128
+
+/* One image kind a backend loads, and how Triton writes it. */
+typedef struct tkrt_hal_image_format {
+  tkrt_image_kind_t kind;       /* the public constant (also the wire's number) */
+  const char* triton_extension; /* the file Triton writes beside its JSON (".cubin"); NULL: none */
+  const char* triton_asm_key;   /* its key in Triton's compiled.asm ("cubin"); NULL: none */
+  /* Machine code for this process (a host image): loading it runs code with the process's rights,
+   * so it is loaded from a folder or a call only with consent, and a link is never followed. */
+  bool native_code;
+  /* Triton's output for any target may carry it (tkrt's host build writes one beside GPU
+   * output); otherwise only output whose target.backend is this backend's. */
+  bool any_triton_target;
+} tkrt_hal_image_format_t;
 
 /* A backend: its descriptor is always compiled in (it needs no vendor header), so tkrt knows every
  * backend's name and image formats even in a build without its device code; `compiled` is then
  * false, `probe`, `device_create` and `native_stream_ordinal` are NULL, and the API layer answers
- * UNAVAILABLE, saying so. The registry (hal/registry.c) lists the
- * descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor library
- * (once per process) and counts devices, answering UNAVAILABLE with a message that lists what was
- * tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
+ * UNAVAILABLE, saying so. The registry layer above the backends (registry/registry.c) lists
+ * the descriptors that CMake found in backends/. Enumerating is free; `probe` opens the vendor
+ * library (once per process) and counts devices, answering UNAVAILABLE with a message that lists
+ * what was tried; `device_create` probes too, then creates the device at `ordinal` with refcount 1. */
 struct tkrt_hal_backend {
   const char* name;
   bool compiled; /* false: descriptor only (the CMake option was off or headers were missing) */
@@ -189,6 +195,31 @@ struct tkrt_hal_backend {
   tkrt_status_t (*native_stream_ordinal)(void* stream, int* out_ordinal);
   uint32_t tma_descriptor_size;  /* 0: no TMA descriptors */
   uint32_t tma_descriptor_align;
+
+  /* What the layers above ask of a backend, answered here and nowhere else. */
+  const char* const* aliases; /* other names backend lists accept ("cpu"); NULL-terminated */
+  /* Runs on streams that others made (XLA's, PyTorch's): the backends named by the group alias
+   * "gpu" and the default of tkrt_native_stream_ordinal. */
+  bool foreign_streams;
+  /* The kinds it loads, in the order Triton's output is searched (machine code first). */
+  const tkrt_hal_image_format_t* image_formats;
+  size_t image_format_count;
+  /* DLPack device types (DLDeviceType) of arrays its kernels can take. */
+  const int32_t* dlpack_device_types;
+  size_t dlpack_device_type_count;
+  /* Triton: the target.backend value of its output (NULL: none), whether target.arch is an
+   * integer (the compute capability, 90) rather than a string, what target.arch must be (for
+   * messages), the arch name of a target (NULL: target.arch as is), and whether an image's own
+   * arch agrees with target.arch (NULL: always). */
+  const char* triton_target;
+  bool triton_arch_is_integer;
+  const char* triton_arch_expected;
+  void (*triton_arch_name)(const char* triton_arch, char* out, size_t capacity);
+  bool (*triton_image_matches)(const tkrt_image_info_t* info, const char* triton_arch);
+  /* Parses one of its parameters ({key, value}, key without the "<name>." prefix) into
+   * `options` (the fields of tkrt_device_options_t it reads). INVALID_ARGUMENT for a key it does
+   * not know or a bad value, naming both. NULL: the backend takes no parameters. */
+  tkrt_status_t (*parse_param)(const char* key, const char* value, tkrt_device_options_t* options);
 };
 
 /* Initialises the common device header; the backend fills device->info afterwards. */
@@ -221,6 +252,39 @@ static inline tkrt_status_t tkrt_hal_function_launch(tkrt_function_t* function,
   }
   tkrt_device_t* device = function->module->device;
   return TKRT_HAL_VTABLE(device)->launch(device, function->handle, params, stream);
+}
+
+/* The ways the core reaches a device beyond the public API (it never reads device->backend or
+ * the vtable itself). */
+static inline const char* tkrt_hal_device_backend_name(const tkrt_device_t* device) {
+  return device->backend->name;
+}
+
+/* How well an image of `kind` for `arch` fits the device (tkrt_hal_backend_t.image_rank). */
+static inline int tkrt_hal_device_image_rank(const tkrt_device_t* device, tkrt_image_kind_t kind,
+                                             const char* arch) {
+  return device->backend->image_rank(&device->info, kind, arch);
+}
+
+/* The size and alignment of the device's TMA descriptors (0 when it has none). */
+static inline uint32_t tkrt_hal_device_tma_size(const tkrt_device_t* device) {
+  return device->backend->tma_descriptor_size;
+}
+static inline uint32_t tkrt_hal_device_tma_align(const tkrt_device_t* device) {
+  return device->backend->tma_descriptor_align;
+}
+
+/* Encodes a TMA descriptor (see encode_tma above); UNIMPLEMENTED on a backend without TMA. */
+static inline tkrt_status_t tkrt_hal_device_encode_tma(tkrt_device_t* device,
+                                                       const struct tkrt_tma_desc* desc,
+                                                       tkrt_deviceptr_t base, void* out) {
+  const tkrt_hal_device_vtable_t* vtable = TKRT_HAL_VTABLE(device);
+  if (!vtable->encode_tma) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "the %s backend (device %d, %s) cannot build TMA descriptors",
+                            device->backend->name, device->info.ordinal, device->info.arch);
+  }
+  return vtable->encode_tma(device, desc, base, out);
 }
 
 #ifdef __cplusplus

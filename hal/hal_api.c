@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt public device API: argument checks, backend selection, then one dispatch through the
- * device vtable. Nothing here knows about a particular backend. */
+/* tkrt public device API: argument checks, then one dispatch through the device vtable. Opening
+ * a device (which chooses among the backends) is the registry's (registry/registry_api.c);
+ * nothing here knows about a particular backend. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include "base/image_detect.h"
 #include "base/log.h"
 #include "hal/hal.h"
-#include "hal/registry.h"
 #include "base/versioned.h"
 
 #define TKRT_CHECK_ARG(cond, ...) \
@@ -18,165 +18,8 @@
     if (!(cond)) return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, __VA_ARGS__); \
   } while (0)
 
-/* ---------------------------------------------------------------- backends */
-
 static void tkrt_copy_text(char* dst, size_t capacity, const char* src) {
   snprintf(dst, capacity, "%s", src ? src : "");
-}
-
-void tkrt_device_options_init(tkrt_device_options_t* options) {
-  memset(options, 0, sizeof(*options));
-  options->struct_size = sizeof(*options);
-}
-
-/* The caller's options over the defaults (NULL: the defaults). */
-static tkrt_status_t tkrt_read_device_options(const tkrt_device_options_t* options,
-                                              tkrt_device_options_t* out, const char* what) {
-  tkrt_device_options_init(out);
-  if (!options) return NULL;
-  return tkrt_versioned_read(out, sizeof(*out), options, what);
-}
-
-#define TKRT_MAX_LISTED_BACKENDS 8
-
-/* Parses a backend list ("hip,host"; NULL or "": every backend in default order) into registry
- * entries. Every name is checked first, so a typo is reported even when an earlier backend would
- * open. */
-static tkrt_status_t tkrt_parse_backend_list(const char* spec, const char* origin,
-                                             const tkrt_hal_backend_t** out,
-                                             size_t* out_count) {
-  size_t known_count;
-  const tkrt_hal_backend_t* const* known = tkrt_hal_registry_backends(&known_count);
-  if (!spec || !*spec) {
-    size_t n = known_count < TKRT_MAX_LISTED_BACKENDS ? known_count : TKRT_MAX_LISTED_BACKENDS;
-    for (size_t i = 0; i < n; ++i) out[i] = known[i];
-    *out_count = n;
-    return NULL;
-  }
-  size_t count = 0;
-  for (const char* cursor = spec; *cursor;) {
-    while (*cursor == ',' || isspace((unsigned char)*cursor)) ++cursor;
-    if (!*cursor) break;
-    const char* end = cursor;
-    while (*end && *end != ',') ++end;
-    const char* last = end;
-    while (last > cursor && isspace((unsigned char)last[-1])) --last;
-    size_t length = (size_t)(last - cursor);
-    char name[TKRT_BACKEND_NAME_MAX];
-    snprintf(name, sizeof(name), "%.*s", (int)length, cursor);
-    const tkrt_hal_backend_t* backend =
-        length < sizeof(name) ? tkrt_hal_registry_find(name) : NULL;
-    if (!backend) {
-      char names[128];
-      tkrt_hal_registry_names(names, sizeof(names));
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "unknown backend '%.*s' in %s ('%s'); known backends: %s",
-                              (int)length, cursor, origin, spec, names);
-    }
-    if (count == TKRT_MAX_LISTED_BACKENDS) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "too many backends listed in %s",
-                              origin);
-    }
-    out[count++] = backend;
-    cursor = *end ? end + 1 : end;
-  }
-  *out_count = count;
-  return NULL;
-}
-
-/* What every entry point says of a backend the build left out. */
-static tkrt_status_t tkrt_backend_not_compiled(const tkrt_hal_backend_t* backend) {
-  char option[32];
-  size_t n = 0;
-  for (const char* c = backend->name; *c && n + 1 < sizeof(option); ++c) {
-    option[n++] = (char)toupper((unsigned char)*c);
-  }
-  option[n] = '\0';
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "not compiled into this build (its CMake option TKRT_BACKEND_%s was OFF)",
-                          option);
-}
-
-static void tkrt_backend_info_fill(const tkrt_hal_backend_t* backend,
-                                   const tkrt_device_options_t* options,
-                                   tkrt_backend_info_t* info) {
-  memset(info, 0, sizeof(*info));
-  info->struct_size = sizeof(*info);
-  tkrt_copy_text(info->name, sizeof(info->name), backend->name);
-  int device_count = 0;
-  tkrt_status_t status = backend->compiled ? backend->probe(options, &device_count)
-                                           : tkrt_backend_not_compiled(backend);
-  if (status) {
-    tkrt_copy_text(info->reason, sizeof(info->reason), tkrt_status_message(status));
-    tkrt_status_free(status);
-  } else {
-    info->available = true;
-    info->device_count = device_count;
-    snprintf(info->reason, sizeof(info->reason), "%d device%s", device_count,
-             device_count == 1 ? "" : "s");
-  }
-}
-
-tkrt_status_t tkrt_backend_list_with_options(const tkrt_device_options_t* caller_options,
-                                             tkrt_backend_info_t* infos, size_t capacity,
-                                             size_t* out_count) {
-  TKRT_CHECK_ARG(out_count, "tkrt_backend_list: out_count is NULL");
-  TKRT_CHECK_ARG(infos || capacity == 0, "tkrt_backend_list: infos is NULL");
-  tkrt_device_options_t options;
-  TKRT_RETURN_IF_ERROR(tkrt_read_device_options(caller_options, &options, "tkrt_backend_list"));
-  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
-  size_t listed_count = 0;
-  TKRT_RETURN_IF_ERROR(
-      tkrt_parse_backend_list(options.backend, "the backend option", listed, &listed_count));
-  /* The listed backends first, in their order, then the others in default order. */
-  size_t known_count;
-  const tkrt_hal_backend_t* const* known = tkrt_hal_registry_backends(&known_count);
-  const tkrt_hal_backend_t* order[TKRT_MAX_LISTED_BACKENDS * 2];
-  size_t count = 0;
-  for (size_t i = 0; i < listed_count; ++i) {
-    bool seen = false;
-    for (size_t j = 0; j < count; ++j) seen = seen || order[j] == listed[i];
-    if (!seen) order[count++] = listed[i];
-  }
-  for (size_t i = 0; i < known_count && count < sizeof(order) / sizeof(order[0]); ++i) {
-    bool seen = false;
-    for (size_t j = 0; j < count; ++j) seen = seen || order[j] == known[i];
-    if (!seen) order[count++] = known[i];
-  }
-  for (size_t i = 0; i < count && i < capacity; ++i) {
-    tkrt_backend_info_fill(order[i], &options, &infos[i]);
-  }
-  *out_count = count;
-  return NULL;
-}
-
-tkrt_status_t tkrt_backend_list(tkrt_backend_info_t* infos, size_t capacity, size_t* out_count) {
-  return tkrt_backend_list_with_options(NULL, infos, capacity, out_count);
-}
-
-tkrt_status_t tkrt_native_stream_ordinal(const char* backends, tkrt_stream_t stream,
-                                         int* out_ordinal) {
-  TKRT_CHECK_ARG(out_ordinal, "tkrt_native_stream_ordinal: out_ordinal is NULL");
-  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
-  size_t count = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(backends && *backends ? backends : "cuda,hip",
-                                               "the backend list", listed, &count));
-  char tried[1024];
-  tried[0] = '\0';
-  for (size_t i = 0; i < count; ++i) {
-    tkrt_status_t status =
-        !listed[i]->compiled ? tkrt_backend_not_compiled(listed[i])
-        : listed[i]->native_stream_ordinal
-            ? listed[i]->native_stream_ordinal((void*)stream, out_ordinal)
-            : TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "it has no native streams");
-    if (!status) return NULL;
-    size_t used = strlen(tried);
-    snprintf(tried + used, sizeof(tried) - used, "%s%s: %s", used ? "; " : "", listed[i]->name,
-             tkrt_status_message(status));
-    tkrt_status_free(status);
-  }
-  return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no backend recognises stream %p (%s)",
-                          (void*)stream, tried);
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -190,59 +33,6 @@ void tkrt_hal_device_initialize(tkrt_device_t* device, const tkrt_hal_backend_t*
   device->info.struct_size = sizeof(device->info);
   device->info.ordinal = ordinal;
   tkrt_copy_text(device->info.backend, sizeof(device->info.backend), backend->name);
-}
-
-/* Appends "; name: reason" to the list of attempts, truncating quietly when it is full. */
-static void tkrt_append_attempt(char* tried, size_t capacity, const char* name,
-                                const char* reason) {
-  size_t used = strlen(tried);
-  if (used + 1 >= capacity) return;
-  snprintf(tried + used, capacity - used, "%s%s: %s", used ? "; " : "", name, reason);
-}
-
-tkrt_status_t tkrt_device_open(const tkrt_device_options_t* caller_options,
-                               tkrt_device_t** out_device) {
-  TKRT_CHECK_ARG(out_device, "tkrt_device_open: out_device is NULL");
-  tkrt_device_options_t options;
-  TKRT_RETURN_IF_ERROR(tkrt_read_device_options(caller_options, &options, "tkrt_device_open"));
-  TKRT_CHECK_ARG(options.ordinal >= 0, "tkrt_device_open: negative device ordinal %d",
-                 options.ordinal);
-  const char* origin =
-      options.backend && *options.backend ? "the backend option" : "the default order";
-  const tkrt_hal_backend_t* listed[TKRT_MAX_LISTED_BACKENDS];
-  size_t count = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_parse_backend_list(options.backend, origin, listed, &count));
-  if (count == 0) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "no backend is listed in %s", origin);
-  }
-  if (options.log) tkrt_log_raise_level(TKRT_LOG_DEBUG); /* the option's old meaning: all of it */
-  char tried[2048];
-  tried[0] = '\0';
-  tkrt_status_t only_status = NULL;
-  for (size_t i = 0; i < count; ++i) {
-    tkrt_device_t* device = NULL;
-    tkrt_status_t status = listed[i]->compiled ? listed[i]->device_create(&options, &device)
-                                               : tkrt_backend_not_compiled(listed[i]);
-    if (!status) {
-      device->allow_native_code_from_calls = options.allow_native_code_from_calls;
-      *out_device = device;
-      return NULL;
-    }
-    tkrt_append_attempt(tried, sizeof(tried), listed[i]->name, tkrt_status_message(status));
-    if (count == 1) {
-      only_status = status;
-    } else {
-      tkrt_status_free(status);
-    }
-  }
-  if (only_status) {
-    /* One backend was asked for: keep its own code (UNAVAILABLE, OUT_OF_RANGE, ...). */
-    return tkrt_status_annotate(only_status, "opening %s device %d", listed[0]->name,
-                                options.ordinal);
-  }
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE,
-                          "no backend could open device %d (order from %s): %s", options.ordinal,
-                          origin, tried);
 }
 
 void tkrt_device_retain(tkrt_device_t* device) {
@@ -265,18 +55,6 @@ const char* tkrt_device_backend_name(const tkrt_device_t* device) {
 }
 
 /* ---------------------------------------------------------------- images and modules */
-
-const char* tkrt_image_kind_name(tkrt_image_kind_t kind) {
-  switch (kind) {
-    case TKRT_IMAGE_AUTO: return "auto";
-    case TKRT_IMAGE_PTX: return "ptx";
-    case TKRT_IMAGE_CUBIN: return "cubin";
-    case TKRT_IMAGE_FATBIN: return "fatbin";
-    case TKRT_IMAGE_HSACO: return "hsaco";
-    case TKRT_IMAGE_HOST: return "host";
-  }
-  return "unknown";
-}
 
 static tkrt_status_t tkrt_module_load_checked(tkrt_device_t* device, const tkrt_image_t* image,
                                               bool from_call, tkrt_module_t** out_module) {
@@ -420,9 +198,12 @@ static tkrt_status_t tkrt_function_set_shared(tkrt_function_t* function, uint32_
                             device->info.max_shared_per_block_optin,
                             function->static_shared_bytes);
   }
-  TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
-      TKRT_HAL_VTABLE(device)->function_set_shared_limit(device, function->handle, bytes),
-      "kernel '%s'", function->name));
+  /* Optional: a backend without the limit (NULL) leaves it to this bookkeeping. */
+  if (TKRT_HAL_VTABLE(device)->function_set_shared_limit) {
+    TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
+        TKRT_HAL_VTABLE(device)->function_set_shared_limit(device, function->handle, bytes),
+        "kernel '%s'", function->name));
+  }
   atomic_store_explicit(&function->dynamic_shared_limit, bytes, memory_order_relaxed);
   return NULL;
 }

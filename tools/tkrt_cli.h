@@ -258,6 +258,7 @@ extern const char* const tkrt_cli_info_usage;
 extern const char* const tkrt_cli_dump_usage;
 extern const char* const tkrt_cli_run_usage;
 extern const char* const tkrt_cli_tune_usage;
+extern const char* const tkrt_cli_tunedb_usage;
 extern const char* const tkrt_cli_triton_usage;
 extern const struct option* const tkrt_cli_info_options;
 extern const struct option* const tkrt_cli_dump_options;
@@ -270,6 +271,7 @@ int tkrt_cli_info(int argc, char** argv);
 int tkrt_cli_dump(int argc, char** argv);
 int tkrt_cli_run(int argc, char** argv);
 int tkrt_cli_tune(int argc, char** argv);
+int tkrt_cli_tunedb(int argc, char** argv);
 /* Triton's compile output (tkrt_triton.c): handles argv when it names one, else returns -1. */
 int tkrt_cli_triton_dispatch(int argc, char** argv);
 

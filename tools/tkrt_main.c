@@ -24,6 +24,8 @@ static const command_t kCommands[] = {
     {"run", "launch a call on real buffers, compare outputs, time it; --json", tkrt_cli_run},
     {"tune", "benchmark every config of an autotuned call and store the decision; --json",
      tkrt_cli_tune},
+    {"tune-db", "show, export, import or merge the tuning database (per-config times)",
+     tkrt_cli_tunedb},
 };
 #define COMMAND_COUNT (sizeof(kCommands) / sizeof(kCommands[0]))
 
@@ -133,6 +135,7 @@ static void print_man(FILE* out) {
   print_man_block(out, "tkrt dump", tkrt_cli_dump_usage);
   print_man_block(out, "tkrt run", tkrt_cli_run_usage);
   print_man_block(out, "tkrt tune", tkrt_cli_tune_usage);
+  print_man_block(out, "tkrt tune-db", tkrt_cli_tunedb_usage);
   print_man_block(out, "Triton kernels (tkrt help triton)", tkrt_cli_triton_usage);
   fputs(".SH ENVIRONMENT\n", out);
   for (size_t i = 0; i < tkrt_setting_count(); ++i) {
@@ -354,7 +357,7 @@ static int help(int argc, char** argv) {
     return TKRT_CLI_OK;
   }
   const char* texts[] = {tkrt_cli_info_usage, tkrt_cli_dump_usage, tkrt_cli_run_usage,
-                         tkrt_cli_tune_usage};
+                         tkrt_cli_tune_usage, tkrt_cli_tunedb_usage};
   for (size_t i = 0; i < COMMAND_COUNT; ++i) {
     if (strcmp(argv[2], kCommands[i].name) == 0) {
       fputs(texts[i], stdout);
@@ -364,7 +367,7 @@ static int help(int argc, char** argv) {
   const char* guess = suggest_command(argv[2], 1);
   fprintf(stderr, "tkrt help: no help on '%s'", tkrt_cli_escaped(argv[2]));
   if (guess) fprintf(stderr, " (did you mean '%s'?)", guess);
-  fputs("; help is on info, dump, run, tune and triton\n", stderr);
+  fputs("; help is on info, dump, run, tune, tune-db and triton\n", stderr);
   return TKRT_CLI_USAGE;
 }
 

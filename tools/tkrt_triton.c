@@ -203,6 +203,16 @@ static const char* image_value(int argc, char** argv, int i) {
 
 /* ---------------------------------------------------------------- info */
 
+
+/* Whether the image is machine code for this process, as the backend that loads it says. */
+static bool image_is_native_code(const tkrt_kernel_image_t* image) {
+  tkrt_backend_description_t backend = {.struct_size = sizeof(backend)};
+  if (tkrt_status_consume_code(tkrt_backend_describe(tkrt_kernel_image_backend(image), &backend))) {
+    return false;
+  }
+  return (backend.native_code_kinds & (1u << image->kind)) != 0;
+}
+
 static void print_kernel(const tkrt_triton_kernel_t* k) {
   /* Every string here comes from the kernel's files (its .json, TTIR, image) or their names:
    * escaped (\xNN) as dump does, so that a file cannot send the terminal escape sequences. */
@@ -243,7 +253,7 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
     printf("  image %zu: %s %s%s%s, %zu bytes%s\n", i, tkrt_kernel_image_backend(image),
            tkrt_image_kind_name(image->kind), image->arch ? " for " : "",
            image->arch ? tkrt_cli_escaped(image->arch) : "", image->size,
-           image->kind == TKRT_IMAGE_HOST
+           image_is_native_code(image)
                ? " (native code: run and tune take it only with --allow-native-code)"
                : "");
   }
@@ -340,21 +350,13 @@ static int parse_named(const char* command, const char* option, const char* text
   return 0;
 }
 
-static int parse_kind(const char* text, uint32_t* kinds) {
-  static const struct {
-    const char* name;
-    tkrt_image_kind_t kind;
-  } names[] = {{"cubin", TKRT_IMAGE_CUBIN}, {"ptx", TKRT_IMAGE_PTX}, {"hsaco", TKRT_IMAGE_HSACO},
-               {"host", TKRT_IMAGE_HOST}};
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
-    if (strcmp(text, names[i].name) == 0) {
-      *kinds |= 1u << names[i].kind;
-      return 1;
-    }
-  }
-  return 0;
+/* The loader's answer: the kinds Triton writes for some backend. */
+static tkrt_status_t parse_kind(const char* text, uint32_t* kinds) {
+  tkrt_image_kind_t kind;
+  TKRT_RETURN_IF_ERROR(tkrt_triton_image_kind_from_name(text, &kind));
+  *kinds |= 1u << kind;
+  return NULL;
 }
-
 
 static const struct option kTritonRunOptions[] = {
     {"help", no_argument, NULL, 'h'},
@@ -451,12 +453,16 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
       case OPT_JSON:
         o->json = 1;
         break;
-      case OPT_IMAGE_KIND:
-        if (!parse_kind(next, &o->image_kinds)) {
-          return tkrt_cli_usage_error(o->command, "--image-kind is cubin, ptx, hsaco or host, not '%s'",
-                                      next);
+      case OPT_IMAGE_KIND: {
+        tkrt_status_t kind_status = parse_kind(next, &o->image_kinds);
+        if (kind_status) {
+          int rc = tkrt_cli_usage_error(o->command, "--image-kind: %s",
+                                        tkrt_status_message(kind_status));
+          tkrt_status_free(kind_status);
+          return rc;
         }
         break;
+      }
       default: {
         int rc = tkrt_cli_session_option(o->command, c, a, next, &o->session);
         if (rc) return rc;
@@ -626,10 +632,15 @@ static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kerne
 /* On the host backend, a kernel whose host image was left out for want of consent would fail as
  * "no image for this device"; say why instead, before anything is allocated or launched. */
 static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_device_t* device) {
-  if (strcmp(tkrt_device_backend_name(device), "host") != 0) return NULL;
+  /* Only a device whose backend loads native code (the host's) misses such an image. */
+  tkrt_backend_description_t backend = {.struct_size = sizeof(backend)};
+  if (tkrt_status_consume_code(tkrt_backend_describe(tkrt_device_backend_name(device), &backend)) ||
+      !backend.native_code_kinds) {
+    return NULL;
+  }
   const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
   for (size_t i = 0; i < d->image_count; ++i) {
-    if (d->images[i].kind == TKRT_IMAGE_HOST) return NULL;
+    if (backend.image_kinds & (1u << d->images[i].kind)) return NULL;
   }
   for (size_t t = 0; t < tkrt_triton_kernel_target_count(k); ++t) {
     const char* left_out = tkrt_triton_kernel_target(k, t)->native_code_left_out;

@@ -15,6 +15,7 @@
 #include "triton/triton_internal.h"
 #include "base/fs.h"
 #include "base/versioned.h"
+#include "registry/registry.h"
 #include "tkrt/image.h"
 
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
@@ -256,9 +257,15 @@ static bool tkrt_triton_visit_name(const char* name, size_t length, void* user) 
 
 /* Reads `<stem><ext>` as an image of `kind` when it exists and `kinds` wants it, and checks it
  * against the metadata: the kind, the arch and the entry name. */
+/* The most image kinds one target may offer (its backend's and the any-target ones). */
+#define TKRT_TRITON_KINDS_MAX 16
+
 static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char* stem,
-                                            const char* ext, tkrt_image_kind_t kind,
-                                            uint32_t kinds) {
+                                            const tkrt_hal_backend_t* backend,
+                                            const tkrt_hal_image_format_t* format,
+                                            const tkrt_hal_backend_t* target, uint32_t kinds) {
+  const char* ext = format->triton_extension;
+  tkrt_image_kind_t kind = format->kind;
   if (!(kinds & (1u << kind))) return NULL;
   char path[TKRT_TRITON_PATH_MAX];
   int n = snprintf(path, sizeof(path), "%s%s", stem, ext);
@@ -266,7 +273,7 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "path too long: %s%s", stem, ext);
   }
   if (access(path, F_OK) != 0) return NULL;
-  if (kind == TKRT_IMAGE_HOST && !o->allow_native_code) {
+  if (format->native_code && !o->allow_native_code) {
     /* Native code runs with this process's rights once loaded: never taken from a folder
      * without the caller's consent. Only its path is kept, to say why it was left out. */
     o->native_code_left_out = tkrt_triton_strdup(path);
@@ -274,7 +281,7 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
   }
   char* data = NULL;
   size_t size = 0;
-  if (kind == TKRT_IMAGE_HOST) {
+  if (format->native_code) {
     /* Consent covers the folder's own file: a symbolic link, which could lead anywhere (one
      * planted in a shared cache, say), is not followed to native code. */
     void* bytes = NULL;
@@ -300,24 +307,14 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
                               tkrt_image_kind_name(info->kind), tkrt_image_kind_name(kind));
     goto fail;
   }
-  /* The image must be for the target the JSON names (a host image beside GPU output is not). */
-  if (kind == TKRT_IMAGE_PTX || kind == TKRT_IMAGE_CUBIN) {
-    char* end = NULL;
-    unsigned long want = strtoul(o->arch, &end, 10);
-    if (end != o->arch && *end == '\0' && info->sm && info->sm != want) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "inconsistent: %s is for %s but %s says target.arch %s", path,
-                                info->arch, o->json_path, o->arch);
-      goto fail;
-    }
-  } else if (kind == TKRT_IMAGE_HSACO) {
-    size_t base = strcspn(info->arch, ":");
-    if (strlen(o->arch) != base || strncmp(o->arch, info->arch, base) != 0) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "inconsistent: %s is for %s but %s says target.arch %s", path,
-                                info->arch, o->json_path, o->arch);
-      goto fail;
-    }
+  /* The image must be for the target the JSON names (a host image beside GPU output is not):
+   * the target's backend judges its own images' archs. */
+  if (backend == target && target->triton_image_matches &&
+      !target->triton_image_matches(info, o->arch)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "inconsistent: %s is for %s but %s says target.arch %s", path,
+                              info->arch, o->json_path, o->arch);
+    goto fail;
   }
   tkrt_triton_name_search_t search = {o->name, 0, 0, "", 0};
   status = tkrt_image_for_each_kernel(data, size, tkrt_triton_visit_name, &search);
@@ -343,11 +340,12 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
     status = TKRT_OOM();
     goto fail;
   }
-  image->backend = kind == TKRT_IMAGE_HOST ? "host" : NULL;
+  /* An image any target may carry runs only on its own backend. */
+  image->backend = format->any_triton_target ? backend->name : NULL;
   image->kind = kind;
   image->data = data;
   image->size = size;
-  image->shared_mem_bytes = kind == TKRT_IMAGE_HOST ? 0 : o->shared;
+  image->shared_mem_bytes = format->native_code ? 0 : o->shared;
   image->origin = TKRT_IMAGE_ORIGIN_API;
   o->image_count++;
   o->image_kinds |= 1u << kind;
@@ -399,28 +397,29 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   if ((status = tkrt_triton_field_string(target, json_path, "target.backend", 1, &backend))) {
     goto done;
   }
-  if (strcmp(backend, "cuda") != 0 && strcmp(backend, "hip") != 0 && strcmp(backend, "host") != 0) {
+  /* The backends say which targets they run and how their archs are written. */
+  const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(backend);
+  if (!runs) {
+    char targets[128];
+    tkrt_hal_registry_triton_targets(targets, sizeof(targets));
     status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                              "%s: field 'target.backend' is \"%.40s\"; tkrt runs cuda, hip and "
-                              "host kernels",
-                              json_path, backend);
+                              "%s: field 'target.backend' is \"%.40s\"; tkrt runs %s kernels",
+                              json_path, backend, targets);
     goto done;
   }
   char arch[64] = "";
   const tkrt_json_value_t* arch_value = tkrt_json_get(target, "arch");
   if (arch_value && arch_value->type == TKRT_JSON_NUMBER && arch_value->is_integer &&
-      arch_value->integer > 0 && arch_value->integer < 10000 && strcmp(backend, "cuda") == 0) {
+      arch_value->integer > 0 && arch_value->integer < 10000 && runs->triton_arch_is_integer) {
     snprintf(arch, sizeof(arch), "%d", (int)arch_value->integer); /* CUDA: 90 is sm_90 */
   } else if (arch_value && arch_value->type == TKRT_JSON_STRING && arch_value->length > 0 &&
-             arch_value->length < sizeof(arch) && strcmp(backend, "cuda") != 0) {
+             arch_value->length < sizeof(arch) && !runs->triton_arch_is_integer) {
     snprintf(arch, sizeof(arch), "%s", arch_value->string);
   } else {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "%s: field 'target.arch' is %s; it must be %s", json_path,
                               arch_value ? tkrt_json_type_name(arch_value->type) : "missing",
-                              strcmp(backend, "cuda") == 0
-                                  ? "the compute capability as an integer (e.g. 90)"
-                                  : "the processor name as a string (e.g. \"gfx942\")");
+                              runs->triton_arch_expected);
     goto done;
   }
   if ((status = tkrt_triton_field_u32(target, json_path, "target.warp_size", 1, 0, 1, 1024,
@@ -517,9 +516,27 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
 
   /* A target none of whose image kinds is asked for is left out (e.g. HSACO folders when only
    * cubins are wanted); one whose wanted images are missing is an error below. */
-  uint32_t possible = 1u << TKRT_IMAGE_HOST;
-  if (strcmp(backend, "cuda") == 0) possible |= (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX);
-  if (strcmp(backend, "hip") == 0) possible |= 1u << TKRT_IMAGE_HSACO;
+  /* What may sit beside it: the target backend's kinds that Triton writes, in its order, then the
+   * kinds any target may carry (a host image), each backend's once. */
+  const tkrt_hal_backend_t* candidate_backends[TKRT_TRITON_KINDS_MAX];
+  const tkrt_hal_image_format_t* candidates[TKRT_TRITON_KINDS_MAX];
+  size_t candidate_count = 0;
+  uint32_t possible = 0;
+  size_t registered = 0;
+  const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
+  for (size_t pass = 0; pass < 2; ++pass) {
+    for (size_t b = 0; b < registered; ++b) {
+      if ((pass == 0) != (all[b] == runs)) continue;
+      for (size_t f = 0; f < all[b]->image_format_count; ++f) {
+        const tkrt_hal_image_format_t* format = &all[b]->image_formats[f];
+        if (!format->triton_extension || (pass == 1 && !format->any_triton_target)) continue;
+        if (candidate_count == TKRT_TRITON_KINDS_MAX) continue;
+        candidate_backends[candidate_count] = all[b];
+        candidates[candidate_count++] = format;
+        possible |= 1u << format->kind;
+      }
+    }
+  }
   if (!(kinds & possible)) {
     o->skipped = 1;
     goto done;
@@ -534,15 +551,12 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   }
   memcpy(stem, json_path, stem_length);
   stem[stem_length] = '\0';
-  if (strcmp(backend, "cuda") == 0) {
-    if ((status = tkrt_triton_take_image(o, stem, ".cubin", TKRT_IMAGE_CUBIN, kinds)) ||
-        (status = tkrt_triton_take_image(o, stem, ".ptx", TKRT_IMAGE_PTX, kinds))) {
+  for (size_t i = 0; i < candidate_count; ++i) {
+    if ((status = tkrt_triton_take_image(o, stem, candidate_backends[i], candidates[i], runs,
+                                         kinds))) {
       goto done;
     }
-  } else if (strcmp(backend, "hip") == 0) {
-    if ((status = tkrt_triton_take_image(o, stem, ".hsaco", TKRT_IMAGE_HSACO, kinds))) goto done;
   }
-  if ((status = tkrt_triton_take_image(o, stem, ".so", TKRT_IMAGE_HOST, kinds))) goto done;
   if (o->image_count == 0 && o->native_code_left_out) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_PERMISSION_DENIED,
                               "%s: its only image (of the kinds asked for) is %s, a host image: "
@@ -555,13 +569,19 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
     goto done;
   }
   if (o->image_count == 0) {
-    int cuda = strcmp(backend, "cuda") == 0;
-    const char* ext = cuda ? ".cubin" : strcmp(backend, "hip") == 0 ? ".hsaco" : ".so";
+    /* The files the target's backend reads (the host's own if it is the host's). */
+    char expected[2 * TKRT_TRITON_PATH_MAX + 64] = "";
+    for (size_t i = 0, listed = 0; i < candidate_count; ++i) {
+      if (candidate_backends[i] != runs) continue;
+      size_t used = strlen(expected);
+      snprintf(expected + used, sizeof(expected) - used, "%s%s%s", listed ? " or " : "", stem,
+               candidates[i]->triton_extension);
+      listed++;
+    }
     status = TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND,
-                              "%s: no image (of the kinds asked for) beside it: expected %s%s%s%s%s "
+                              "%s: no image (of the kinds asked for) beside it: expected %s "
                               "(Triton writes the image next to the metadata)",
-                              json_path, stem, ext, cuda ? " or " : "", cuda ? stem : "",
-                              cuda ? ".ptx" : "");
+                              json_path, expected);
     goto done;
   }
 
@@ -591,7 +611,8 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   /* A host image declares its kernel's signature too: tkrt passes parameters by the TTIR's, so
    * the two must agree (a reordered TTIR would hand the kernel a scalar as a pointer). */
   for (size_t i = 0; i < o->image_count && !status; ++i) {
-    if (o->images[i].kind != TKRT_IMAGE_HOST) continue;
+    const tkrt_hal_image_format_t* format = tkrt_hal_registry_format(o->images[i].kind, NULL);
+    if (!format || !format->native_code) continue;
     char* declared = NULL;
     status = tkrt_triton_host_signature(o->images[i].data, o->images[i].size, o->name,
                                         o->image_paths[i], &declared);
@@ -783,7 +804,8 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     if (o->global_scratch_align > desc.global_scratch_align) {
       desc.global_scratch_align = o->global_scratch_align;
     }
-    if (strcmp(o->backend, "cuda") == 0 && !desc.compute_capability) {
+    const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(o->backend);
+    if (runs && runs->triton_arch_is_integer && !desc.compute_capability) {
       desc.compute_capability = (uint32_t)strtoul(o->arch, NULL, 10);
     }
     for (size_t j = 0; j < o->image_count; ++j) images[n++] = o->images[j];
@@ -805,11 +827,12 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     /* The image's own arch spelling ("sm_90a") is more precise than the JSON's (90). */
     const char* image_arch = NULL;
     for (size_t j = 0; j < o->image_count && !image_arch; ++j) {
-      if (o->images[j].kind != TKRT_IMAGE_HOST && o->images[j].arch) image_arch = o->images[j].arch;
+      if (!o->images[j].backend && o->images[j].arch) image_arch = o->images[j].arch;
     }
+    const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(o->backend);
     char arch[80];
     if (image_arch) snprintf(arch, sizeof(arch), "%s", image_arch);
-    else if (strcmp(o->backend, "cuda") == 0) snprintf(arch, sizeof(arch), "sm_%s", o->arch);
+    else if (runs && runs->triton_arch_name) runs->triton_arch_name(o->arch, arch, sizeof(arch));
     else snprintf(arch, sizeof(arch), "%s", o->arch);
     t->arch = tkrt_triton_strdup(arch);
     t->json_path = o->json_path;
@@ -855,6 +878,28 @@ void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options) {
   options->struct_size = sizeof(*options);
 }
 
+tkrt_status_t tkrt_triton_image_kind_from_name(const char* name, tkrt_image_kind_t* out_kind) {
+  size_t registered = 0;
+  const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
+  char known[128] = "";
+  for (size_t b = 0; b < registered; ++b) {
+    for (size_t f = 0; f < all[b]->image_format_count; ++f) {
+      const tkrt_hal_image_format_t* format = &all[b]->image_formats[f];
+      if (!format->triton_extension) continue;
+      const char* kind_name = tkrt_image_kind_name(format->kind);
+      if (name && out_kind && strcmp(name, kind_name) == 0) {
+        *out_kind = format->kind;
+        return NULL;
+      }
+      size_t used = strlen(known);
+      snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", kind_name);
+    }
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "unknown image kind '%s' (Triton's output holds %s)",
+                          name ? name : "(null)", known);
+}
+
 tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_count,
                                       const tkrt_triton_load_options_t* caller_options,
                                       tkrt_triton_kernel_t** out_kernel) {
@@ -870,8 +915,14 @@ tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_coun
   }
   uint32_t kinds = options.image_kinds;
   if (kinds == 0) {
-    kinds = (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_PTX) | (1u << TKRT_IMAGE_HSACO) |
-            (1u << TKRT_IMAGE_HOST);
+    /* Every kind Triton writes for some backend. */
+    size_t registered = 0;
+    const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
+    for (size_t b = 0; b < registered; ++b) {
+      for (size_t f = 0; f < all[b]->image_format_count; ++f) {
+        if (all[b]->image_formats[f].triton_extension) kinds |= 1u << all[b]->image_formats[f].kind;
+      }
+    }
   }
   tkrt_triton_names_t jsons = {0};
   tkrt_status_t status = NULL;

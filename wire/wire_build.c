@@ -97,6 +97,13 @@ static tkrt_status_t wb_side_record(const tkrt_wp_kernel_t* k, const char* const
 
 /* ---------------------------------------------------------------- kernels */
 
+/* The backend that loads `kind` (the registry's answer): jaxlib's fields name formats, not
+ * backends. */
+static const char* wb_kind_backend(tkrt_image_kind_t kind) {
+  tkrt_kernel_image_t probe = {.kind = kind};
+  return tkrt_kernel_image_backend(&probe);
+}
+
 /* The image TritonKernel.ptx stands for: PTX text, or (ROCm) the HSACO file it names, whose path
  * goes to *source_path (left alone for PTX). */
 static tkrt_status_t wb_build_ptx_image(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, const char* where,
@@ -104,7 +111,7 @@ static tkrt_status_t wb_build_ptx_image(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, cons
   char arch[TKRT_WIRE_ARCH_MAX];
   if (tkrt_wire_ptx_field_is_text(k->ptx.data, k->ptx.size)) {
     tkrt_wire_cuda_arch(k->compute_capability, arch);
-    image->backend = "cuda";
+    image->backend = wb_kind_backend(TKRT_IMAGE_PTX);
     TKRT_RETURN_IF_ERROR(wb_arch_string(ctx, arch, &image->arch));
     image->kind = TKRT_IMAGE_PTX;
     image->data = k->ptx.data;
@@ -125,7 +132,7 @@ static tkrt_status_t wb_build_ptx_image(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, cons
   TKRT_RETURN_IF_ERROR(wb_string(ctx, k->ptx, &path));
   image->origin = TKRT_IMAGE_ORIGIN_HSACO_PATH;
   *source_path = path;
-  image->backend = "hip";
+  image->backend = wb_kind_backend(TKRT_IMAGE_HSACO);
   image->kind = TKRT_IMAGE_HSACO;
 
   /* tkrt's encoder may have carried the file's bytes: prefer them, so that the blob replays
@@ -235,8 +242,9 @@ static tkrt_status_t wb_build_kernel(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, size_t 
     tkrt_wire_image_facts_t facts;
     tkrt_wire_image_detect(k->module_object.data, k->module_object.size, &facts);
     image->kind = facts.kind;
-    /* jaxlib hands module_image to the CUDA driver, which detects the format itself. */
-    image->backend = facts.backend ? facts.backend : "cuda";
+    /* jaxlib hands module_image to the driver that runs its PTX, which detects the format
+     * itself. */
+    image->backend = facts.backend ? facts.backend : wb_kind_backend(TKRT_IMAGE_PTX);
     if ((status = wb_arch_string(ctx, facts.arch, &image->arch))) goto cleanup;
     image->data = k->module_object.data;
     image->size = k->module_object.size;

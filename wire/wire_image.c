@@ -9,7 +9,7 @@
 #include "base/image_detect.h"
 #include "wire/wire_internal.h"
 #include "hal/hal.h"
-#include "hal/registry.h"
+#include "registry/registry.h"
 #include "tkrt/image.h"
 
 static bool tkrt_wire_has_prefix(const uint8_t* data, size_t size, const char* prefix) {

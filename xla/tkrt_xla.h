@@ -65,7 +65,7 @@ TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 
 /* Sets one of the adapter's settings before its first use (later: FAILED_PRECONDITION, 9): the
  * settings of scope "xla" in tkrt's settings table (docs/settings.md, tkrt/settings.h), with the
- * words and checks their variables have. Names: backend (default cuda,hip), cache_dir,
+ * words and checks their variables have. Names: backend (default gpu: cuda then hip), cache_dir,
  * hip_library, log (off|error|warn|info|debug: sets the process's log level at once,
  * tkrt/log.h), tune_dir, tune_pin, tune_policy (auto|never), tune_prune_margin, capture_policy
  * (first_config|error), count_captures (on|off: count executed_captured, a driver query per FFI

@@ -23,8 +23,13 @@
  * mirrored here. */
 typedef tkrt_runtime_call_t tkrt_xla_entry_t;
 
+/* The backends XLA's devices come from: the group of those that run on streams others made
+ * (tkrt/device.h: cuda and hip), never the host. */
+#define TKRT_XLA_DEFAULT_BACKENDS "gpu"
+
 /* The adapter's own settings (xla_settings.c), immutable once returned; the others (backends,
- * caches, tuning: "cuda,hip" by default) are its runtime's (tkrt_runtime_configure). */
+ * TKRT_XLA_DEFAULT_BACKENDS by default, caches, tuning) are its runtime's
+ * (tkrt_runtime_configure). */
 typedef struct tkrt_xla_settings {
   /* Count FFI executes made while the stream was capturing (executed_captured): a driver query
    * per execute, so off unless asked for (count_captures, TKRT_XLA_COUNT_CAPTURES). */

@@ -19,7 +19,7 @@ static struct {
 } tkrt_xla_config = {PTHREAD_MUTEX_INITIALIZER};
 
 /* libtkrt_xla's settings come from tkrt's settings table (core/settings.c, docs/settings.md):
- * tkrt's TKRT_* variables, and its own TKRT_XLA_BACKEND (default cuda,hip: never the host
+ * tkrt's TKRT_* variables, and its own TKRT_XLA_BACKEND (default gpu, the backends that run on streams others made: never the host
  * backend, XLA hands over device pointers and a GPU stream), TKRT_XLA_CAPTURE_POLICY
  * (first_config, the default, or error) and TKRT_XLA_COUNT_CAPTURES (on or off: count
  * executed_captured), read through core/environment.c. Words are matched ignoring case, as every
@@ -62,7 +62,7 @@ static void tkrt_xla_settings_from_environment(void) {
   const char* backend = tkrt_setting_environment("TKRT_XLA_BACKEND");
   status = tkrt_setting_check("TKRT_XLA_BACKEND", backend);
   if (status) tkrt_xla_environment_error(status), backend = NULL;
-  s->device.backend = backend && *backend ? backend : "cuda,hip";
+  s->device.backend = backend && *backend ? backend : "gpu";
   static const char* const own[] = {"TKRT_XLA_CAPTURE_POLICY", "TKRT_XLA_COUNT_CAPTURES"};
   for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); ++i) {
     const char* value = tkrt_setting_environment(own[i]);
@@ -131,7 +131,7 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
     tkrt_xla_config.settings.count_captures = read.on; /* no runtime takes it */
   } else if (!status) {
     /* Every other name is the runtime's, with the adapter's defaults for unset. */
-    if (strcmp(name, "backend") == 0) v = v ? v : "cuda,hip";
+    if (strcmp(name, "backend") == 0) v = v ? v : "gpu";
     if (strcmp(name, "capture_policy") == 0) v = v ? v : "first_config";
     tkrt_runtime_t* rt = NULL;
     status = tkrt_xla_runtime(&rt);

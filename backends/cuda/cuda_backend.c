@@ -52,6 +52,48 @@ void tkrt_cuda_arch_for_capability(uint32_t compute_capability, char* out, size_
   snprintf(out, capacity, "sm_%u%s", compute_capability, compute_capability >= 90 ? "a" : "");
 }
 
+/* Triton's target.arch for CUDA is the compute capability (90); its images say sm_90 or sm_90a. */
+static void tkrt_cuda_triton_arch_name(const char* triton_arch, char* out, size_t capacity) {
+  snprintf(out, capacity, "sm_%s", triton_arch);
+}
+
+static bool tkrt_cuda_triton_image_matches(const tkrt_image_info_t* info,
+                                           const char* triton_arch) {
+  char* end = NULL;
+  unsigned long want = strtoul(triton_arch, &end, 10);
+  return !(end != triton_arch && *end == '\0' && info->sm && info->sm != want);
+}
+
+/* cuda.cache_dir (the JIT cache folder; "off": none) and cuda.trust_shared_cache (0 or 1). */
+static tkrt_status_t tkrt_cuda_parse_param(const char* key, const char* value,
+                                           tkrt_device_options_t* options) {
+  if (strcmp(key, "cache_dir") == 0) {
+    options->cache_dir = value;
+    return NULL;
+  }
+  if (strcmp(key, "trust_shared_cache") == 0) {
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "backend parameter cuda.trust_shared_cache is '%s'; expected 0 or 1",
+                              value);
+    }
+    options->trust_shared_cache = value[0] == '1';
+    return NULL;
+  }
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "unknown backend parameter cuda.%s; the cuda backend takes cache_dir "
+                          "and trust_shared_cache",
+                          key);
+}
+
+static const tkrt_hal_image_format_t kCudaFormats[] = {
+    {.kind = TKRT_IMAGE_CUBIN, .triton_extension = ".cubin", .triton_asm_key = "cubin"},
+    {.kind = TKRT_IMAGE_PTX, .triton_extension = ".ptx", .triton_asm_key = "ptx"},
+    {.kind = TKRT_IMAGE_FATBIN},
+};
+/* kDLCUDA, kDLCUDAManaged */
+static const int32_t kCudaDlpackTypes[] = {2, 13};
+
 #if TKRT_HAVE_BACKEND_CUDA
 
 static tkrt_status_t tkrt_cuda_count_devices(const tkrt_cuda_driver_t** out_driver,
@@ -165,4 +207,15 @@ const tkrt_hal_backend_t tkrt_cuda_backend = {
     /* cuda.h 13 declares CUtensorMap _Alignas(128) (12: 64), and cuTensorMapEncodeTiled may
      * assume it. */
     .tma_descriptor_align = 128,
+    .foreign_streams = true,
+    .image_formats = kCudaFormats,
+    .image_format_count = sizeof(kCudaFormats) / sizeof(kCudaFormats[0]),
+    .dlpack_device_types = kCudaDlpackTypes,
+    .dlpack_device_type_count = sizeof(kCudaDlpackTypes) / sizeof(kCudaDlpackTypes[0]),
+    .triton_target = "cuda",
+    .triton_arch_is_integer = true,
+    .triton_arch_expected = "the compute capability as an integer (e.g. 90)",
+    .triton_arch_name = tkrt_cuda_triton_arch_name,
+    .triton_image_matches = tkrt_cuda_triton_image_matches,
+    .parse_param = tkrt_cuda_parse_param,
 };

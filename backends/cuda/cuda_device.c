@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable =
-    TKRT_HAL_DEVICE_VTABLE(tkrt_cuda);
+static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable; /* at the end of this file */
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device) {
   assert(device && device->resource.vtable == &tkrt_cuda_device_vtable);
@@ -259,3 +258,37 @@ tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t
   }
   return NULL;
 }
+
+/* ---------------------------------------------------------------- vtable */
+
+static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable = {
+    .destroy = tkrt_cuda_destroy,
+    .module_load = tkrt_cuda_module_load,
+    .module_unload = tkrt_cuda_module_unload,
+    .function_create = tkrt_cuda_function_create,
+    .function_destroy = tkrt_cuda_function_destroy,
+    .function_attrs = tkrt_cuda_function_attrs,
+    .function_set_shared_limit = tkrt_cuda_function_set_shared_limit,
+    .launch = tkrt_cuda_launch,
+    .memory_alloc = tkrt_cuda_memory_alloc,
+    .memory_free = tkrt_cuda_memory_free,
+    .host_alloc = tkrt_cuda_host_alloc,
+    .host_free = tkrt_cuda_host_free,
+    .memory_info = tkrt_cuda_memory_info,
+    .memset_async = tkrt_cuda_memset_async,
+    .memcpy_async = tkrt_cuda_memcpy_async,
+    .stream_create = tkrt_cuda_stream_create,
+    .stream_destroy = tkrt_cuda_stream_destroy,
+    .stream_synchronize = tkrt_cuda_stream_synchronize,
+    .stream_is_capturing = tkrt_cuda_stream_is_capturing,
+    .stream_begin_capture = tkrt_cuda_stream_begin_capture,
+    .stream_end_capture = tkrt_cuda_stream_end_capture,
+    .graph_launch = tkrt_cuda_graph_launch,
+    .graph_destroy = tkrt_cuda_graph_destroy,
+    .event_create = tkrt_cuda_event_create,
+    .event_destroy = tkrt_cuda_event_destroy,
+    .event_record = tkrt_cuda_event_record,
+    .event_synchronize = tkrt_cuda_event_synchronize,
+    .event_elapsed_ms = tkrt_cuda_event_elapsed_ms,
+    .encode_tma = tkrt_cuda_encode_tma,
+};

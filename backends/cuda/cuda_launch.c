@@ -113,9 +113,6 @@ _Static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
 _Static_assert(sizeof(CUtensorMap) <= TKRT_HAL_TMA_DESC_MAX, "the core's stack slots hold it");
 _Static_assert(_Alignof(CUtensorMap) <= 128, "the core aligns the slots enough");
 
-/* Bytes per element of CUtensorMapDataType 0..12 (the core refuses the packed sub-byte types). */
-static const uint32_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
-
 tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_desc* desc,
                                    tkrt_deviceptr_t address, void* out) {
   tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base;
@@ -126,12 +123,12 @@ tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_de
                             driver->driver_version);
   }
   uint32_t rank = desc->rank;
-  if (rank == 0 || rank > TKRT_TMA_MAX_RANK ||
-      desc->elem_type >= sizeof(kTmaElementBytes) / sizeof(kTmaElementBytes[0])) {
+  /* Bytes per element: the HAL's table (hal/hal_tma.c), 0 for types the core refuses. */
+  uint64_t element_bytes = tkrt_hal_tma_element_bytes(desc->elem_type);
+  if (rank == 0 || rank > TKRT_TMA_MAX_RANK || element_bytes == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "TMA descriptor of rank %u, element type %u", rank, desc->elem_type);
   }
-  uint64_t element_bytes = kTmaElementBytes[desc->elem_type];
   cuuint64_t dims[TKRT_TMA_MAX_RANK], strides[TKRT_TMA_MAX_RANK];
   cuuint32_t box[TKRT_TMA_MAX_RANK], element_strides[TKRT_TMA_MAX_RANK];
   for (uint32_t i = 0; i < rank; ++i) {

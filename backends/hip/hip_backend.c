@@ -24,6 +24,32 @@ static int tkrt_hip_image_rank(const tkrt_device_info_t* info, tkrt_image_kind_t
   return base == device_base && strncmp(arch, info->arch, base) == 0 ? 2 : 0;
 }
 
+/* Triton's target.arch for HIP is the processor ("gfx942"); a code object's arch may add target
+ * features ("gfx942:sramecc+:xnack-"), which the processor part must match. */
+static bool tkrt_hip_triton_image_matches(const tkrt_image_info_t* info, const char* triton_arch) {
+  size_t base = strcspn(info->arch, ":");
+  return strlen(triton_arch) == base && strncmp(triton_arch, info->arch, base) == 0;
+}
+
+/* hip.library: the runtime library to open (a path or soname, or a ':' list). */
+static tkrt_status_t tkrt_hip_parse_param(const char* key, const char* value,
+                                          tkrt_device_options_t* options) {
+  if (strcmp(key, "library") != 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "unknown backend parameter hip.%s; the hip backend takes library",
+                            key);
+  }
+  options->hip_library = value;
+  return NULL;
+}
+
+static const char* const kHipAliases[] = {"rocm", NULL};
+static const tkrt_hal_image_format_t kHipFormats[] = {
+    {.kind = TKRT_IMAGE_HSACO, .triton_extension = ".hsaco", .triton_asm_key = "hsaco"},
+};
+/* kDLROCM */
+static const int32_t kHipDlpackTypes[] = {10};
+
 #if TKRT_HAVE_BACKEND_HIP
 
 static tkrt_status_t tkrt_hip_probe(const tkrt_device_options_t* options, int* out_device_count) {
@@ -68,4 +94,14 @@ const tkrt_hal_backend_t tkrt_hip_backend = {
     .native_stream_ordinal = tkrt_hip_native_stream_ordinal,
 #endif
     .image_rank = tkrt_hip_image_rank,
+    .aliases = kHipAliases,
+    .foreign_streams = true,
+    .image_formats = kHipFormats,
+    .image_format_count = sizeof(kHipFormats) / sizeof(kHipFormats[0]),
+    .dlpack_device_types = kHipDlpackTypes,
+    .dlpack_device_type_count = sizeof(kHipDlpackTypes) / sizeof(kHipDlpackTypes[0]),
+    .triton_target = "hip",
+    .triton_arch_expected = "the processor name as a string (e.g. \"gfx942\")",
+    .triton_image_matches = tkrt_hip_triton_image_matches,
+    .parse_param = tkrt_hip_parse_param,
 };

@@ -235,18 +235,6 @@ cleanup:
   return status;
 }
 
-const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = TKRT_HAL_DEVICE_VTABLE(tkrt_hip);
-
-tkrt_status_t tkrt_hip_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
-                                  tkrt_deviceptr_t base, void* out) {
-  (void)desc;
-  (void)base;
-  (void)out;
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                          "the hip backend cannot build TMA descriptors (device %d, %s)",
-                          device->info.ordinal, device->info.arch);
-}
-
 /* ---------------------------------------------------------------- memory */
 
 /* Device and pinned host memory, asynchronous memset and memcpy, and free/total memory, each run
@@ -351,3 +339,37 @@ tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t 
   return TKRT_HIP_STATUS(api, error, "%s(0x%llx <- 0x%llx, %zu bytes)", operation,
                          (unsigned long long)dst, (unsigned long long)src, size);
 }
+
+/* ---------------------------------------------------------------- vtable */
+
+const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = {
+    .destroy = tkrt_hip_destroy,
+    .module_load = tkrt_hip_module_load,
+    .module_unload = tkrt_hip_module_unload,
+    .function_create = tkrt_hip_function_create,
+    .function_destroy = tkrt_hip_function_destroy,
+    .function_attrs = tkrt_hip_function_attrs,
+    .function_set_shared_limit = tkrt_hip_function_set_shared_limit,
+    .launch = tkrt_hip_launch,
+    .memory_alloc = tkrt_hip_memory_alloc,
+    .memory_free = tkrt_hip_memory_free,
+    .host_alloc = tkrt_hip_host_alloc,
+    .host_free = tkrt_hip_host_free,
+    .memory_info = tkrt_hip_memory_info,
+    .memset_async = tkrt_hip_memset_async,
+    .memcpy_async = tkrt_hip_memcpy_async,
+    .stream_create = tkrt_hip_stream_create,
+    .stream_destroy = tkrt_hip_stream_destroy,
+    .stream_synchronize = tkrt_hip_stream_synchronize,
+    .stream_is_capturing = tkrt_hip_stream_is_capturing,
+    .stream_begin_capture = tkrt_hip_stream_begin_capture,
+    .stream_end_capture = tkrt_hip_stream_end_capture,
+    .graph_launch = tkrt_hip_graph_launch,
+    .graph_destroy = tkrt_hip_graph_destroy,
+    .event_create = tkrt_hip_event_create,
+    .event_destroy = tkrt_hip_event_destroy,
+    .event_record = tkrt_hip_event_record,
+    .event_synchronize = tkrt_hip_event_synchronize,
+    .event_elapsed_ms = tkrt_hip_event_elapsed_ms,
+    .encode_tma = NULL, /* optional: HIP has no TMA descriptors */
+};

@@ -11,7 +11,7 @@
 #define TKRT_HOST_ALLOC_MAGIC 0x746b7274686f7374ULL /* "tkrthost" */
 #define TKRT_HOST_ALLOC_HEADER 256u /* keeps allocations 256-byte aligned, like cuMemAlloc */
 
-static const tkrt_hal_device_vtable_t tkrt_host_device_vtable;
+static const tkrt_hal_device_vtable_t tkrt_host_device_vtable; /* at the end of this file */
 
 tkrt_host_device_t* tkrt_host_device_cast(tkrt_device_t* device) {
   assert(device->resource.vtable == &tkrt_host_device_vtable);
@@ -203,14 +203,36 @@ tkrt_status_t tkrt_host_device_create(const tkrt_hal_backend_t* backend,
   return NULL;
 }
 
-tkrt_status_t tkrt_host_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
-                                   tkrt_deviceptr_t base, void* out) {
-  (void)desc;
-  (void)base;
-  (void)out;
-  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                          "the host backend (%s) cannot build TMA descriptors", device->info.arch);
-}
+/* ---------------------------------------------------------------- vtable */
 
-static const tkrt_hal_device_vtable_t tkrt_host_device_vtable =
-    TKRT_HAL_DEVICE_VTABLE(tkrt_host);
+static const tkrt_hal_device_vtable_t tkrt_host_device_vtable = {
+    .destroy = tkrt_host_destroy,
+    .module_load = tkrt_host_module_load,
+    .module_unload = tkrt_host_module_unload,
+    .function_create = tkrt_host_function_create,
+    .function_destroy = tkrt_host_function_destroy,
+    .function_attrs = tkrt_host_function_attrs,
+    .function_set_shared_limit = NULL, /* optional: each launch gets its shared memory */
+    .launch = tkrt_host_launch,
+    .memory_alloc = tkrt_host_memory_alloc,
+    .memory_free = tkrt_host_memory_free,
+    .host_alloc = tkrt_host_host_alloc,
+    .host_free = tkrt_host_host_free,
+    .memory_info = tkrt_host_memory_info,
+    .memset_async = tkrt_host_memset_async,
+    .memcpy_async = tkrt_host_memcpy_async,
+    .stream_create = tkrt_host_stream_create,
+    .stream_destroy = tkrt_host_stream_destroy,
+    .stream_synchronize = tkrt_host_stream_synchronize,
+    .stream_is_capturing = tkrt_host_stream_is_capturing,
+    .stream_begin_capture = tkrt_host_stream_begin_capture,
+    .stream_end_capture = tkrt_host_stream_end_capture,
+    .graph_launch = tkrt_host_graph_launch,
+    .graph_destroy = tkrt_host_graph_destroy,
+    .event_create = tkrt_host_event_create,
+    .event_destroy = tkrt_host_event_destroy,
+    .event_record = tkrt_host_event_record,
+    .event_synchronize = tkrt_host_event_synchronize,
+    .event_elapsed_ms = tkrt_host_event_elapsed_ms,
+    .encode_tma = NULL, /* optional: the host has no TMA */
+};

@@ -315,11 +315,3 @@ tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* function,
   return NULL;
 }
 
-/* Host programs get their shared memory per launch; the limit is the API layer's bookkeeping. */
-tkrt_status_t tkrt_host_function_set_shared_limit(tkrt_device_t* device, void* function,
-                                                  uint32_t bytes) {
-  (void)device;
-  (void)function;
-  (void)bytes;
-  return NULL;
-}

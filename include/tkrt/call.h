@@ -213,7 +213,13 @@ typedef enum tkrt_tune_source {
   /* Tuning would overwrite an input that shares memory with an output and whose size is unknown,
    * so it cannot be saved and restored: the first runnable config runs, untuned. Kept in memory
    * for the tuner's life (never stored); fallback_reason says which input. */
-  TKRT_TUNE_SOURCE_FALLBACK = 6
+  TKRT_TUNE_SOURCE_FALLBACK = 6,
+  /* Decided through the tuner's decision exchange (tkrt/autotune.h): another rank's published
+   * decision (leader policy) or the merged timings of every rank (merge policy). */
+  TKRT_TUNE_SOURCE_EXCHANGE = 7,
+  /* The exchange timed out, failed or held a refused value: every rank runs the same
+   * deterministic choice (the first runnable config); fallback_reason says why. */
+  TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK = 8
 } tkrt_tune_source_t;
 
 /* What a launch ran, for callers that count or log it (libtkrt_xla's counters). */

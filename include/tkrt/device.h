@@ -61,9 +61,41 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_list_with_options(
     const tkrt_device_options_t* options, tkrt_backend_info_t* infos, size_t capacity,
     size_t* out_count);
 
+/* Backend names. Lists of backends (tkrt_device_options.backend, TKRT_BACKEND, the CLI's
+ * --backend, Python's device names) take each backend's name, its aliases (host: "cpu", hip:
+ * "rocm"), and the group "gpu": every backend that runs on streams others made (cuda, hip; never
+ * the host), in default order. */
+
+/* Resolves a backend name or comma list (aliases and "gpu" expanded) into the backends' own names
+ * as a comma list ("gpu" -> "cuda,hip"); INVALID_ARGUMENT naming an unknown name. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_resolve(const char* names, char* out,
+                                                          size_t capacity);
+
+#define TKRT_BACKEND_DLPACK_TYPES_MAX 8
+
+/* What a backend is, as its own descriptor says (no probe, no vendor library). */
+typedef struct tkrt_backend_description {
+  size_t struct_size;                        /* set by the caller (tkrt writes what fits) */
+  char name[TKRT_BACKEND_NAME_MAX];          /* its own name, for an alias too */
+  char triton_target[TKRT_BACKEND_NAME_MAX]; /* Triton's target.backend for it; "" when none */
+  bool foreign_streams; /* runs on streams others made (member of the "gpu" group) */
+  uint32_t image_kinds; /* bit (1u << kind) for each tkrt_image_kind_t it loads */
+  /* Of those, the kinds that are machine code for this process (loaded only with consent) */
+  uint32_t native_code_kinds;
+  /* DLPack device types (DLDeviceType) of the arrays its kernels take */
+  uint32_t dlpack_device_type_count;
+  int32_t dlpack_device_types[TKRT_BACKEND_DLPACK_TYPES_MAX];
+} tkrt_backend_description_t;
+
+/* Describes the backend `name` (a name or an alias; not a group). NOT_FOUND for an unknown name,
+ * listing the known ones. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_describe(const char* name,
+                                                           tkrt_backend_description_t* out);
+
 /* The ordinal of the device a native stream (CUstream, hipStream_t) belongs to, asked of each
- * backend of `backends` (a name or comma list; NULL: cuda,hip) in turn; for callers handed a bare
- * stream, like XLA's legacy custom call. NOT_FOUND when none recognises it. */
+ * backend of `backends` (a name or comma list; NULL: "gpu", the backends that run on streams
+ * others made) in turn; for callers handed a bare stream, like XLA's legacy custom call.
+ * NOT_FOUND when none recognises it. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_native_stream_ordinal(const char* backends,
                                                                 tkrt_stream_t stream,
                                                                 int* out_ordinal);
@@ -130,7 +162,20 @@ struct tkrt_device_options {
    * loaded. Images the application loads itself (tkrt_module_load, or kernels it builds with
    * tkrt_kernel_create) are always allowed. See docs/security.md. */
   bool allow_native_code_from_calls;
+  /* Backend parameters, {key, value} pairs whose key is "<backend>.<name>", each parsed by its
+   * backend: cuda.cache_dir, cuda.trust_shared_cache (0 or 1), hip.library, host.threads. They
+   * override the backend fields above, which are kept for compatibility and mean the same
+   * (host_threads is host.threads, cache_dir cuda.cache_dir, trust_shared_cache
+   * cuda.trust_shared_cache, hip_library hip.library). A key naming no backend, or a name its
+   * backend does not take, is INVALID_ARGUMENT. The strings are read while the call runs. */
+  const struct tkrt_device_param* params;
+  size_t param_count;
 };
+
+typedef struct tkrt_device_param {
+  const char* key;   /* "host.threads" */
+  const char* value; /* "8" */
+} tkrt_device_param_t;
 
 TKRT_API void tkrt_device_options_init(tkrt_device_options_t* options);
 
@@ -164,7 +209,12 @@ typedef struct tkrt_image {
   size_t size;
 } tkrt_image_t;
 
+/* "ptx", "cubin", "fatbin", "hsaco", "host" ("auto" for TKRT_IMAGE_AUTO; "unknown" otherwise). */
 TKRT_API const char* tkrt_image_kind_name(tkrt_image_kind_t kind);
+/* The kind of a name tkrt_image_kind_name gives (not "auto" or "unknown"); INVALID_ARGUMENT
+ * naming it and listing the kinds otherwise. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_image_kind_from_name(const char* name,
+                                                               tkrt_image_kind_t* out_kind);
 
 /* Loads a module image onto the device. The bytes are copied or consumed before returning.
  * Not allowed while any stream of the device captures on GPU backends (the driver forbids it). */

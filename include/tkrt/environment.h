@@ -34,6 +34,7 @@ extern "C" {
  *                                              $XDG_CACHE_HOME/tkrt/tune or ~/.cache/tkrt/tune
  *   TKRT_TUNE_PIN       tuner->pins            <digest prefix|*>[@arch]=<config>,...
  *   TKRT_TUNE_PRUNE_MARGIN  tuner->prune_margin  a number up to 1e6; negative turns pruning off
+ *   TKRT_TUNE_REQUIRE_COMPLETE  tuner->require_complete  on/off: refuse to tune at run time
  *   TKRT_TRUST_SHARED_STORES  device->trust_shared_cache and tuner->trust_shared_store:
  *                       on trusts caches and stores other users own or can write
  * On/off settings read the same words, ignoring case: on, true, yes, 1 and off, false, no, 0;

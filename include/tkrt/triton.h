@@ -69,6 +69,11 @@ typedef struct tkrt_triton_load_options {
 
 TKRT_API void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options);
 
+/* The image kind of a name for image_kinds: one Triton writes for some backend ("cubin", "ptx",
+ * "hsaco", "host"; the backends say which). INVALID_ARGUMENT otherwise, listing them. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_image_kind_from_name(
+    const char* name, tkrt_image_kind_t* out_kind);
+
 /* Loads a kernel. Each path is one of:
  *   - Triton's metadata `<stem>.json` (not `__grp__*.json`), with beside it the images
  *     `<stem>.cubin` / `<stem>.ptx` (target.backend "cuda"), `<stem>.hsaco` ("hip"), and

@@ -67,7 +67,8 @@ class _DeviceOptions(ctypes.Structure):  # tkrt_device_options_t (tkrt/device.h)
               ("ordinal", ctypes.c_int), ("host_threads", ctypes.c_uint32),
               ("cache_dir", ctypes.c_char_p), ("trust_shared_cache", ctypes.c_bool),
               ("hip_library", ctypes.c_char_p), ("log", ctypes.c_bool),
-              ("allow_native_code_from_calls", ctypes.c_bool)]
+              ("allow_native_code_from_calls", ctypes.c_bool),
+              ("params", ctypes.c_void_p), ("param_count", ctypes.c_size_t)]
 
 
 class _DeviceInfo(ctypes.Structure):  # the start of tkrt_device_info_t
@@ -82,7 +83,10 @@ class _TunerOptions(ctypes.Structure):  # tkrt_autotuner_options_t (tkrt/autotun
               ("max_iterations", ctypes.c_uint32), ("store_dir", ctypes.c_char_p),
               ("trust_shared_store", ctypes.c_bool), ("pins", ctypes.c_char_p),
               ("refresh_store", ctypes.c_bool), ("progress", ctypes.c_void_p),
-              ("progress_user", ctypes.c_void_p), ("prune_margin", ctypes.c_double)]
+              ("progress_user", ctypes.c_void_p), ("prune_margin", ctypes.c_double),
+              ("exchange", ctypes.c_void_p), ("exchange_policy", ctypes.c_int),
+              ("exchange_ranks", ctypes.c_uint32), ("exchange_timeout_ms", ctypes.c_uint32),
+              ("tuning_key", ctypes.c_char_p), ("require_complete", ctypes.c_bool)]
 
 
 class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
@@ -93,7 +97,9 @@ class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
               ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256),
               ("round1_iterations", ctypes.c_uint32), ("prune_margin", ctypes.c_double),
               ("round1_best_ms", ctypes.c_float), ("pruned_count", ctypes.c_size_t),
-              ("pruned", ctypes.POINTER(ctypes.c_uint8)), ("timed_launches", ctypes.c_uint64)]
+              ("pruned", ctypes.POINTER(ctypes.c_uint8)), ("timed_launches", ctypes.c_uint64),
+              ("exchange_key", ctypes.c_char * 65), ("exchange_role", ctypes.c_char * 16),
+              ("exchange_ranks", ctypes.c_uint32)]
 
 
 class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)

@@ -60,16 +60,19 @@ static void stale_temps_removed(void) {
   const time_t old = TKRT_DECISION_STALE_TEMP_SECONDS + 60, fresh = 5;
 
   /* Removed: this user's temporary files of any entry, older than the bound. */
-  char stale[3][128];
+  char stale[4][128];
   snprintf(stale[0], sizeof(stale[0]), ".%s.decision.AbC123", key);
   snprintf(stale[1], sizeof(stale[1]), ".%s.decision.zzzzzz", other_key);
   snprintf(stale[2], sizeof(stale[2]), ".%s.decision.000000", key);
   ASSERT_TRUE(plant_file(stale[0], old) == 0);
   ASSERT_TRUE(plant_file(stale[1], 24 * 3600) == 0);
   ASSERT_TRUE(plant_file(stale[2], old) == 0);
+  /* The tuning database's per-config times are written the same way. */
+  snprintf(stale[3], sizeof(stale[3]), ".%s.timing.AbC123", key);
+  ASSERT_TRUE(plant_file(stale[3], old) == 0);
 
   /* Kept: a fresh temporary file (a write in progress elsewhere), just inside the bound too. */
-  char kept[16][160];
+  char kept[20][160];
   size_t n = 0;
   snprintf(kept[n], sizeof(kept[n]), ".%s.decision.Fresh1", key);
   ASSERT_TRUE(plant_file(kept[n++], fresh) == 0);
@@ -92,6 +95,8 @@ static void stale_temps_removed(void) {
   snprintf(kept[n], sizeof(kept[n]), ".%.63s.decision.AbC123", key);   /* a short key */
   ASSERT_TRUE(plant_file(kept[n++], old) == 0);
   snprintf(kept[n], sizeof(kept[n]), ".%s.lock.AbC123", key);          /* another suffix */
+  ASSERT_TRUE(plant_file(kept[n++], old) == 0);
+  snprintf(kept[n], sizeof(kept[n]), ".%s.timing.AbC12", key);         /* five */
   ASSERT_TRUE(plant_file(kept[n++], old) == 0);
   char upper[65];
   for (int i = 0; i < 65; ++i) upper[i] = (char)(key[i] >= 'a' ? key[i] - 32 : key[i]);
@@ -125,7 +130,7 @@ static void stale_temps_removed(void) {
   digest[0] = 1;
   EXPECT_OK(tkrt_decision_write(g_dir, false, key, digest, "x86_64", 0, &decision));
 
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     if (exists(stale[i])) TKRT_TEST_FAIL_("%s was not removed", stale[i]);
   }
   for (size_t i = 0; i < n; ++i) {

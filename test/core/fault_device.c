@@ -105,12 +105,14 @@ static void fault_function_destroy(tkrt_device_t* device, void* fn) {
 static tkrt_status_t fault_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
                                       tkrt_deviceptr_t base, void* out) {
   CHECK("encode_tma");
-  return INNER_VT(device)->encode_tma(INNER(device), desc, base, out);
+  return tkrt_hal_device_encode_tma(INNER(device), desc, base, out);
 }
 static tkrt_status_t fault_function_attrs(tkrt_device_t* device, void* fn, tkrt_function_attrs_t* out) {
   return INNER_VT(device)->function_attrs(INNER(device), fn, out);
 }
 static tkrt_status_t fault_function_set(tkrt_device_t* device, void* fn, uint32_t bytes) {
+  /* Optional in the vtable: the wrapped device may have no limit to set. */
+  if (!INNER_VT(device)->function_set_shared_limit) return NULL;
   return INNER_VT(device)->function_set_shared_limit(INNER(device), fn, bytes);
 }
 static tkrt_status_t fault_launch(tkrt_device_t* device, void* fn, const tkrt_launch_params_t* p,

@@ -12,8 +12,9 @@
 #              inputs up to its 1 MiB cap; the test data's *.json and test/fuzz/corpus_json), ttir
 #              (the TTIR signature scanner; the Triton vectors' *.ttir and test/fuzz/corpus_ttir),
 #              grid (the grid evaluator; test/fuzz/corpus_grid), case (the case.json reader; the
-#              vectors' case.json files and test/fuzz/corpus_case) or settings (the settings
-#              table's value reader; test/fuzz/corpus_settings). The test data is found where the
+#              vectors' case.json files and test/fuzz/corpus_case), settings (the settings
+#              table's value reader; test/fuzz/corpus_settings) or exchange (the decision
+#              exchange's value parser; test/fuzz/corpus_exchange). The test data is found where the
 #              build's CMake cache says (TKRT_VECTORS_DIR, TKRT_TRITON_VECTORS_DIR), else in
 #              test/data; without it only the seeds in test/fuzz are used.
 #   BUILD_DIR  an existing build that has the <TARGET>_fuzz target (configured with clang and
@@ -61,11 +62,14 @@ case "$target" in
   settings)
     seed_dirs=("$root/test/fuzz/corpus_settings")
     extra_args=(-max_len=4096) ;;
+  exchange)
+    seed_dirs=("$root/test/fuzz/corpus_exchange")
+    extra_args=(-max_len=4096) ;;
   case)
     seed_dirs=("$root/test/fuzz/corpus_case")
     seed_files=("jaxlib:case.json")
     extra_args=(-max_len=65536) ;;
-  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case, settings)" >&2
+  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case, settings, exchange)" >&2
      exit 2 ;;
 esac
 

@@ -24,6 +24,8 @@ int main(void) {
   FIELD(tkrt_device_options_t, hip_library);
   FIELD(tkrt_device_options_t, log);
   FIELD(tkrt_device_options_t, allow_native_code_from_calls);
+  FIELD(tkrt_device_options_t, params);
+  FIELD(tkrt_device_options_t, param_count);
   STRUCT(tkrt_device_info_t);
   FIELD(tkrt_device_info_t, struct_size);
   FIELD(tkrt_device_info_t, backend);
@@ -43,6 +45,12 @@ int main(void) {
   FIELD(tkrt_autotuner_options_t, progress);
   FIELD(tkrt_autotuner_options_t, progress_user);
   FIELD(tkrt_autotuner_options_t, prune_margin);
+  FIELD(tkrt_autotuner_options_t, exchange);
+  FIELD(tkrt_autotuner_options_t, exchange_policy);
+  FIELD(tkrt_autotuner_options_t, exchange_ranks);
+  FIELD(tkrt_autotuner_options_t, exchange_timeout_ms);
+  FIELD(tkrt_autotuner_options_t, tuning_key);
+  FIELD(tkrt_autotuner_options_t, require_complete);
   STRUCT(tkrt_tune_report_t);
   FIELD(tkrt_tune_report_t, struct_size);
   FIELD(tkrt_tune_report_t, source);
@@ -60,6 +68,9 @@ int main(void) {
   FIELD(tkrt_tune_report_t, pruned_count);
   FIELD(tkrt_tune_report_t, pruned);
   FIELD(tkrt_tune_report_t, timed_launches);
+  FIELD(tkrt_tune_report_t, exchange_key);
+  FIELD(tkrt_tune_report_t, exchange_role);
+  FIELD(tkrt_tune_report_t, exchange_ranks);
   STRUCT(tkrt_triton_load_options_t);
   FIELD(tkrt_triton_load_options_t, struct_size);
   FIELD(tkrt_triton_load_options_t, image_kinds);

@@ -17,6 +17,8 @@ static void test_list_backends(void) {
   tkrt_backend_info_t infos[8];
   size_t count = 0;
   ASSERT_OK(tkrt_backend_list(infos, 8, &count));
+  /* The skeleton backend, in builds that have it, comes last; the rest is as always. */
+  if (count > 1 && strcmp(infos[count - 1].name, "null") == 0) count--;
   EXPECT_TRUE(count >= 1 && count <= 3);
   const tkrt_backend_info_t* host = find_info(infos, count, "host");
   ASSERT_TRUE(host != NULL);
@@ -37,7 +39,7 @@ static void test_list_backends(void) {
   }
   size_t total = 0;
   EXPECT_OK(tkrt_backend_list(NULL, 0, &total));
-  EXPECT_EQ_U64(total, count);
+  EXPECT_TRUE(total == count || (total == count + 1 && find_info(infos, total, "null")));
   EXPECT_STATUS(tkrt_backend_list(infos, 8, NULL), TKRT_STATUS_INVALID_ARGUMENT, NULL);
 }
 
@@ -153,7 +155,148 @@ static void test_environment_through_options(void) {
   tkrt_device_release(device);
 }
 
-TKRT_TEST_MAIN(TKRT_TEST_CASE(test_list_backends), TKRT_TEST_CASE(test_open_host_by_name),
+/* Aliases and the group "gpu" resolve the same everywhere a list of backends is read. */
+static void test_aliases_and_the_gpu_group(void) {
+  char out[64];
+  ASSERT_OK(tkrt_backend_resolve("cpu", out, sizeof(out)));
+  EXPECT_STREQ(out, "host");
+  ASSERT_OK(tkrt_backend_resolve("rocm", out, sizeof(out)));
+  EXPECT_STREQ(out, "hip");
+  /* "gpu": every backend that runs on others' streams, in default order; never the host. */
+  ASSERT_OK(tkrt_backend_resolve("gpu", out, sizeof(out)));
+  EXPECT_STREQ(out, "cuda,hip");
+  ASSERT_OK(tkrt_backend_resolve(" host , gpu ", out, sizeof(out)));
+  EXPECT_STREQ(out, "host,cuda,hip");
+  EXPECT_STATUS(tkrt_backend_resolve("gpus", out, sizeof(out)), TKRT_STATUS_INVALID_ARGUMENT,
+                "unknown backend 'gpus'");
+  EXPECT_STATUS(tkrt_backend_resolve("gpu", out, 4), TKRT_STATUS_INVALID_ARGUMENT, "needs 9 bytes");
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(open_backend("cpu", 0, &device));
+  EXPECT_STREQ(tkrt_device_backend_name(device), "host");
+  tkrt_device_release(device);
+  /* The group never opens the host, even where no GPU is present. */
+  tkrt_status_t status = open_backend("gpu", 0, &device);
+  if (!status) {
+    EXPECT_TRUE(strcmp(tkrt_device_backend_name(device), "host") != 0);
+    tkrt_device_release(device);
+  } else {
+    EXPECT_TRUE(strstr(tkrt_status_message(status), "host") == NULL);
+    tkrt_status_free(status);
+  }
+}
+
+static void test_describe(void) {
+  tkrt_backend_description_t d = {.struct_size = sizeof(d)};
+  ASSERT_OK(tkrt_backend_describe("cpu", &d));
+  EXPECT_STREQ(d.name, "host");
+  EXPECT_STREQ(d.triton_target, "host");
+  EXPECT_TRUE(!d.foreign_streams);
+  EXPECT_EQ_U64(d.image_kinds, 1u << TKRT_IMAGE_HOST);
+  EXPECT_EQ_U64(d.native_code_kinds, 1u << TKRT_IMAGE_HOST);
+  EXPECT_EQ_U64(d.dlpack_device_type_count, 3);
+  EXPECT_EQ_U64(d.dlpack_device_types[0], 1); /* kDLCPU */
+  ASSERT_OK(tkrt_backend_describe("cuda", &d));
+  EXPECT_TRUE(d.foreign_streams);
+  EXPECT_EQ_U64(d.image_kinds,
+                (1u << TKRT_IMAGE_PTX) | (1u << TKRT_IMAGE_CUBIN) | (1u << TKRT_IMAGE_FATBIN));
+  EXPECT_EQ_U64(d.native_code_kinds, 0);
+  ASSERT_OK(tkrt_backend_describe("rocm", &d));
+  EXPECT_STREQ(d.name, "hip");
+  EXPECT_EQ_U64(d.image_kinds, 1u << TKRT_IMAGE_HSACO);
+  EXPECT_STATUS(tkrt_backend_describe("gpu", &d), TKRT_STATUS_NOT_FOUND, "no backend is named 'gpu'");
+  /* An older caller's smaller struct gets what fits. */
+  struct { size_t struct_size; char name[TKRT_BACKEND_NAME_MAX]; } small = {sizeof(small), ""};
+  ASSERT_OK(tkrt_backend_describe("host", (tkrt_backend_description_t*)(void*)&small));
+  EXPECT_STREQ(small.name, "host");
+  EXPECT_EQ_U64(small.struct_size, sizeof(small));
+}
+
+static void test_image_kind_names(void) {
+  tkrt_image_kind_t kind = TKRT_IMAGE_AUTO;
+  const tkrt_image_kind_t kinds[] = {TKRT_IMAGE_PTX, TKRT_IMAGE_CUBIN, TKRT_IMAGE_FATBIN,
+                                     TKRT_IMAGE_HSACO, TKRT_IMAGE_HOST};
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+    ASSERT_OK(tkrt_image_kind_from_name(tkrt_image_kind_name(kinds[i]), &kind));
+    EXPECT_EQ_U64(kind, kinds[i]);
+  }
+  EXPECT_STATUS(tkrt_image_kind_from_name("elf", &kind), TKRT_STATUS_INVALID_ARGUMENT,
+                "unknown image kind 'elf' (known: ptx, cubin, fatbin, hsaco, host)");
+  EXPECT_STATUS(tkrt_image_kind_from_name("auto", &kind), TKRT_STATUS_INVALID_ARGUMENT, NULL);
+}
+
+/* {key, value} parameters reach their backend, which parses them; the old fields mean the same. */
+static void test_backend_parameters(void) {
+  tkrt_device_options_t options;
+  tkrt_device_options_init(&options);
+  options.backend = "host";
+  tkrt_device_param_t params[] = {{"host.threads", "3"}};
+  options.params = params;
+  options.param_count = 1;
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(tkrt_device_open(&options, &device));
+  EXPECT_EQ_U64(tkrt_device_info(device)->sm_count, 3);
+  tkrt_device_release(device);
+  /* The parameter overrides the old field. */
+  options.host_threads = 5;
+  ASSERT_OK(tkrt_device_open(&options, &device));
+  EXPECT_EQ_U64(tkrt_device_info(device)->sm_count, 3);
+  tkrt_device_release(device);
+  options.host_threads = 0;
+  params[0].value = "three";
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "backend parameter host.threads is 'three'");
+  params[0].key = "host.thread";
+  params[0].value = "3";
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "unknown backend parameter host.thread; the host backend takes threads");
+  params[0].key = "vulkan.threads";
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "backend parameter 'vulkan.threads' names no backend");
+  params[0].key = "threads";
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "names no backend");
+  /* Checked for a backend that is not opened too (and by the listing). */
+  params[0].key = "cuda.cache";
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "unknown backend parameter cuda.cache");
+  size_t count = 0;
+  EXPECT_STATUS(tkrt_backend_list_with_options(&options, NULL, 0, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "cuda.cache");
+  options.params = NULL;
+  EXPECT_STATUS(tkrt_device_open(&options, &device), TKRT_STATUS_INVALID_ARGUMENT,
+                "1 parameters but params is NULL");
+}
+
+/* The skeleton backend (TKRT_BACKEND_NULL=ON builds): listed, refused at probe, saying why. */
+static void test_null_backend_is_refused(void) {
+  tkrt_backend_description_t d = {.struct_size = sizeof(d)};
+  tkrt_status_t status = tkrt_backend_describe("null", &d);
+  if (status) {
+    tkrt_status_free(status);
+    TKRT_TEST_SKIP("this build has no null backend (TKRT_BACKEND_NULL=OFF)");
+  }
+  EXPECT_EQ_U64(d.image_kinds, 0);
+  EXPECT_TRUE(!d.foreign_streams);
+  tkrt_device_t* device = NULL;
+  EXPECT_STATUS(open_backend("null", 0, &device), TKRT_STATUS_UNAVAILABLE,
+                "the null backend is a skeleton (backends/null/README.md)");
+  tkrt_backend_info_t infos[8];
+  size_t count = 0;
+  ASSERT_OK(tkrt_backend_list(infos, 8, &count));
+  const tkrt_backend_info_t* info = find_info(infos, count, "null");
+  ASSERT_TRUE(info != NULL);
+  EXPECT_TRUE(!info->available);
+  EXPECT_TRUE(strstr(info->reason, "skeleton") != NULL);
+  /* Never in the "gpu" group, and the default order still opens the host. */
+  char out[64];
+  ASSERT_OK(tkrt_backend_resolve("gpu", out, sizeof(out)));
+  EXPECT_STREQ(out, "cuda,hip");
+}
+
+TKRT_TEST_MAIN(TKRT_TEST_CASE(test_null_backend_is_refused),
+               TKRT_TEST_CASE(test_aliases_and_the_gpu_group), TKRT_TEST_CASE(test_describe),
+               TKRT_TEST_CASE(test_image_kind_names), TKRT_TEST_CASE(test_backend_parameters),
+               TKRT_TEST_CASE(test_list_backends), TKRT_TEST_CASE(test_open_host_by_name),
                TKRT_TEST_CASE(test_unknown_backend_names), TKRT_TEST_CASE(test_ordinal_out_of_range),
                TKRT_TEST_CASE(test_gpu_backends_agree_with_listing),
                TKRT_TEST_CASE(test_environment_through_options))

@@ -4,7 +4,7 @@
 // build_hsaco.sh (committed as core_kernels_gfx90a.hsaco). Differences that are AMD facts: no
 // clusters (launch_probe reports 1x1x1), the clock is s_memrealtime (100 MHz), and the dynamic
 // LDS size is the dispatch packet's group segment size (these kernels have no static LDS).
-#include "../../hip/kernels/hip_device.h"
+#include "hip_device.h" /* test/hip/kernels, on the include path (build_hsaco.sh) */
 
 __device__ static uint64_t realtime_ns() { return __builtin_amdgcn_s_memrealtime() * 10u; }
 

@@ -3,7 +3,7 @@
 // kernels as cts_cuda.cu. Built for gfx90a by test/hip/kernels/build_hsaco.sh (test/hip/kernels/build_hsaco.sh; committed as cts_hip_gfx90a.hsaco).
 // AMD GPUs have no thread-block clusters: cts_cluster_rank reports every block as rank 0 of its
 // own cluster, which is what the CUDA build reads without a cluster.
-#include "../../hip/kernels/hip_device.h"
+#include "hip_device.h" /* test/hip/kernels, on the include path (build_hsaco.sh) */
 
 #define CTS_BLOCK 1024
 

@@ -14,7 +14,7 @@ test_dir="$(cd "$here/../.." && pwd)"
 clang="${CLANG:-$(command -v clang-14 || command -v clang)}"
 # -ffp-contract=off: adds round like the host and CUDA builds (no FMA contraction).
 flags=(-x hip --offload-arch=gfx90a --cuda-device-only --no-gpu-bundle-output -nogpulib -nogpuinc
-       -O3 -ffp-contract=off -std=c++17)
+       -O3 -ffp-contract=off -std=c++17 -I "$here")
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 status=0

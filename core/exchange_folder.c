@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tkrt core: the decision exchange over a shared folder, for processes on one host (or a shared
+ * file system with working flock). Key K is the file "v.K", written to a new O_EXCL temporary file
+ * and renamed into place, so a reader sees a whole value or none; counters are updated under an
+ * flock on "l.K" (released by the kernel when a holder dies). The folder and every file read are
+ * checked like the decision store's (base/fs.h: trusted, no links followed, regular files only). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/log.h"
+#include "core/exchange.h"
+
+typedef struct tkrt_exchange_folder {
+  char* dir;
+  bool trust_shared;
+} tkrt_exchange_folder_t;
+
+static void tkrt_folder_warn(tkrt_status_t status) {
+  TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "decision exchange folder: %s", tkrt_status_message(status));
+  tkrt_status_free(status);
+}
+
+static bool tkrt_folder_name(const char* prefix, const char* key, char* out, size_t capacity) {
+  if (!key || !tkrt_exchange_key_valid(key)) return false;
+  int n = snprintf(out, capacity, "%s.%s", prefix, key);
+  return n > 0 && (size_t)n < capacity;
+}
+
+static tkrt_exchange_result_t tkrt_folder_set(void* user, const char* key, const void* value,
+                                              size_t size) {
+  tkrt_exchange_folder_t* folder = user;
+  char name[TKRT_EXCHANGE_MAX_KEY + 8];
+  if (!tkrt_folder_name("v", key, name, sizeof(name))) return TKRT_EXCHANGE_ERROR;
+  int dir_fd = -1;
+  tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
+  if (!status) {
+    close(dir_fd);
+    tkrt_fs_piece_t piece = {value, size};
+    status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+  }
+  if (status) {
+    tkrt_folder_warn(status);
+    return TKRT_EXCHANGE_ERROR;
+  }
+  return TKRT_EXCHANGE_OK;
+}
+
+/* One attempt: OK, NOT_FOUND or ERROR (warned). */
+static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, const char* name,
+                                               void** out_data, size_t* out_size) {
+  int dir_fd = -1;
+  tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
+  if (!status) {
+    char label[4300];
+    snprintf(label, sizeof(label), "%s/%s", folder->dir, name);
+    status = tkrt_fs_read_file_at(dir_fd, name, label, TKRT_EXCHANGE_MAX_VALUE,
+                                  TKRT_FS_READ_NOFOLLOW | TKRT_FS_READ_TRUSTED |
+                                      (folder->trust_shared ? TKRT_FS_READ_SHARED_OK : 0u),
+                                  out_data, out_size);
+    close(dir_fd);
+  }
+  if (!status) return TKRT_EXCHANGE_OK;
+  tkrt_status_code_t code = tkrt_status_code(status);
+  if (code == TKRT_STATUS_NOT_FOUND) {
+    tkrt_status_free(status);
+    return TKRT_EXCHANGE_NOT_FOUND;
+  }
+  tkrt_folder_warn(status); /* a link, a FIFO, too large, another user's: refused */
+  return TKRT_EXCHANGE_ERROR;
+}
+
+static uint64_t tkrt_now_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+static tkrt_exchange_result_t tkrt_folder_get(void* user, const char* key, uint32_t timeout_ms,
+                                              void* value, size_t capacity, size_t* out_size) {
+  tkrt_exchange_folder_t* folder = user;
+  char name[TKRT_EXCHANGE_MAX_KEY + 8];
+  if (!tkrt_folder_name("v", key, name, sizeof(name))) return TKRT_EXCHANGE_ERROR;
+  uint64_t deadline = tkrt_now_ms() + timeout_ms;
+  long pause_us = 500;
+  for (;;) {
+    void* data = NULL;
+    size_t size = 0;
+    tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+    if (result == TKRT_EXCHANGE_OK) {
+      memcpy(value, data, size < capacity ? size : capacity);
+      *out_size = size;
+      free(data);
+      return TKRT_EXCHANGE_OK;
+    }
+    if (result != TKRT_EXCHANGE_NOT_FOUND) return result;
+    uint64_t now = tkrt_now_ms();
+    if (now >= deadline) {
+      return timeout_ms == 0 ? TKRT_EXCHANGE_NOT_FOUND : TKRT_EXCHANGE_DEADLINE_EXCEEDED;
+    }
+    /* Polls: 0.5 ms, doubling up to 20 ms, never past the deadline. */
+    uint64_t left_us = (deadline - now) * 1000u;
+    long sleep_us = (uint64_t)pause_us < left_us ? pause_us : (long)left_us;
+    struct timespec pause = {sleep_us / 1000000L, (sleep_us % 1000000L) * 1000L};
+    nanosleep(&pause, NULL);
+    if (pause_us < 20000) pause_us *= 2;
+  }
+}
+
+static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64_t delta,
+                                              int64_t* out_value) {
+  tkrt_exchange_folder_t* folder = user;
+  char name[TKRT_EXCHANGE_MAX_KEY + 8], lock_name[TKRT_EXCHANGE_MAX_KEY + 8];
+  if (!tkrt_folder_name("v", key, name, sizeof(name)) ||
+      !tkrt_folder_name("l", key, lock_name, sizeof(lock_name))) {
+    return TKRT_EXCHANGE_ERROR;
+  }
+  int dir_fd = -1;
+  tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
+  if (status) {
+    tkrt_folder_warn(status);
+    return TKRT_EXCHANGE_ERROR;
+  }
+  int fd = openat(dir_fd, lock_name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+                                         O_NOCTTY, 0644);
+  int error = errno;
+  close(dir_fd);
+  char path[4300];
+  snprintf(path, sizeof(path), "%s/%s", folder->dir, lock_name);
+  if (fd < 0) {
+    tkrt_folder_warn(TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
+                                      error == ELOOP ? "a symbolic link" : strerror(error)));
+    return TKRT_EXCHANGE_ERROR;
+  }
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "cannot stat %s", path);
+  } else if (!S_ISREG(info.st_mode)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION, "%s is %s, not a regular file",
+                              path, tkrt_fs_type_name(info.st_mode));
+  } else {
+    status = tkrt_fs_check_trusted(&info, path, folder->trust_shared);
+  }
+  while (!status && flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path, strerror(errno));
+  }
+  if (status) {
+    close(fd);
+    tkrt_folder_warn(status);
+    return TKRT_EXCHANGE_ERROR;
+  }
+  int64_t current = 0;
+  void* data = NULL;
+  size_t size = 0;
+  tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+  if (result == TKRT_EXCHANGE_OK) {
+    /* A counter is a decimal int64 and a newline, nothing else. */
+    char* end = NULL;
+    errno = 0;
+    long long parsed = size > 0 && size < 24 ? strtoll(data, &end, 10) : 0;
+    if (size == 0 || size >= 24 || errno || end == data || strcmp(end, "\n") != 0) {
+      tkrt_folder_warn(TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "%s/%s is not a counter",
+                                        folder->dir, name));
+      result = TKRT_EXCHANGE_ERROR;
+    } else {
+      current = parsed;
+    }
+    free(data);
+  } else if (result == TKRT_EXCHANGE_NOT_FOUND) {
+    result = TKRT_EXCHANGE_OK;
+  }
+  if (result == TKRT_EXCHANGE_OK) {
+    if ((delta > 0 && current > INT64_MAX - delta) || (delta < 0 && current < INT64_MIN - delta)) {
+      tkrt_folder_warn(TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "%s/%s would overflow",
+                                        folder->dir, name));
+      result = TKRT_EXCHANGE_ERROR;
+    } else {
+      char text[32];
+      int n = snprintf(text, sizeof(text), "%" PRId64 "\n", current + delta);
+      tkrt_fs_piece_t piece = {text, (size_t)n};
+      status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+      if (status) {
+        tkrt_folder_warn(status);
+        result = TKRT_EXCHANGE_ERROR;
+      } else {
+        *out_value = current + delta;
+      }
+    }
+  }
+  flock(fd, LOCK_UN);
+  close(fd);
+  return result;
+}
+
+tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
+                                          tkrt_exchange_t* out_exchange) {
+  if (!dir || !*dir || !out_exchange) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_exchange_folder_create: no folder or no output");
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
+  int dir_fd = -1;
+  TKRT_RETURN_IF_ERROR(tkrt_fs_open_trusted_dir(dir, trust_shared, &dir_fd));
+  close(dir_fd);
+  tkrt_exchange_folder_t* folder = calloc(1, sizeof(*folder));
+  char* copy = folder ? strdup(dir) : NULL;
+  if (!copy) {
+    free(folder);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  }
+  folder->dir = copy;
+  folder->trust_shared = trust_shared;
+  tkrt_exchange_init(out_exchange);
+  out_exchange->user = folder;
+  out_exchange->set = tkrt_folder_set;
+  out_exchange->get = tkrt_folder_get;
+  out_exchange->add = tkrt_folder_add;
+  return NULL;
+}
+
+void tkrt_exchange_folder_destroy(tkrt_exchange_t* exchange) {
+  if (!exchange || exchange->set != tkrt_folder_set) return;
+  tkrt_exchange_folder_t* folder = exchange->user;
+  free(folder->dir);
+  free(folder);
+  exchange->user = NULL;
+}

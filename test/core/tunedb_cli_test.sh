@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `tkrt tune-db`: merge takes the median per config and device, import checks the whole file
+# first (nothing written for a bad one), export and show leave out forged store entries (a link,
+# a record under another record's name, another user's or a world-writable file).
+# Usage: tunedb_cli_test.sh TKRT
+set -euo pipefail
+tkrt=$1
+work=$(mktemp -d /tmp/tkrt-tunedb.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+a=$(printf 'ab%.0s' {1..32})
+c=$(printf 'cd%.0s' {1..32})
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.5 10\n' "$a" >"$work/r0.db"
+printf 'tkrt-tune-db 1\n# rank 1\ntiming %s x86_64 0 2 1.5 4\ntiming %s sm_90 12040 132 2 7\n' "$a" "$c" >"$work/r1.db"
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.75 9\n\n' "$a" >"$work/r2.db"
+
+"$tkrt" tune-db merge -o "$work/merged.db" "$work/r0.db" "$work/r1.db" "$work/r2.db"
+expected=$(printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.75 4\ntiming %s sm_90 12040 132 2 7' "$a" "$c")
+[ "$(cat "$work/merged.db")" = "$expected" ] || fail "merge: $(cat "$work/merged.db")"
+# Two inputs: the mean of the two middle values.
+"$tkrt" tune-db merge -o "$work/two.db" "$work/r0.db" "$work/r1.db"
+grep -q "^timing $a x86_64 0 2 1 4\$" "$work/two.db" || fail "merge of two: $(cat "$work/two.db")"
+
+out=$("$tkrt" tune-db import "$work/merged.db" "$work/store")
+[ "$out" = "imported 2 records into $work/store" ] || fail "import: $out"
+[ "$("$tkrt" tune-db export "$work/store")" = "$expected" ] || fail "export after import"
+"$tkrt" tune-db show "$work/store" | grep -q "^$work/store: 2 records\$" || fail "show"
+
+# A bad file is refused naming the line, and nothing is written.
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.5 10\ntiming %s x86_64 0 2 inf 1\n' "$a" "$c" >"$work/bad.db"
+set +e
+err=$("$tkrt" tune-db import "$work/bad.db" "$work/fresh" 2>&1)
+rc=$?
+set -e
+[ $rc = 3 ] || fail "bad import exit $rc"
+grep -q "bad.db, line 3: the time is not a finite non-negative number" <<<"$err" || fail "bad import: $err"
+[ ! -e "$work/fresh" ] || fail "bad import wrote $work/fresh"
+set +e
+"$tkrt" tune-db merge -o "$work/x.db" "$work/r0.db" "$work/bad.db" 2>/dev/null
+rc=$?
+set -e
+[ $rc = 3 ] && [ ! -e "$work/x.db" ] || fail "merge of a bad input: exit $rc"
+
+# Forged store entries are left out of export and counted by show.
+entry=$(ls "$work/store" | grep '\.timing$' | head -n1)
+other=$(ls "$work/store" | grep '\.timing$' | tail -n1)
+cp "$work/store/$other" "$work/store/$(printf '0%.0s' {1..64}).timing"   # another record's content
+ln -s "$work/store/$entry" "$work/store/$(printf '1%.0s' {1..64}).timing"  # a link
+cp "$work/store/$entry" "$work/store/$(printf '2%.0s' {1..64}).timing"
+chmod 0666 "$work/store/$(printf '2%.0s' {1..64}).timing"                  # anyone may write it
+[ "$("$tkrt" tune-db export "$work/store" 2>/dev/null)" = "$expected" ] || fail "export with forged entries"
+"$tkrt" tune-db show "$work/store" | grep -q "^$work/store: 2 records, 3 entries refused\$" ||
+  fail "show with forged entries: $("$tkrt" tune-db show "$work/store")"
+
+# Usage errors.
+set +e
+"$tkrt" tune-db >/dev/null 2>&1; [ $? = 2 ] || fail "no subcommand"
+"$tkrt" tune-db merge "$work/r0.db" >/dev/null 2>&1; [ $? = 2 ] || fail "merge without -o"
+"$tkrt" tune-db show --bogus >/dev/null 2>&1; [ $? = 2 ] || fail "unknown option"
+set -e
+echo "tunedb_cli_test: ok"
