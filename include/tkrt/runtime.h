@@ -65,9 +65,9 @@ TKRT_API tkrt_runtime_t* tkrt_runtime_default(void);
  * restores the default. The names and their values are the settings table's rows of scope
  * runtime (tkrt/settings.h, docs/settings.md): backend, host_threads, cache_dir, hip_library,
  * log (the process's level, at once; never frozen), tune_dir, tune_policy, tune_pin,
- * tune_prune_margin, target_ms, max_iterations, trust_shared_stores, capture_policy (unset: the
- * tuner's default, error). An unknown name or a value it does not take is INVALID_ARGUMENT
- * naming both. */
+ * tune_prune_margin, target_ms, max_iterations, tune_require_complete, trust_shared_stores,
+ * capture_policy (unset: the tuner's default, error). An unknown name or a value it does not
+ * take is INVALID_ARGUMENT naming both. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* runtime, const char* name,
                                                              const char* value);
 
