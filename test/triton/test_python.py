@@ -9,7 +9,8 @@ autotuned in-place call over the three; hand-made DLPack capsules of both kinds;
 objects; and that `import tkrt` stays light.
 
 usage: test_python.py HOST_256.so HOST_512.so HOST_1024.so [TRITON_VECTORS_DIR]
-Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+Needs TKRT_LIBRARY (libtkrt.so; else tkrt.triton takes the TKRT_XLA_LIBRARY libtkrt_xla.so, which
+carries the same library) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
 import base64
 import collections
@@ -167,6 +168,20 @@ def run(work):
                          stdout=subprocess.PIPE, text=True)
   check(light.stdout.strip() == "[]", f"import tkrt imports nothing heavy ({light.stdout.strip()})")
   check(tkrt.triton is tt, "tkrt.triton is reachable as an attribute")
+  # ---- tkrt.triton needs only libtkrt.so: with TKRT_LIBRARY and no TKRT_XLA_LIBRARY it opens
+  # the host device and maps no libtkrt_xla.so
+  if os.environ.get("TKRT_LIBRARY"):
+    env = {k: v for k, v in os.environ.items() if k != "TKRT_XLA_LIBRARY"}
+    env["PYTHONPATH"] = os.path.join(HERE, "..", "..", "python")
+    alone = subprocess.run([sys.executable, "-c",
+                            "import tkrt.triton as tt; tt.device('host').synchronize(); "
+                            "print(sorted(set(line.split()[-1].rsplit('/', 1)[-1] for line in "
+                            "open('/proc/self/maps') if 'libtkrt' in line)))"],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(alone.returncode == 0 and "libtkrt.so" in alone.stdout and "xla" not in alone.stdout,
+          f"tkrt.triton runs on libtkrt.so alone ({alone.stdout.strip()})")
+  else:
+    print("note: TKRT_LIBRARY is not set; tkrt.triton runs on the libtkrt_xla.so it names")
 
   dev = tt.device("host")
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
