@@ -43,7 +43,7 @@ from . import core_library_path, load_core_library
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
-    "load", "device", "prepare", "array_info", "clear_cache",
+    "load", "device", "prepare", "array_info", "clear_cache", "configure",
 ]
 
 # ---------------------------------------------------------------- the C library
@@ -180,6 +180,7 @@ _SIGNATURES = {
     "tkrt_runtime_release": (None, [_c_p]),
     "tkrt_runtime_device": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_c_p)]),
     "tkrt_runtime_tuner": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_runtime_configure": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_char_p]),
     "tkrt_runtime_prepare": (_c_p, [_c_p, _c_p, _c_p, _c_p, _c_p]),
     "tkrt_runtime_launch_args_init": (None, [_c_p]),
     "tkrt_tune_report_init": (None, [_c_p]),
@@ -425,6 +426,26 @@ def device(spec: Any = None) -> Device:
 
 
 _device_of = device  # for functions whose `device` parameter hides it
+
+
+def configure(**settings: Any) -> None:
+  """Sets settings of the default runtime (tkrt_runtime_configure), which tkrt.triton's devices
+  and its tuner for calls without a Tuner come from, before it opens its first device or makes its
+  tuner. Names and words are those of tkrt's settings table (docs/settings.md): backend,
+  cache_dir, hip_library, log, tune_dir, tune_pin, tune_policy, tune_prune_margin,
+  capture_policy; words in any case; None or "" restores the default (settings not given come
+  from the TKRT_* variables). Raises Error: INVALID_ARGUMENT naming the setting for an unknown
+  name or a value it does not take, FAILED_PRECONDITION once a device is open or the tuner made
+  (log excepted); nothing changes then. libtkrt_xla has its own: tkrt.configure."""
+  api = _c()
+  runtime = _runtime()
+  for name, value in settings.items():
+    if value is not None:
+      value = repr(float(value)) if isinstance(value, float) else str(value)
+      _no_nul(value, f"setting {name}")
+    _check(api.runtime_configure(runtime, _no_nul(name, "a setting name").encode(),
+                                 None if value is None else value.encode()),
+           f"configure({name}={value!r})")
 
 
 # ---------------------------------------------------------------- DLPack
@@ -1266,10 +1287,17 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   else:
     status = None
   # Loads the kernels now (tkrt_runtime_prepare), so that launches only enqueue.
-  status = status or api.runtime_prepare(runtime, call, dev._handle, None, None)
+  loaded = ctypes.c_int(0)
+  status = status or api.runtime_prepare(runtime, call, dev._handle, None, ctypes.byref(loaded))
   if status:
     api.call_release(call)
     _raise(status, f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
+  if not loaded.value:  # the default stream is capturing: loading now would break the capture
+    api.call_release(call)
+    raise Error("FAILED_PRECONDITION",
+                f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}: the device's default "
+                f"stream is capturing; prepare before the capture (a prepared launch only "
+                f"enqueues, and may then be captured)")
   pointer_names = [p.name for p in kernel.params if p.is_pointer]
   # Sizes matter only to an autotuned call with in-place buffers (saved while it tunes).
   prepared = PreparedLaunch(call.value, runtime, kernel, dev, scalars, chosen_tuner,

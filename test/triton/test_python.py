@@ -321,6 +321,40 @@ def run(work):
   tuned(x2, y2, x2)
   dev.synchronize()
   check(same_bits(x2, want), "autotuned: later launches use the decision")
+  # ---- tkrt.triton.configure: the default runtime's settings, in a fresh process (this one's
+  # runtime is in use), refused when wrong and once a device is open; tune_policy
+  # never: an autotuned call without a Tuner runs the default config untuned
+  settle = subprocess.run([sys.executable, "-c", r"""
+import tkrt.triton as tt
+def refused(label, **kw):
+  try:
+    tt.configure(**kw)
+    print(label, "accepted")
+  except tt.Error as e:
+    print(label, e.code, e.message)
+refused("policy", tune_policy="sometimes")
+refused("name", no_such_setting="1")
+tt.configure(backend="host", tune_policy="Never", tune_prune_margin=0.5, tune_dir="off")
+dev = tt.device()
+print("device", dev.backend, dev.ordinal)
+refused("late", tune_policy="auto")
+import os, sys, numpy as np
+kernels = [tt.load(os.path.join(sys.argv[1], f"v{b}"), allow_native_code=True) for b in (256, 512)]
+launch = tt.prepare([k.variant("cdiv(n, BLOCK)", {"BLOCK": b}) for k, b in zip(kernels, (256, 512))],
+                    device="host", n=4096)
+x = np.zeros(4096 + 16, np.float32)[16:]
+launch(x, x, x)
+print("source", launch.tune_report()["source"])
+tt.configure(log="warn")
+print("log later: fine")
+""", work], env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python")),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  said = settle.stdout
+  check(settle.returncode == 0 and "policy INVALID_ARGUMENT" in said and "'sometimes'" in said
+        and "name INVALID_ARGUMENT" in said and "no_such_setting" in said
+        and "device host 0" in said and "late FAILED_PRECONDITION" in said
+        and "log later: fine" in said and "source default" in said,
+        f"configure sets the default runtime before its first device, refuses bad ones ({said!r})")
   if VECTORS:
     matmul = tt.load(os.path.join(VECTORS, "matmul", "cuda_sm90"))
     expect_raises(tt.Error, "declares 6 parameters; variant 0 declares 4",
