@@ -8,8 +8,10 @@ The package loads libtkrt_xla.so (see `library_path`; the wheel carries it next 
 with ctypes and registers its handlers with `jax.ffi.register_ffi_target`. Importing it needs no
 JAX: `version()`, `stats()` and `configure_tuning()` work without it; the functions that talk to
 JAX raise an ImportError saying so. docs/xla.md describes the targets and the autotuning policy.
+`tkrt.triton`, the launch path for framework arrays, runs on libtkrt.so instead (see
+`core_library_path`; docs/triton.md).
 
-The library's messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
+The libraries' messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
 `logging`, logger "tkrt", from the moment the library is loaded; `route_logs_to_python(False)`
 sends them back to stderr. docs/logging.md says which levels pass and on which threads.
 """

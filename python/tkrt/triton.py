@@ -11,7 +11,7 @@ a `<name>.json`, a folder of target folders, or a CompiledKernel from `triton.co
 function's `kernel[grid](...)` (found through its cache files; Triton is never imported here).
 `prepare` builds the call (scalars, grid, compiled variants), loads the kernels on the device and
 returns a PreparedLaunch: calling it reads one device address per pointer parameter from the
-arrays and enqueues with one C call (tkrt_triton_launch_enqueue_words), on the framework's
+arrays and enqueues with one C call (tkrt_runtime_launch), on the framework's
 current stream unless `stream=` says otherwise. Nothing is loaded or allocated at launch, so a
 launch may be captured (torch.cuda.graph). docs/triton.md describes arrays, streams and errors.
 
