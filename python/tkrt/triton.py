@@ -135,6 +135,9 @@ class _RuntimeLaunchArgs(ctypes.Structure):  # tkrt_runtime_launch_args_t (tkrt/
 # which follows the struct.
 _STREAM_WORD = _RuntimeLaunchArgs.stream.offset // 8
 _BUFFER_WORD = (ctypes.sizeof(_RuntimeLaunchArgs) + 7) // 8
+# The launch path writes them as literals (3, 11), so that a launch costs what it did with the
+# earlier words[0] and words[1 + i]; package.python_struct_layouts checks the mirror.
+assert (_STREAM_WORD, _BUFFER_WORD) == (3, 11), (_STREAM_WORD, _BUFFER_WORD)
 
 
 class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
@@ -1038,7 +1041,7 @@ class PreparedLaunch:
         self._torch_stream = ((lambda: 0) if self._host else
                               (lambda: raw(ordinal)) if raw is not None else
                               (lambda: reader.current_stream(None, self.device)))
-      cls, index, i = type(first), self.device.torch_index, _BUFFER_WORD
+      cls, index, i = type(first), self.device.torch_index, 11  # _BUFFER_WORD
       for a, dtypes in zip(args, checks):
         if (a.__class__ is not cls or (dtypes is not None and a.dtype not in dtypes)
             or a.get_device() != index):
@@ -1047,7 +1050,7 @@ class PreparedLaunch:
         words[i] = a.data_ptr()
         i += 2
       else:
-        words[_STREAM_WORD] = self._torch_stream() if stream is None else self.device._stream(stream)
+        words[3] = self._torch_stream() if stream is None else self.device._stream(stream)
         status = self._launch(self._runtime or _closed(self), words)
         if status:
           _raise(status, f"launching {self.kernel.name}")
@@ -1056,13 +1059,13 @@ class PreparedLaunch:
       captured = self._read_arrays(args, words)
     if stream is None:
       if self._host:
-        words[_STREAM_WORD] = 0
+        words[3] = 0
       elif reader is not None:
-        words[_STREAM_WORD] = reader.current_stream(first, self.device)
+        words[3] = reader.current_stream(first, self.device)
       else:
-        words[_STREAM_WORD] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
+        words[3] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
     else:
-      words[_STREAM_WORD] = self.device._stream(stream)
+      words[3] = self.device._stream(stream)
     status = self._launch(self._runtime or _closed(self), words)
     del captured  # the capsules lived until the launch was queued
     if status:
@@ -1091,6 +1094,7 @@ class PreparedLaunch:
     """Reads every array through its fast reader or DLPack, checking device and dtype; returns
     the capsules to keep alive until the launch is queued."""
     keep = []
+    w = 11  # _BUFFER_WORD: buffer i's address is words[w], its size words[w + 1]
     for i, (a, expect) in enumerate(zip(args, self._expects)):
       reader = _fast_readers.get(type(a), False)
       if reader is False:
@@ -1117,12 +1121,14 @@ class PreparedLaunch:
         raise ValueError(f"{self._where}: argument {i} ({p.name}: {p.type}) spans {info[3]} bytes; "
                          f"the launch was prepared with min_elements {p.name}="
                          f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
-      words[_BUFFER_WORD + 2 * i] = info[0]
+      words[w] = info[0]
       if self._sized:
-        words[_BUFFER_WORD + 2 * i + 1] = info[3]
-    for output, source in self._alias_words:  # the in-place buffers again, as outputs
-      words[output] = words[source]
-      words[output + 1] = words[source + 1]
+        words[w + 1] = info[3]
+      w += 2
+    if self._sized:
+      for output, source in self._alias_words:  # the in-place buffers again, as outputs
+        words[output] = words[source]
+        words[output + 1] = words[source + 1]
     return keep
 
   def synchronize(self, stream: Any = None) -> None:
