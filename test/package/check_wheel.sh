@@ -152,6 +152,10 @@ assert list(stats) == list(tkrt.STATS_FIELDS) and not any(stats.values()), stats
 import tkrt.triton as tt  # the Python launch path ships with the package
 assert tt.__file__.startswith(os.path.dirname(tkrt.__file__)), tt.__file__
 assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepare"
+core = os.path.join(target, "tkrt", "lib", "libtkrt.so.0")  # tkrt.triton's library: the wheel's
+assert tkrt.core_library_path() == core, f"core_library_path() is {tkrt.core_library_path()}"
+tt.device("host").synchronize()
+assert [l for l in open("/proc/self/maps") if l.rstrip().endswith(core)], "libtkrt.so.0 not mapped"
 try:
   import jax  # noqa: F401
   have_jax = True
