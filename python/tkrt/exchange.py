@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-import inspect
 import threading
 from typing import Any, Optional
 
@@ -242,16 +241,15 @@ class _JaxClient:
   def __init__(self, client):
     self.client = client
     self.increment = getattr(client, "key_value_increment", None)
-    try:
-      self.overwrite = "allow_overwrite" in str(inspect.signature(client.key_value_set_bytes))
-    except (TypeError, ValueError):  # nanobind signatures are text in __doc__
-      self.overwrite = "allow_overwrite" in (client.key_value_set_bytes.__doc__ or "")
+    self.overwrite = True  # until a jaxlib without allow_overwrite says otherwise
 
   def set(self, key, value):
     if self.overwrite:
-      self.client.key_value_set_bytes(key, value, allow_overwrite=True)
-    else:
-      self.client.key_value_set_bytes(key, value)
+      try:
+        return self.client.key_value_set_bytes(key, value, allow_overwrite=True)
+      except TypeError:  # an older jaxlib: no allow_overwrite (the tuner sets each key once)
+        self.overwrite = False
+    self.client.key_value_set_bytes(key, value)
 
   def get(self, key, timeout_ms):
     try:
