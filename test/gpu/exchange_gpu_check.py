@@ -99,7 +99,7 @@ def jax_rank(framework, scenario, rank, port, work):
     aliases = {0: 0} if name == "autotuned_alias" else {}
     fn = jax.jit(lambda *a, opaque=opaque, shapes=shapes, aliases=aliases:
                  fe.call(fe.TKRT_FFI, opaque, *a, out_shapes=shapes, aliases=aliases))
-    args = [jax.device_put(a) for a in inputs]
+    args = [jax.device_put(a, jax.local_devices()[0]) for a in inputs]  # this process's GPU
     start = time.monotonic()
     out = np.asarray(jax.block_until_ready(fn(*args))[0])
     elapsed = time.monotonic() - start
