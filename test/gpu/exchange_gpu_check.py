@@ -111,6 +111,12 @@ def jax_rank(framework, scenario, rank, port, work):
     report = tx.xla_tune_report(opaque)
     result["calls"]["jax:" + name] = {"report": report, "correct": correct, "elapsed": elapsed}
   result["stats"] = tx.xla_tuner_stats()
+  if scenario == "leader":  # once a device is open the exchange is fixed
+    try:
+      tkrt.use_jax_distributed(policy="merge")
+      result["late_set"] = "accepted"
+    except tkrt.ConfigurationError as e:
+      result["late_set"] = "refused: " + str(e)
   write_result(work, f"jax-{scenario}", rank, result)
   if scenario == "kill":
     # The victim is gone: no shutdown barrier. Rank 0 serves the coordination service, so it
@@ -319,6 +325,9 @@ def drive(work, budget):
                   if e["elapsed"] > KILL_TIMEOUT_MS / 1000 + 20}
           if slow:
             problems.append(f"{name} {call}: survivors took too long: {slow} s")
+      late = [ranks[r].get("late_set") for r in expected if "late_set" in ranks[r]]
+      if late and not all(x.startswith("refused: ") and "in use" in x for x in late):
+        problems.append(f"{name}: use_jax_distributed after the first call was not refused: {late}")
       if s != "off":
         log(f"  {name} stats: " + "; ".join(f"rank {r}: {ranks[r]['stats']}" for r in expected))
   print()

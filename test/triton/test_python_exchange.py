@@ -13,7 +13,10 @@ exchange through ctypes callbacks, across real processes and against hostile sto
   hanging callbacks. Every launch still computes x + y, the fallback is config 0, the counters
   say why, and no exception escapes a callback (sys.unraisablehook stays silent).
 
-usage: test_python_exchange.py HOST_256.so HOST_512.so HOST_1024.so
+And libtkrt_xla's entry points (tkrt_xla_set_exchange's checks, the report and counters before a
+device is open) with the jaxlib vectors' autotuned_alias blob.
+
+usage: test_python_exchange.py HOST_256.so HOST_512.so HOST_1024.so [JAXLIB_VECTORS_DIR]
 Needs TKRT_XLA_LIBRARY and NumPy >= 1.22 (else exits 77, skipped).
 """
 import fcntl
@@ -368,10 +371,55 @@ def run(work):
         f"from_folder: the second tuner follows the first ({ra['chosen']}, {rb['chosen']})")
 
 
+def xla_entry_points(vectors, work):
+  """libtkrt_xla's exchange entry points without JAX: argument checks, the report and counters
+  before any device is open."""
+  import ctypes
+  import tkrt
+  import tkrt.exchange as tx
+  lib = tkrt.load_library()
+  fn = lib.tkrt_xla_set_exchange
+  fn.restype = ctypes.c_int
+  fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_char_p,
+                 ctypes.c_char_p, ctypes.c_size_t]
+  ex = tx.wrap(FolderStore(os.path.join(work, "xla-store")))
+  error = ctypes.create_string_buffer(512)
+  for label, args, code, fragment in (
+      ("an unknown policy", (ex.address, 7, 4, 1000, None), 3, "unknown policy 7"),
+      ("ranks 0", (ex.address, 1, 0, 1000, None), 3, "ranks is 0"),
+      ("a tuning key of 300 bytes", (ex.address, 0, 4, 1000, b"k" * 300), 3, "longer than 255"),
+      ("a valid exchange", (ex.address, 1, 4, 1000, b"job"), 0, ""),
+      ("none (the default again)", (None, 0, 1, 0, None), 0, "")):
+    got = fn(*args, error, ctypes.sizeof(error))
+    text = error.value.decode()
+    check(got == code and fragment in text,
+          f"tkrt_xla_set_exchange, {label}: {got} {text!r}")
+  raw = ctypes.create_string_buffer(ctypes.sizeof(tx._ExchangeStruct))
+  bad = tx._ExchangeStruct.from_buffer(raw)
+  bad.struct_size = 8
+  got = fn(ctypes.addressof(bad), 0, 1, 0, None, error, ctypes.sizeof(error))
+  check(got == 3 and "struct_size is 8" in error.value.decode(),
+        f"tkrt_xla_set_exchange, a wrong struct_size: {got} {error.value.decode()!r}")
+  try:
+    tkrt.use_jax_distributed()
+    check(False, "tkrt.use_jax_distributed without JAX: nothing raised")
+  except (ImportError, RuntimeError) as e:
+    check("jax" in str(e).lower(), f"tkrt.use_jax_distributed without JAX or jax.distributed: {e}")
+  opaque = open(os.path.join(vectors, "autotuned_alias", "call.pb.z"), "rb").read()
+  try:
+    tx.xla_tune_report(opaque)
+    check(False, "xla_tune_report before any device: nothing raised")
+  except RuntimeError as e:
+    check("device 0 is not open" in str(e), f"xla_tune_report before any device: {e}")
+  check(set(tx.xla_tuner_stats().values()) == {0}, "xla_tuner_stats before the tuner exists: zeros")
+
+
 def main():
   work = tempfile.mkdtemp(prefix="tkrt_xchg_")
   try:
     run(work)
+    if len(sys.argv) > 4:
+      xla_entry_points(sys.argv[4], work)
   finally:
     shutil.rmtree(work, ignore_errors=True)
   print()
