@@ -48,7 +48,9 @@ static char tkrt_xla_settle_error[512];
 static void tkrt_xla_settle(void) {
   tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
   const tkrt_xla_settings_t* settings = tkrt_xla_settings();
-  tkrt_status_t status = tkrt_runtime_set_options(rt, &settings->device, &settings->tuner);
+  tkrt_autotuner_options_t tuner = settings->tuner;
+  tkrt_xla_exchange_apply(&tuner); /* the decision exchange, if one was set (xla_exchange.c) */
+  tkrt_status_t status = tkrt_runtime_set_options(rt, &settings->device, &tuner);
   if (status) {
     snprintf(tkrt_xla_settle_error, sizeof(tkrt_xla_settle_error), "%s",
              tkrt_status_message(status));

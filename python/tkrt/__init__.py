@@ -31,7 +31,7 @@ __all__ = [
     "__version__", "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
     "use_for_jax_triton", "route_jaxlib_targets", "configure", "configure_tuning",
     "ConfigurationError", "stats", "version", "route_logs_to_python", "set_log_level",
-    "STATS_FIELDS", "core_library_path", "load_core_library",
+    "STATS_FIELDS", "core_library_path", "load_core_library", "use_jax_distributed",
 ]
 
 FFI_TARGET = "tkrt_triton_kernel_call"
@@ -413,9 +413,19 @@ def use_for_jax_triton() -> tuple:
   return names
 
 
+def use_jax_distributed(policy: str = "leader", timeout_ms: int = 60000,
+                        ranks: Optional[int] = None, tuning_key: Optional[str] = None, **kwargs):
+  """Makes every process of a jax.distributed job run the same config of each autotuned call:
+  libtkrt_xla's tuner agrees through JAX's coordination service (tkrt.exchange.use_jax_distributed,
+  docs/autotuning.md). Call after jax.distributed.initialize, before the first tkrt call runs."""
+  from .exchange import use_jax_distributed as use
+  return use(policy=policy, timeout_ms=timeout_ms, ranks=ranks, tuning_key=tuning_key, **kwargs)
+
+
 def __getattr__(name: str):
-  """`tkrt.triton` on first use, so that `import tkrt` loads nothing more than it needs."""
-  if name == "triton":
+  """`tkrt.triton` and `tkrt.exchange` on first use, so that `import tkrt` loads nothing more
+  than it needs."""
+  if name in ("triton", "exchange"):
     import importlib
-    return importlib.import_module(".triton", __name__)
+    return importlib.import_module("." + name, __name__)
   raise AttributeError(f"module 'tkrt' has no attribute {name!r}")

@@ -888,7 +888,9 @@ class Tuner:
   "never"; pins: like TKRT_TUNE_PIN; capture_policy: "first_config" (default) or "error";
   target_ms: benchmarking time per variant; prune_margin: as TKRT_TUNE_PRUNE_MARGIN. Each value is
   checked and mapped by tkrt's settings table (tkrt_setting_apply, docs/settings.md): words in any
-  case, and a bad value raises Error naming the setting and the value."""
+  case, and a bad value raises Error naming the setting and the value. exchange=, with
+  exchange_policy, exchange_ranks, exchange_timeout_ms and tuning_key: a decision exchange shared
+  by the ranks of a job (tkrt.exchange, docs/autotuning.md)."""
 
   # keyword -> the setting's name in the table
   _SETTINGS = {"store_dir": "tune_dir", "policy": "tune_policy", "pins": "tune_pin",
@@ -897,7 +899,8 @@ class Tuner:
 
   def __init__(self, store_dir: Optional[str] = None, policy: Optional[str] = None,
                pins: Optional[str] = None, capture_policy: Optional[str] = None,
-               target_ms: Optional[float] = None, prune_margin: Optional[float] = None):
+               target_ms: Optional[float] = None, prune_margin: Optional[float] = None,
+               exchange: Any = None, **exchange_options: Any):
     api = _c()
     runtime_options = _versioned(_RuntimeOptions, api.runtime_options_init)
     options = runtime_options.tuner
@@ -914,6 +917,11 @@ class Tuner:
       keep.append(None if value is None else str(value).encode())
       _check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
                                ctypes.addressof(options)), f"Tuner({keyword}={value!r})")
+    # The decision exchange (tkrt.exchange: exchange_policy, exchange_ranks, exchange_timeout_ms,
+    # tuning_key); kept alive with the tuner, whose callbacks it holds. Set before the runtime is
+    # created: the runtime's tuner is made from these options.
+    from .exchange import _set_tuner_options
+    self._exchange = _set_tuner_options(options, keep, exchange, exchange_options)
     runtime = ctypes.c_void_p()
     _check(api.runtime_create(ctypes.addressof(runtime_options), ctypes.byref(runtime)),
            "creating a tuner")
@@ -1159,7 +1167,10 @@ class PreparedLaunch:
     return {"source": api.tune_source_name(report.source).decode().lower(),
             "chosen": int(report.chosen), "times_ms": [float(t) for t in times],
             "store_file": report.store_file.decode(errors="replace"),
-            "fallback_reason": report.fallback_reason.decode(errors="replace")}
+            "fallback_reason": report.fallback_reason.decode(errors="replace"),
+            "exchange_role": report.exchange_role.decode(errors="replace"),
+            "exchange_key": report.exchange_key.decode(errors="replace"),
+            "exchange_ranks": int(report.exchange_ranks)}
 
 
 _prepared: Dict[tuple, PreparedLaunch] = {}

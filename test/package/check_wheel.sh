@@ -72,7 +72,7 @@ names = set(z.namelist())
 dist = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
 problems = []
 for name, executable in (("tkrt/__init__.py", False), ("tkrt/triton.py", False),
-                         ("tkrt/_cli.py", False), ("tkrt/libtkrt_xla.so", True),
+                         ("tkrt/_cli.py", False), ("tkrt/exchange.py", False), ("tkrt/libtkrt_xla.so", True),
                          ("tkrt/bin/tkrt", True), ("tkrt/lib/libtkrt.so.0", True)):
   if name not in names:
     problems.append(f"{name} is missing")

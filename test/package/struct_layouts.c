@@ -154,5 +154,20 @@ int main(void) {
   FIELD(tkrt_xla_stats_t, unknown_size_fallbacks);
   FIELD(tkrt_xla_stats_t, blob_hashes);
   FIELD(tkrt_xla_stats_t, prepared);
+  /* python/tkrt/exchange.py (issue 26) */
+  STRUCT(tkrt_exchange_t);
+  FIELD(tkrt_exchange_t, struct_size);
+  FIELD(tkrt_exchange_t, user);
+  FIELD(tkrt_exchange_t, set);
+  FIELD(tkrt_exchange_t, get);
+  FIELD(tkrt_exchange_t, add);
+  STRUCT(tkrt_autotuner_stats_t);
+  FIELD(tkrt_autotuner_stats_t, struct_size);
+  FIELD(tkrt_autotuner_stats_t, exchange_leader);
+  FIELD(tkrt_autotuner_stats_t, exchange_follower);
+  FIELD(tkrt_autotuner_stats_t, exchange_merged);
+  FIELD(tkrt_autotuner_stats_t, exchange_fallbacks);
+  FIELD(tkrt_autotuner_stats_t, exchange_refused);
+  FIELD(tkrt_autotuner_stats_t, exchange_errors);
   return 0;
 }
