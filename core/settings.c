@@ -126,6 +126,12 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .default_text = "the one in the package", .expected = "a path",
          .doc = "the libtkrt_xla.so the Python package loads (read by the package)",
          .scopes = PY},
+    [TKRT_SETTING_ID_LIBRARY] =
+        {.name = "library", .env = "TKRT_LIBRARY", .type = TKRT_SETTING_TEXT,
+         .default_text = "the one in the package", .expected = "a path",
+         .doc = "the libtkrt.so tkrt.triton loads (read by the package; else the wheel's "
+                "tkrt/lib/libtkrt.so.0, else the package's libtkrt_xla.so)",
+         .scopes = PY},
 };
 
 size_t tkrt_setting_count(void) { return TKRT_SETTING_ID_COUNT; }
@@ -313,6 +319,7 @@ tkrt_status_t tkrt_settings_apply(const char* name, const char* value, uint32_t 
     case TKRT_SETTING_ID_TRITON_HOME:
     case TKRT_SETTING_ID_XLA_COUNT_CAPTURES:
     case TKRT_SETTING_ID_XLA_LIBRARY:
+    case TKRT_SETTING_ID_LIBRARY:
     case TKRT_SETTING_ID_COUNT:
       break; /* no field in these structs: the caller uses out_value */
   }

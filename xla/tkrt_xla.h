@@ -76,6 +76,28 @@ TKRT_XLA_EXPORT void tkrt_xla_get_stats(tkrt_xla_stats_t* stats);
 TKRT_XLA_EXPORT int tkrt_xla_configure(const char* name, const char* value, char* error,
                                        size_t capacity);
 
+/* The decision exchange of the adapter's tuner (tkrt/autotune.h, docs/autotuning.md): `exchange`
+ * (copied; its `user` must outlive the process's use of the library), policy 0 leader or 1 merge,
+ * ranks (merge: how many ranks publish timings, 1..65536), timeout_ms (the longest a rank waits)
+ * and tuning_key (NULL: none; part of every key). NULL exchange: none (the default). Only before
+ * the adapter's first device open: later FAILED_PRECONDITION (9); a bad argument is 3. Returns 0
+ * or the code, with the reason in `error`. tkrt.use_jax_distributed() calls it. */
+struct tkrt_exchange;
+struct tkrt_tune_report;
+struct tkrt_autotuner_stats;
+TKRT_XLA_EXPORT int tkrt_xla_set_exchange(const struct tkrt_exchange* exchange, int policy,
+                                          uint32_t ranks, uint32_t timeout_ms,
+                                          const char* tuning_key, char* error, size_t capacity);
+/* What the adapter's tuner decided for the call whose custom-call blob is `opaque` on the device
+ * of XLA ordinal `ordinal` (tkrt_autotuner_get_report). Returns 0 or a status code with `error`
+ * (5 when no call ran on that device yet). */
+TKRT_XLA_EXPORT int tkrt_xla_tune_report(const void* opaque, size_t size, int ordinal,
+                                         struct tkrt_tune_report* report, char* error,
+                                         size_t capacity);
+/* The adapter's tuner counters (tkrt_autotuner_get_stats); left as they are before the first
+ * device open. */
+TKRT_XLA_EXPORT void tkrt_xla_tuner_stats(struct tkrt_autotuner_stats* stats);
+
 /* Profile builds only (CMake -DTKRT_PROFILE=ON; bench/run_perf.sh): copies up to `capacity` of
  * the handlers' stage counters (calls, or time-stamp-counter ticks spent in a stage) with their
  * names, sets *ticks_per_us, and zeroes them when `reset` is nonzero. Returns how many stages the

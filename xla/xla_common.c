@@ -44,8 +44,24 @@ tkrt_status_t tkrt_xla_runtime(tkrt_runtime_t** out_runtime) {
 /* The adapter's settings are the runtime's: the environment's are handed to it, and frozen,
  * once, before it opens a device. */
 static pthread_once_t tkrt_xla_settle_once = PTHREAD_ONCE_INIT;
+static char tkrt_xla_settle_error[512];
 
-static void tkrt_xla_settle(void) { (void)tkrt_xla_settings(); }
+/* The environment's settings and tkrt_xla_configure's are the runtime's already (and frozen for
+ * tkrt_xla_configure now); the decision exchange, which no setting names, is added to them. */
+static void tkrt_xla_settle(void) {
+  tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
+  (void)tkrt_xla_settings();
+  tkrt_device_options_t device;
+  tkrt_autotuner_options_t tuner;
+  tkrt_runtime_get_options(rt, &device, &tuner);
+  tkrt_xla_exchange_apply(&tuner); /* the decision exchange, if one was set (xla_exchange.c) */
+  tkrt_status_t status = tkrt_runtime_set_options(rt, &device, &tuner);
+  if (status) {
+    snprintf(tkrt_xla_settle_error, sizeof(tkrt_xla_settle_error), "%s",
+             tkrt_status_message(status));
+    tkrt_status_free(status);
+  }
+}
 
 /* Set once the runtime has the adapter's settings and they are usable. */
 static atomic_bool tkrt_xla_settled;
@@ -64,6 +80,10 @@ static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {
     /* Refused rather than run with settings the user did not ask for. */
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's settings from the environment: %s",
                             environment_error);
+  }
+  if (tkrt_xla_settle_error[0]) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt's XLA settings: %s",
+                            tkrt_xla_settle_error);
   }
   atomic_store_explicit(&tkrt_xla_settled, true, memory_order_release);
   return NULL;

@@ -43,6 +43,10 @@ TKRT_XLA_HIDDEN const tkrt_xla_settings_t* tkrt_xla_settings(void);
  * NULL. */
 TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
 
+/* Puts the exchange set by tkrt_xla_set_exchange into the tuner options handed to the runtime,
+ * and fixes it (xla_exchange.c). */
+TKRT_XLA_HIDDEN void tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner);
+
 /* Counters behind tkrt_xla_get_stats. */
 typedef struct tkrt_xla_counters {
   /* decoded, cache_entries, devices_opened and blob_hashes are the runtime's

@@ -76,6 +76,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_configure(tkrt_runtime_t* runt
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_set_options(tkrt_runtime_t* runtime,
                                                               const tkrt_device_options_t* device,
                                                               const tkrt_autotuner_options_t* tuner);
+/* Copies the device and tuner options the runtime has now (either pointer may be NULL). Their
+ * strings point into the runtime: valid while it lives and its settings do not change. With
+ * tkrt_runtime_set_options, for fields no setting names (libtkrt_xla's decision exchange). */
+TKRT_API void tkrt_runtime_get_options(tkrt_runtime_t* runtime, tkrt_device_options_t* device,
+                                       tkrt_autotuner_options_t* tuner);
 
 /* ---------------------------------------------------------------- devices */
 

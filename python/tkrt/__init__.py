@@ -8,8 +8,10 @@ The package loads libtkrt_xla.so (see `library_path`; the wheel carries it next 
 with ctypes and registers its handlers with `jax.ffi.register_ffi_target`. Importing it needs no
 JAX: `version()`, `stats()` and `configure_tuning()` work without it; the functions that talk to
 JAX raise an ImportError saying so. docs/xla.md describes the targets and the autotuning policy.
+`tkrt.triton`, the launch path for framework arrays, runs on libtkrt.so instead (see
+`core_library_path`; docs/triton.md).
 
-The library's messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
+The libraries' messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
 `logging`, logger "tkrt", from the moment the library is loaded; `route_logs_to_python(False)`
 sends them back to stderr. docs/logging.md says which levels pass and on which threads.
 """
@@ -29,7 +31,7 @@ __all__ = [
     "__version__", "FFI_TARGET", "LEGACY_TARGET", "library_path", "load_library", "register",
     "use_for_jax_triton", "route_jaxlib_targets", "configure", "configure_tuning",
     "ConfigurationError", "stats", "version", "route_logs_to_python", "set_log_level",
-    "STATS_FIELDS",
+    "STATS_FIELDS", "core_library_path", "load_core_library", "use_jax_distributed",
 ]
 
 FFI_TARGET = "tkrt_triton_kernel_call"
@@ -38,8 +40,10 @@ LEGACY_TARGET = "tkrt_triton_kernel_call_legacy"
 JAXLIB_TARGETS = {"triton_kernel_call_ffi": FFI_TARGET, "triton_kernel_call": LEGACY_TARGET}
 
 _LIB_NAME = "libtkrt_xla.so"
+_CORE_NAME = "libtkrt.so.0"
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
+_core: Optional[ctypes.CDLL] = None
 _registered: set = set()
 _routing = False
 
@@ -59,6 +63,27 @@ def library_path() -> str:
       f"{path} does not exist: this copy of the tkrt package has no library. Install the wheel "
       f"(pip install ./python, which builds it) or tkrt's cmake --install with -DTKRT_BUILD_XLA=ON, "
       f"or set TKRT_XLA_LIBRARY to a libtkrt_xla.so")
+
+
+def core_library_path() -> str:
+  """Where libtkrt.so (the library tkrt.triton runs on) is: $TKRT_LIBRARY when set, else
+  lib/libtkrt.so.0 next to this file (the wheel), else the libtkrt_xla.so of library_path(),
+  which carries the same library (cmake --install puts no libtkrt.so.0 beside the package).
+  Nothing else is searched."""
+  env = os.environ.get("TKRT_LIBRARY")
+  if env:
+    if not os.path.isfile(env):
+      raise FileNotFoundError(f"TKRT_LIBRARY={env} does not exist")
+    return env
+  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", _CORE_NAME)
+  if os.path.isfile(path):
+    return path
+  try:
+    return library_path()
+  except FileNotFoundError as e:
+    raise FileNotFoundError(
+        f"{path} does not exist, nor a libtkrt_xla.so ({e}): set TKRT_LIBRARY to a "
+        f"libtkrt.so, or install the wheel (pip install ./python)") from None
 
 
 def _require_jax(what: str):
@@ -101,20 +126,21 @@ def load_library() -> ctypes.CDLL:
       lib.tkrt_xla_configure.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                          ctypes.c_size_t]
       lib.tkrt_xla_configure.restype = ctypes.c_int
-      if hasattr(lib, "tkrt_log_set_sink"):
-        lib.tkrt_log_set_sink.argtypes = [_LOG_SINK, ctypes.c_void_p]
-        lib.tkrt_log_set_sink.restype = ctypes.c_void_p
-        lib.tkrt_log_level_from_string.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
-        lib.tkrt_log_level_from_string.restype = ctypes.c_void_p
-        lib.tkrt_log_set_level.argtypes = [ctypes.c_int]
-        lib.tkrt_log_set_level.restype = ctypes.c_void_p
-        lib.tkrt_status_message.argtypes = [ctypes.c_void_p]
-        lib.tkrt_status_message.restype = ctypes.c_char_p
-        lib.tkrt_status_free.argtypes = [ctypes.c_void_p]
-        lib.tkrt_status_free.restype = None
-        _set_log_sink(lib, True)
+      _attach_log(lib)
       _lib = lib
     return _lib
+
+
+def load_core_library() -> ctypes.CDLL:
+  """Loads libtkrt.so (core_library_path) once: tkrt.triton's devices, runtime and launches.
+  Its log goes where libtkrt_xla's goes (route_logs_to_python, set_log_level)."""
+  global _core
+  with _lock:
+    if _core is None:
+      lib = ctypes.CDLL(core_library_path())
+      _attach_log(lib)
+      _core = lib
+    return _core
 
 
 # ---- the library's log, routed to `logging` (tkrt/log.h, docs/logging.md)
@@ -141,6 +167,42 @@ def _forward_log(user, level, component, message):
 
 _log_sink = _LOG_SINK(_forward_log)  # alive for the whole process: C may hold it
 _log_routed = False
+# The loaded libraries (libtkrt_xla.so, libtkrt.so: each has its own log state), and the level
+# set_log_level asked for, given to a library loaded later.
+_log_libraries: list = []
+_log_level: Optional[int] = None
+
+
+def _attach_log(lib) -> None:
+  """Binds the log API of a library being loaded (under _lock) and gives it the routing and the
+  level the others have. A library without the log API is left alone."""
+  if not hasattr(lib, "tkrt_log_set_sink") or any(l._handle == lib._handle for l in _log_libraries):
+    return
+  lib.tkrt_log_set_sink.argtypes = [_LOG_SINK, ctypes.c_void_p]
+  lib.tkrt_log_set_sink.restype = ctypes.c_void_p
+  lib.tkrt_log_level_from_string.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
+  lib.tkrt_log_level_from_string.restype = ctypes.c_void_p
+  lib.tkrt_log_set_level.argtypes = [ctypes.c_int]
+  lib.tkrt_log_set_level.restype = ctypes.c_void_p
+  lib.tkrt_status_message.argtypes = [ctypes.c_void_p]
+  lib.tkrt_status_message.restype = ctypes.c_char_p
+  lib.tkrt_status_free.argtypes = [ctypes.c_void_p]
+  lib.tkrt_status_free.restype = None
+  routed = _log_routed or not _log_libraries  # routed from the first load on, until turned off
+  _set_log_sink(lib, routed)
+  if _log_level is not None:
+    status = lib.tkrt_log_set_level(_log_level)
+    if status:
+      raise ConfigurationError(_status_text(lib, status))
+  _log_libraries.append(lib)
+
+
+def _loaded_or_xla() -> list:
+  """The libraries whose log a setting applies to: those loaded, else libtkrt_xla.so (loaded
+  now, as before tkrt.triton had a library of its own)."""
+  if not _log_libraries:
+    load_library()
+  return list(_log_libraries)
 
 
 def _status_text(lib, status) -> str:
@@ -165,36 +227,42 @@ def route_logs_to_python(enable: bool = True) -> None:
   Which messages leave the library is its level (TKRT_LOG, set_log_level; default warn); the
   logger's level and handlers then decide what is shown. Messages logged on threads that Python
   did not start (XLA's, tkrt's module loaders) take the GIL for the record."""
-  lib = load_library()
+  libs = _loaded_or_xla()
   with _lock:
-    _set_log_sink(lib, bool(enable))
+    for lib in libs:
+      _set_log_sink(lib, bool(enable))
 
 
 def set_log_level(level: str) -> None:
   """Sets the library's log level at any time: "off", "error", "warn", "info" or "debug" (any
   case; also the switch words, 1/on for debug and 0/off for off), as TKRT_LOG does. Raises
   ConfigurationError naming the value for anything else."""
-  lib = load_library()
-  if not hasattr(lib, "tkrt_log_set_level"):
+  global _log_level
+  libs = _loaded_or_xla()
+  if not libs:
     raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
   value = ctypes.c_int(0)
-  status = lib.tkrt_log_level_from_string(str(level).encode(), ctypes.byref(value))
+  status = libs[0].tkrt_log_level_from_string(str(level).encode(), ctypes.byref(value))
   if status:
-    raise ConfigurationError(_status_text(lib, status))
-  status = lib.tkrt_log_set_level(value.value)
-  if status:
-    raise ConfigurationError(_status_text(lib, status))
+    raise ConfigurationError(_status_text(libs[0], status))
+  with _lock:
+    for lib in libs:
+      status = lib.tkrt_log_set_level(value.value)
+      if status:
+        raise ConfigurationError(_status_text(lib, status))
+    _log_level = value.value
 
 
 @atexit.register
 def _unroute_logs() -> None:
   """Before the interpreter goes away, the library's messages go back to stderr: a thread that
   logs late must not call into a finalising interpreter. The swap waits for running calls."""
-  if _lib is not None and _log_routed:
-    try:
-      _set_log_sink(_lib, False)
-    except Exception:  # noqa: BLE001
-      pass
+  if _log_routed:
+    for lib in list(_log_libraries):
+      try:
+        _set_log_sink(lib, False)
+      except Exception:  # noqa: BLE001
+        pass
 
 
 def version() -> str:
@@ -345,9 +413,19 @@ def use_for_jax_triton() -> tuple:
   return names
 
 
+def use_jax_distributed(policy: str = "leader", timeout_ms: int = 60000,
+                        ranks: Optional[int] = None, tuning_key: Optional[str] = None, **kwargs):
+  """Makes every process of a jax.distributed job run the same config of each autotuned call:
+  libtkrt_xla's tuner agrees through JAX's coordination service (tkrt.exchange.use_jax_distributed,
+  docs/autotuning.md). Call after jax.distributed.initialize, before the first tkrt call runs."""
+  from .exchange import use_jax_distributed as use
+  return use(policy=policy, timeout_ms=timeout_ms, ranks=ranks, tuning_key=tuning_key, **kwargs)
+
+
 def __getattr__(name: str):
-  """`tkrt.triton` on first use, so that `import tkrt` loads nothing more than it needs."""
-  if name == "triton":
+  """`tkrt.triton` and `tkrt.exchange` on first use, so that `import tkrt` loads nothing more
+  than it needs."""
+  if name in ("triton", "exchange"):
     import importlib
-    return importlib.import_module(".triton", __name__)
+    return importlib.import_module("." + name, __name__)
   raise AttributeError(f"module 'tkrt' has no attribute {name!r}")

@@ -11,7 +11,7 @@ a `<name>.json`, a folder of target folders, or a CompiledKernel from `triton.co
 function's `kernel[grid](...)` (found through its cache files; Triton is never imported here).
 `prepare` builds the call (scalars, grid, compiled variants), loads the kernels on the device and
 returns a PreparedLaunch: calling it reads one device address per pointer parameter from the
-arrays and enqueues with one C call (tkrt_triton_launch_enqueue_words), on the framework's
+arrays and enqueues with one C call (tkrt_runtime_launch), on the framework's
 current stream unless `stream=` says otherwise. Nothing is loaded or allocated at launch, so a
 launch may be captured (torch.cuda.graph). docs/triton.md describes arrays, streams and errors.
 
@@ -39,11 +39,11 @@ import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import load_library, library_path
+from . import core_library_path, load_core_library
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
-    "load", "device", "prepare", "array_info", "clear_cache",
+    "load", "device", "prepare", "array_info", "clear_cache", "configure",
 ]
 
 # ---------------------------------------------------------------- the C library
@@ -123,6 +123,29 @@ class _Target(ctypes.Structure):  # tkrt_triton_target_t
               ("native_code_left_out", ctypes.c_char_p)]
 
 
+class _RuntimeOptions(ctypes.Structure):  # tkrt_runtime_options_t (tkrt/runtime.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("device", _DeviceOptions),
+              ("tuner", _TunerOptions), ("read_environment", ctypes.c_int)]
+
+
+class _RuntimeLaunchArgs(ctypes.Structure):  # tkrt_runtime_launch_args_t (tkrt/runtime.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("call", ctypes.c_void_p),
+              ("device", ctypes.c_void_p), ("stream", ctypes.c_void_p),
+              ("buffers", ctypes.c_void_p), ("input_count", ctypes.c_size_t),
+              ("output_count", ctypes.c_size_t), ("scalars", ctypes.c_void_p),
+              ("scalar_count", ctypes.c_size_t), ("alias_mode", ctypes.c_int),
+              ("decision", ctypes.c_void_p)]
+
+
+# Where a launch writes in its words (PreparedLaunch): the stream field, and the first buffer,
+# which follows the struct.
+_STREAM_WORD = _RuntimeLaunchArgs.stream.offset // 8
+_BUFFER_WORD = (ctypes.sizeof(_RuntimeLaunchArgs) + 7) // 8
+# The launch path writes them as literals (3, 11), so that a launch costs what it did with the
+# earlier words[0] and words[1 + i]; package.python_struct_layouts checks the mirror.
+assert (_STREAM_WORD, _BUFFER_WORD) == (3, 11), (_STREAM_WORD, _BUFFER_WORD)
+
+
 class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
               ("num_warps", ctypes.c_uint32)]
@@ -154,16 +177,21 @@ _SIGNATURES = {
     "tkrt_status_free": (None, [_c_p]),
     "tkrt_device_options_init": (None, [_c_p]),
     "tkrt_options_from_environment": (_c_p, [_c_p, _c_p]),
-    "tkrt_device_open": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_device_release": (None, [_c_p]),
     "tkrt_device_info": (ctypes.POINTER(_DeviceInfo), [_c_p]),
     "tkrt_stream_synchronize": (_c_p, [_c_p, _c_p]),
     "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
     "tkrt_autotuner_options_init": (None, [_c_p]),
     "tkrt_setting_apply": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32, _c_p, _c_p]),
-    "tkrt_autotuner_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_autotuner_destroy": (None, [_c_p]),
+    "tkrt_runtime_default": (_c_p, []),
+    "tkrt_runtime_options_init": (None, [_c_p]),
+    "tkrt_runtime_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_runtime_release": (None, [_c_p]),
+    "tkrt_runtime_device": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_c_p)]),
+    "tkrt_runtime_tuner": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_runtime_configure": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_char_p]),
+    "tkrt_runtime_prepare": (_c_p, [_c_p, _c_p, _c_p, _c_p, _c_p]),
+    "tkrt_runtime_launch_args_init": (None, [_c_p]),
     "tkrt_tune_report_init": (None, [_c_p]),
     "tkrt_autotuner_get_report": (_c_p, [_c_p, _c_p, ctypes.c_char_p, _c_p]),
     "tkrt_tune_source_name": (ctypes.c_char_p, [ctypes.c_int]),
@@ -181,17 +209,14 @@ _SIGNATURES = {
     "tkrt_triton_call_desc_init": (None, [_c_p]),
     "tkrt_triton_call_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_call_release": (None, [_c_p]),
-    "tkrt_triton_launch_create": (_c_p, [_c_p, _c_p, _c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_triton_launch_destroy": (None, [_c_p]),
-    "tkrt_triton_launch_pointer_count": (ctypes.c_size_t, [_c_p]),
 }
 
 
 class _Api:
-  """The C functions, with their types set; `enqueue` is bound through ctypes.PyDLL."""
+  """The C functions of libtkrt.so, with their types set; `launch` is bound through ctypes.PyDLL."""
 
   def __init__(self):
-    lib = load_library()
+    lib = load_core_library()
     for name, (restype, argtypes) in _SIGNATURES.items():
       fn = getattr(lib, name)
       fn.restype = restype
@@ -201,9 +226,19 @@ class _Api:
     # it around an enqueue that takes a microsecond, and (b) lets every PreparedLaunch reuse one
     # argument array without a lock, since no other Python thread runs while C reads it. Its
     # arguments are passed as ready ctypes objects, without argtypes to convert.
-    pylib = ctypes.PyDLL(library_path())
-    self.enqueue = pylib.tkrt_triton_launch_enqueue_words
-    self.enqueue.restype = ctypes.c_void_p
+    pylib = ctypes.PyDLL(lib._name)
+    self.launch = pylib.tkrt_runtime_launch
+    self.launch.restype = ctypes.c_void_p
+    # The size of tkrt_runtime_launch_args_t in this library (tkrt_runtime_launch takes no other).
+    scratch = ctypes.create_string_buffer(4096)
+    self.runtime_launch_args_init(scratch)
+    size = _RuntimeLaunchArgs.from_buffer(scratch).struct_size
+    if size != ctypes.sizeof(_RuntimeLaunchArgs):
+      raise Error("FAILED_PRECONDITION",
+                  f"{lib._name}: its tkrt_runtime_launch_args_t has {size} bytes, this tkrt.triton "
+                  f"knows {ctypes.sizeof(_RuntimeLaunchArgs)}: use the package of the same tkrt")
+    self.launch_args_bytes = scratch.raw[:size]
+    self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
 
 
 def _c() -> _Api:
@@ -252,12 +287,27 @@ _DLPACK_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vu
 _BACKEND_DLPACK = {"cuda": (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED), "hip": (_DLPACK_ROCM,),
                    "host": (_DLPACK_CPU, _DLPACK_CUDA_HOST, _DLPACK_ROCM_HOST)}
 
-_devices: Dict[Tuple[str, int], "Device"] = {}
+# The Python object of each device handle, so that one device is one object (the devices
+# themselves are the runtime's).
+_device_objects: Dict[int, "Device"] = {}
+
+
+def _runtime() -> ctypes.c_void_p:
+  """The process's default runtime (tkrt_runtime_default): its devices, its tuner."""
+  api = _c()
+  rt = api.default_runtime
+  if rt is None:
+    handle = api.runtime_default()
+    if not handle:
+      raise Error("RESOURCE_EXHAUSTED", "tkrt_runtime_default: out of host memory")
+    rt = api.default_runtime = ctypes.c_void_p(handle)
+  return rt
 
 
 class Device:
-  """A tkrt device (tkrt_device_t), opened once per (backend, ordinal) and kept for the process.
-  Get one with tkrt.triton.device()."""
+  """A tkrt device (tkrt_device_t) of the process's default runtime (tkrt_runtime_default), which
+  opens it once per (backend, ordinal) and keeps it for the process. Get one with
+  tkrt.triton.device()."""
 
   def __init__(self, handle: int):
     info = _c().device_info(handle).contents
@@ -364,37 +414,47 @@ def device(spec: Any = None) -> Device:
   """The tkrt device for `spec`: None (TKRT_BACKEND, else the first of cuda, hip, host that has a
   device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" (alias "cpu"), "gpu" (the first of cuda,
   hip that has a device, never the host), a torch.device, an array (its DLPack device) or a
-  Device. Other names, and indices outside 0..2^31-1, are a ValueError. Options come from the TKRT_* environment variables
-  (tkrt_options_from_environment: TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR, ...)."""
+  Device. Other names, and indices outside 0..2^31-1, are a ValueError. The device is the default
+  runtime's (tkrt_runtime_device): its options come from the TKRT_* environment variables as they
+  are when the process's first device is opened (TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR,
+  ...; docs/settings.md)."""
   if isinstance(spec, Device):
     return spec
   backend, ordinal = (None, 0) if spec is None else _parse_device_spec(spec)
-  key = (backend or "", ordinal)
-  with _lock:
-    found = _devices.get(key)
-  if found:
-    return found
   api = _c()
-  options = _versioned(_DeviceOptions, api.device_options_init)
-  _check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
-  if backend:
-    options.backend = backend.encode()
-  options.ordinal = ordinal
   handle = ctypes.c_void_p()
-  _check(api.device_open(ctypes.addressof(options), ctypes.byref(handle)),
+  _check(api.runtime_device(_runtime(), backend.encode() if backend else None, ordinal,
+                            ctypes.byref(handle)),
          f"opening device {spec if spec is not None else '(default)'}")
-  dev = Device(handle.value)
-  with _lock:
-    # Another thread may have opened the same one meanwhile: keep the first.
-    found = _devices.get(key) or _devices.get((dev.backend, dev.ordinal))
-    if found:
-      api.device_release(handle)
-      return found
-    _devices[key] = _devices[(dev.backend, dev.ordinal)] = dev
+  dev = _device_objects.get(handle.value)
+  if dev is None:
+    made = Device(handle.value)
+    with _lock:  # another thread may have made the same one meanwhile: keep the first
+      dev = _device_objects.setdefault(handle.value, made)
   return dev
 
 
 _device_of = device  # for functions whose `device` parameter hides it
+
+
+def configure(**settings: Any) -> None:
+  """Sets settings of the default runtime (tkrt_runtime_configure), which tkrt.triton's devices
+  and its tuner for calls without a Tuner come from, before it opens its first device or makes its
+  tuner. Names and words are those of tkrt's settings table (docs/settings.md): backend,
+  cache_dir, hip_library, log, tune_dir, tune_pin, tune_policy, tune_prune_margin,
+  capture_policy; words in any case; None or "" restores the default (settings not given come
+  from the TKRT_* variables). Raises Error: INVALID_ARGUMENT naming the setting for an unknown
+  name or a value it does not take, FAILED_PRECONDITION once a device is open or the tuner made
+  (log excepted); nothing changes then. libtkrt_xla has its own: tkrt.configure."""
+  api = _c()
+  runtime = _runtime()
+  for name, value in settings.items():
+    if value is not None:
+      value = repr(float(value)) if isinstance(value, float) else str(value)
+      _no_nul(value, f"setting {name}")
+    _check(api.runtime_configure(runtime, _no_nul(name, "a setting name").encode(),
+                                 None if value is None else value.encode()),
+           f"configure({name}={value!r})")
 
 
 # ---------------------------------------------------------------- DLPack
@@ -819,13 +879,18 @@ def _grid_fields(variant: Variant, scalars: Dict[str, Any]) -> Tuple[Optional[by
 
 
 class Tuner:
-  """An autotuner (tkrt_autotuner_t) for prepared launches with several variants. Settings not
+  """An autotuner for prepared launches with several variants: the tuner of a runtime of its own
+  (tkrt_runtime_create, tkrt_runtime_tuner), made now; its launches run on the default runtime's
+  devices with this tuner deciding. Without one, prepare() uses the default runtime's tuner,
+  whose settings come from the environment. Settings not
   given come from the environment (TKRT_TUNE_DIR, TKRT_TUNE_POLICY, TKRT_TUNE_PIN,
   TKRT_TUNE_PRUNE_MARGIN). store_dir: the decision store folder, or "off"; policy: "auto" or
   "never"; pins: like TKRT_TUNE_PIN; capture_policy: "first_config" (default) or "error";
   target_ms: benchmarking time per variant; prune_margin: as TKRT_TUNE_PRUNE_MARGIN. Each value is
   checked and mapped by tkrt's settings table (tkrt_setting_apply, docs/settings.md): words in any
-  case, and a bad value raises Error naming the setting and the value."""
+  case, and a bad value raises Error naming the setting and the value. exchange=, with
+  exchange_policy, exchange_ranks, exchange_timeout_ms and tuning_key: a decision exchange shared
+  by the ranks of a job (tkrt.exchange, docs/autotuning.md)."""
 
   # keyword -> the setting's name in the table
   _SETTINGS = {"store_dir": "tune_dir", "policy": "tune_policy", "pins": "tune_pin",
@@ -834,9 +899,11 @@ class Tuner:
 
   def __init__(self, store_dir: Optional[str] = None, policy: Optional[str] = None,
                pins: Optional[str] = None, capture_policy: Optional[str] = None,
-               target_ms: Optional[float] = None, prune_margin: Optional[float] = None):
+               target_ms: Optional[float] = None, prune_margin: Optional[float] = None,
+               exchange: Any = None, **exchange_options: Any):
     api = _c()
-    options = _versioned(_TunerOptions, api.autotuner_options_init)
+    runtime_options = _versioned(_RuntimeOptions, api.runtime_options_init)
+    options = runtime_options.tuner
     _check(api.options_from_environment(None, ctypes.addressof(options)), "reading TKRT_TUNE_*")
     given = {"store_dir": store_dir, "policy": policy, "pins": pins,
              "capture_policy": capture_policy, "target_ms": target_ms,
@@ -850,27 +917,24 @@ class Tuner:
       keep.append(None if value is None else str(value).encode())
       _check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
                                ctypes.addressof(options)), f"Tuner({keyword}={value!r})")
+    # The decision exchange (tkrt.exchange: exchange_policy, exchange_ranks, exchange_timeout_ms,
+    # tuning_key); kept alive with the tuner, whose callbacks it holds. Set before the runtime is
+    # created: the runtime's tuner is made from these options.
+    from .exchange import _set_tuner_options
+    self._exchange = _set_tuner_options(options, keep, exchange, exchange_options)
+    runtime = ctypes.c_void_p()
+    _check(api.runtime_create(ctypes.addressof(runtime_options), ctypes.byref(runtime)),
+           "creating a tuner")
+    self._runtime = runtime
+    # The tuner is made now, so that its errors (an unusable store) are the constructor's.
     handle = ctypes.c_void_p()
-    _check(api.autotuner_create(ctypes.addressof(options), ctypes.byref(handle)), "creating a tuner")
+    _check(api.runtime_tuner(runtime, ctypes.byref(handle)), "creating a tuner")
     self._handle = handle
 
   def __del__(self):
-    handle = getattr(self, "_handle", None)
-    if handle and _api is not None:
-      _api.autotuner_destroy(handle)
-
-
-_default_tuner: Optional[Tuner] = None
-
-
-def _tuner(tuner: Optional[Tuner]) -> Tuner:
-  global _default_tuner
-  if tuner is not None:
-    return tuner
-  with _lock:
-    if _default_tuner is None:
-      _default_tuner = Tuner()
-    return _default_tuner
+    runtime = getattr(self, "_runtime", None)
+    if runtime and _api is not None:
+      _api.runtime_release(runtime)
 
 
 # ---------------------------------------------------------------- prepared launches
@@ -906,11 +970,13 @@ def _array_error(expect: _Expect, info, obj) -> Exception:
 class PreparedLaunch:
   """A call bound to a device with its kernels loaded: call it with the arrays. See prepare()."""
 
-  def __init__(self, call: int, launch: int, kernel: Kernel, dev: Device, scalars: Dict[str, Any],
-               tuner: Optional[Tuner], sized: bool, variant_count: int):
+  def __init__(self, call: int, runtime: ctypes.c_void_p, kernel: Kernel, dev: Device,
+               scalars: Dict[str, Any], tuner: Optional[Tuner], sized: bool, variant_count: int,
+               inout_pointers: Sequence[int]):
+    api = _c()
     self._call = ctypes.c_void_p(call)
-    self._launch = ctypes.c_void_p(launch)
-    self._tuner = tuner  # must outlive the launch
+    self._runtime = runtime  # the runtime whose tuner decides: the default one, or the Tuner's
+    self._tuner = tuner  # must outlive the launch (it holds its runtime)
     self.kernel = kernel
     self.device = dev
     self.scalars = dict(scalars)
@@ -920,13 +986,31 @@ class PreparedLaunch:
     self.pointer_params = tuple(p for p in kernel.params if p.is_pointer)
     n = len(self.pointer_params)
     self._n = n
-    self._words = (ctypes.c_uint64 * (1 + 2 * n))()
-    for i in range(n):
-      self._words[1 + n + i] = _UNKNOWN_SIZE
+    # One array of words holds the tkrt_runtime_launch_args_t and, after it, its buffers
+    # (tkrt_buffer_t: address, size): the pointers, then (for a sized launch) the in-place ones
+    # again as outputs, so that the tuner saves and restores them (ALIAS_BY_SIZE). A launch writes
+    # the stream word and one address per pointer (and sizes when sized), then calls
+    # tkrt_runtime_launch(runtime, words).
+    base = _BUFFER_WORD
+    self._inout_pointers = tuple(inout_pointers) if sized else ()
+    outputs = len(self._inout_pointers)
+    words = (ctypes.c_uint64 * (base + 2 * (n + outputs)))()
+    ctypes.memmove(words, api.launch_args_bytes, len(api.launch_args_bytes))
+    args = _RuntimeLaunchArgs.from_buffer(words)
+    args.call = call
+    args.device = dev._handle.value
+    args.buffers = ctypes.addressof(words) + 8 * base
+    args.input_count = n
+    args.output_count = outputs
+    for i in range(n + outputs):
+      words[base + 2 * i + 1] = _UNKNOWN_SIZE
+    self._words = words
     self._expects = tuple(_Expect(i, p, dev, self._where) for i, p in enumerate(self.pointer_params))
     self._pointer_slots = tuple(i for i, p in enumerate(kernel.params) if p.is_pointer)
     self._host = dev.backend == "host"
-    self._enqueue = _c().enqueue
+    self._launch = api.launch
+    self._alias_words = tuple((base + 2 * (n + a), base + 2 * p)
+                              for a, p in enumerate(self._inout_pointers))
     self._torch_checks: Optional[tuple] = None  # per pointer: the torch dtypes it accepts
     self._min_bytes: Optional[tuple] = None  # per pointer: least extent in bytes (prepare's min_elements)
 
@@ -940,10 +1024,8 @@ class PreparedLaunch:
       for key, value in list(_prepared.items()):
         if value is self:
           del _prepared[key]
-    launch, call = self._launch, self._call
-    self._launch = self._call = None
-    if launch:
-      _c().triton_launch_destroy(launch)
+    call = self._call
+    self._runtime = self._call = None  # a launch now raises (_closed) before reaching C
     if call:
       _c().call_release(call)
 
@@ -973,17 +1055,17 @@ class PreparedLaunch:
         self._torch_stream = ((lambda: 0) if self._host else
                               (lambda: raw(ordinal)) if raw is not None else
                               (lambda: reader.current_stream(None, self.device)))
-      cls, index, i = type(first), self.device.torch_index, 1
+      cls, index, i = type(first), self.device.torch_index, 11  # _BUFFER_WORD
       for a, dtypes in zip(args, checks):
         if (a.__class__ is not cls or (dtypes is not None and a.dtype not in dtypes)
             or a.get_device() != index):
           captured = self._read_arrays(args, words)
           break
         words[i] = a.data_ptr()
-        i += 1
+        i += 2
       else:
-        words[0] = self._torch_stream() if stream is None else self.device._stream(stream)
-        status = self._enqueue(self._launch or _closed(self), words)
+        words[3] = self._torch_stream() if stream is None else self.device._stream(stream)
+        status = self._launch(self._runtime or _closed(self), words)
         if status:
           _raise(status, f"launching {self.kernel.name}")
         return
@@ -991,14 +1073,14 @@ class PreparedLaunch:
       captured = self._read_arrays(args, words)
     if stream is None:
       if self._host:
-        words[0] = 0
+        words[3] = 0
       elif reader is not None:
-        words[0] = reader.current_stream(first, self.device)
+        words[3] = reader.current_stream(first, self.device)
       else:
-        words[0] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
+        words[3] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
     else:
-      words[0] = self.device._stream(stream)
-    status = self._enqueue(self._launch or _closed(self), words)
+      words[3] = self.device._stream(stream)
+    status = self._launch(self._runtime or _closed(self), words)
     del captured  # the capsules lived until the launch was queued
     if status:
       _raise(status, f"launching {self.kernel.name}")
@@ -1025,8 +1107,8 @@ class PreparedLaunch:
   def _read_arrays(self, args, words) -> list:
     """Reads every array through its fast reader or DLPack, checking device and dtype; returns
     the capsules to keep alive until the launch is queued."""
-    n = self._n
     keep = []
+    w = 11  # _BUFFER_WORD: buffer i's address is words[w], its size words[w + 1]
     for i, (a, expect) in enumerate(zip(args, self._expects)):
       reader = _fast_readers.get(type(a), False)
       if reader is False:
@@ -1053,9 +1135,14 @@ class PreparedLaunch:
         raise ValueError(f"{self._where}: argument {i} ({p.name}: {p.type}) spans {info[3]} bytes; "
                          f"the launch was prepared with min_elements {p.name}="
                          f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
-      words[1 + i] = info[0]
+      words[w] = info[0]
       if self._sized:
-        words[1 + n + i] = info[3]
+        words[w + 1] = info[3]
+      w += 2
+    if self._sized:
+      for output, source in self._alias_words:  # the in-place buffers again, as outputs
+        words[output] = words[source]
+        words[output + 1] = words[source + 1]
     return keep
 
   def synchronize(self, stream: Any = None) -> None:
@@ -1066,18 +1153,24 @@ class PreparedLaunch:
     """What the tuner decided for this call on this device: source ("tuned", "store", "pinned",
     "single", ...), chosen variant index, per-variant times (ms) when benchmarked."""
     api = _c()
-    if self._tuner is None:
+    if self.variant_count == 1:
       return {"source": "single", "chosen": 0, "times_ms": []}
+    tuner = ctypes.c_void_p()
+    _check(api.runtime_tuner(self._runtime or _closed(self), ctypes.byref(tuner)),
+           "reading the tuning report")
     times = (ctypes.c_float * self.variant_count)()
     report = _versioned(_TuneReport, api.tune_report_init)
     report.times_ms = times
     report.times_capacity = self.variant_count
-    _check(api.autotuner_get_report(self._tuner._handle, self._call, self.device.arch.encode(),
+    _check(api.autotuner_get_report(tuner, self._call, self.device.arch.encode(),
                                     ctypes.addressof(report)), "reading the tuning report")
     return {"source": api.tune_source_name(report.source).decode().lower(),
             "chosen": int(report.chosen), "times_ms": [float(t) for t in times],
             "store_file": report.store_file.decode(errors="replace"),
-            "fallback_reason": report.fallback_reason.decode(errors="replace")}
+            "fallback_reason": report.fallback_reason.decode(errors="replace"),
+            "exchange_role": report.exchange_role.decode(errors="replace"),
+            "exchange_key": report.exchange_key.decode(errors="replace"),
+            "exchange_ranks": int(report.exchange_ranks)}
 
 
 _prepared: Dict[tuple, PreparedLaunch] = {}
@@ -1208,17 +1301,31 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   call = ctypes.c_void_p()
   _check(api.triton_call_create(ctypes.addressof(desc), ctypes.byref(call)),
          f"preparing {kernel.name}")
-  chosen_tuner = _tuner(tuner) if len(variants) > 1 else None
-  launch = ctypes.c_void_p()
-  status = api.triton_launch_create(call, dev._handle,
-                                    chosen_tuner._handle if chosen_tuner else None,
-                                    ctypes.byref(launch))
+  # The runtime whose tuner decides an autotuned call: the Tuner's, else the default one (its
+  # tuner made now, so that a bad TKRT_TUNE_* setting is prepare's error).
+  chosen_tuner = tuner if len(variants) > 1 else None
+  runtime = chosen_tuner._runtime if chosen_tuner is not None else _runtime()
+  if len(variants) > 1 and chosen_tuner is None:
+    status = api.runtime_tuner(runtime, ctypes.byref(ctypes.c_void_p()))
+  else:
+    status = None
+  # Loads the kernels now (tkrt_runtime_prepare), so that launches only enqueue.
+  loaded = ctypes.c_int(0)
+  status = status or api.runtime_prepare(runtime, call, dev._handle, None, ctypes.byref(loaded))
   if status:
     api.call_release(call)
     _raise(status, f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
+  if not loaded.value:  # the default stream is capturing: loading now would break the capture
+    api.call_release(call)
+    raise Error("FAILED_PRECONDITION",
+                f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}: the device's default "
+                f"stream is capturing; prepare before the capture (a prepared launch only "
+                f"enqueues, and may then be captured)")
+  pointer_names = [p.name for p in kernel.params if p.is_pointer]
   # Sizes matter only to an autotuned call with in-place buffers (saved while it tunes).
-  prepared = PreparedLaunch(call.value, launch.value, kernel, dev, scalars, chosen_tuner,
-                            sized=len(variants) > 1 and bool(inout), variant_count=len(variants))
+  prepared = PreparedLaunch(call.value, runtime, kernel, dev, scalars, chosen_tuner,
+                            sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
+                            inout_pointers=[pointer_names.index(n) for n in inout])
   prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
   prepared._min_bytes = minimum
   with _lock:

@@ -4,10 +4,12 @@
  * the result is computed exactly once, tuning never runs under capture, and pinned / never
  * policies do not benchmark. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test/core/core_test_util.h"
+#include "test/core/fault_device.h"
 #include "tkrt/environment.h"
 
 #define N 20000
@@ -120,6 +122,7 @@ static void test_autotune_alias_partial_overlap(void) {
 }
 
 static void test_autotune_alias_buffers_differ(void) {
+  tkrt_fault_device_use_virtual_clock(g_device, 4); /* this kernel spins on parameter 4 */
   /* out = x + y into a separate output: inputs are never touched, nothing needs saving. */
   static const char* names[3] = {"add_128", "add_512", "add_2048"};
   static const uint32_t blocks[3] = {128, 512, 2048};
@@ -166,6 +169,7 @@ static void test_autotune_alias_buffers_differ(void) {
   EXPECT_OK(tkrt_memory_free(g_device, out));
   inplace_teardown(b);
   free(b);
+  tkrt_fault_device_use_virtual_clock(g_device, 3);
 }
 
 #define UNKNOWN TKRT_BUFFER_SIZE_UNKNOWN
@@ -655,6 +659,22 @@ static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
   free(b);
 }
 
+/* The tests' device: the real one behind a virtual clock driven by the in-place kernel's spin
+ * (parameter 3, core_inplace_call): the tuner sees each config's spin as its exact time, so which
+ * config wins (6000 / 300 / 3000 us) does not depend on how loaded the machine is (a TSan run on
+ * two busy cores once measured config 1 slower than config 0). */
+static void use_virtual_clock(void) {
+  tkrt_device_t* timed = NULL;
+  tkrt_status_t status = tkrt_fault_device_create(g_device, 0, TKRT_STATUS_INTERNAL, &timed);
+  if (status) {
+    fprintf(stderr, "cannot wrap the device: %s\n", tkrt_status_message(status));
+    exit(1);
+  }
+  tkrt_fault_device_use_virtual_clock(timed, 3);
+  tkrt_device_release(g_device); /* the wrapper holds it; core_test_run releases the wrapper */
+  g_device = timed;
+}
+
 int main(int argc, char** argv) {
   static const tkrt_test_case_t cases[] = {
       TKRT_TEST_CASE(test_autotune_alias_same_buffer_exactly_once),
@@ -673,5 +693,6 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_autotune_policy_never_and_pins),
       TKRT_TEST_CASE(test_autotune_decision_shared_by_devices_of_one_arch),
   };
-  return core_test_run(argc, argv, &g_device, NULL, cases, sizeof(cases) / sizeof(cases[0]));
+  return core_test_run(argc, argv, &g_device, use_virtual_clock, cases,
+                       sizeof(cases) / sizeof(cases[0]));
 }

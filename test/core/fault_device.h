@@ -31,7 +31,8 @@ void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros);
  * advances the clock by that much and reaches the kernel with 0 (no spin); an event records the
  * clock when it is enqueued, and the time between two events is the clock's difference. Measured
  * times are then exact on a loaded machine too (one clock for all streams: a test of one stream).
- * Call before any event of the device is created. */
+ * Call before any event of the device is created; calling it again (between launches) only
+ * changes which parameter is the spin, for a test whose kernel has it elsewhere. */
 void tkrt_fault_device_use_virtual_clock(tkrt_device_t* device, uint32_t spin_param);
 
 #endif /* TKRT_TEST_CORE_FAULT_DEVICE_H_ */

@@ -6,7 +6,7 @@ Launches add_kernel and three matmul_kernel variants with Triton's own launcher 
 inputs, Triton's outputs and a numpy reference as .bin files. Then runs tkrt (the C example and the
 CLI, both on tkrt's public C API) on the cache entries, with the cubin and with the PTX alone, and
 requires tkrt's outputs to be bit-identical to Triton's, and Triton's to match numpy. Then the
-Python path (tkrt.triton, needs PYTHONPATH=python and TKRT_XLA_LIBRARY): add on a PyTorch tensor,
+Python path (tkrt.triton, needs PYTHONPATH=python and TKRT_LIBRARY): add on a PyTorch tensor,
 a CuPy array and a JAX array, one launch captured by torch.cuda.graph and replayed, and an
 autotuned call over the three matmul variants, each bit-identical to Triton's own launch.
 

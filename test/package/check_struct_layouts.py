@@ -30,6 +30,12 @@ for name, prefix, c_type in re.findall(
     r"class (_\w+)\(ctypes\.Structure\):  # (the start of )?(tkrt_\w+)", source):
   mirrors.append((getattr(triton, name), c_type, bool(prefix)))
 mirrors.append((tkrt._Stats, "tkrt_xla_stats_t", False))
+# ... and those of tkrt.exchange (issue 26).
+from tkrt import exchange  # noqa: E402
+for name, prefix, c_type in re.findall(
+    r"class (_\w+)\(ctypes\.Structure\):  # (the start of )?(tkrt_\w+)",
+    open(exchange.__file__, encoding="utf-8").read()):
+  mirrors.append((getattr(exchange, name), c_type, bool(prefix)))
 
 failures = []
 for cls, c_type, prefix in mirrors:
@@ -49,7 +55,7 @@ for cls, c_type, prefix in mirrors:
   if not prefix and ctypes.sizeof(cls) != sizes[c_type]:
     failures.append(f"{cls.__name__}: ctypes size {ctypes.sizeof(cls)}, C sizeof({c_type}) "
                     f"{sizes[c_type]} (a field missing from the mirror?)")
-if len(mirrors) < 12:
+if len(mirrors) < 14:
   failures.append(f"only {len(mirrors)} mirrors found in {triton.__file__}")
 if failures:
   sys.exit("FAIL:\n  " + "\n  ".join(failures))

@@ -72,7 +72,7 @@ names = set(z.namelist())
 dist = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
 problems = []
 for name, executable in (("tkrt/__init__.py", False), ("tkrt/triton.py", False),
-                         ("tkrt/_cli.py", False), ("tkrt/libtkrt_xla.so", True),
+                         ("tkrt/_cli.py", False), ("tkrt/exchange.py", False), ("tkrt/libtkrt_xla.so", True),
                          ("tkrt/bin/tkrt", True), ("tkrt/lib/libtkrt.so.0", True)):
   if name not in names:
     problems.append(f"{name} is missing")
@@ -152,6 +152,10 @@ assert list(stats) == list(tkrt.STATS_FIELDS) and not any(stats.values()), stats
 import tkrt.triton as tt  # the Python launch path ships with the package
 assert tt.__file__.startswith(os.path.dirname(tkrt.__file__)), tt.__file__
 assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepare"
+core = os.path.join(target, "tkrt", "lib", "libtkrt.so.0")  # tkrt.triton's library: the wheel's
+assert tkrt.core_library_path() == core, f"core_library_path() is {tkrt.core_library_path()}"
+tt.device("host").synchronize()
+assert [l for l in open("/proc/self/maps") if l.rstrip().endswith(core)], "libtkrt.so.0 not mapped"
 try:
   import jax  # noqa: F401
   have_jax = True

@@ -120,6 +120,23 @@ int main(void) {
   FIELD(tkrt_triton_call_desc_t, scalar_count);
   FIELD(tkrt_triton_call_desc_t, inout);
   FIELD(tkrt_triton_call_desc_t, inout_count);
+  STRUCT(tkrt_runtime_options_t);
+  FIELD(tkrt_runtime_options_t, struct_size);
+  FIELD(tkrt_runtime_options_t, device);
+  FIELD(tkrt_runtime_options_t, tuner);
+  FIELD(tkrt_runtime_options_t, read_environment);
+  STRUCT(tkrt_runtime_launch_args_t);
+  FIELD(tkrt_runtime_launch_args_t, struct_size);
+  FIELD(tkrt_runtime_launch_args_t, call);
+  FIELD(tkrt_runtime_launch_args_t, device);
+  FIELD(tkrt_runtime_launch_args_t, stream);
+  FIELD(tkrt_runtime_launch_args_t, buffers);
+  FIELD(tkrt_runtime_launch_args_t, input_count);
+  FIELD(tkrt_runtime_launch_args_t, output_count);
+  FIELD(tkrt_runtime_launch_args_t, scalars);
+  FIELD(tkrt_runtime_launch_args_t, scalar_count);
+  FIELD(tkrt_runtime_launch_args_t, alias_mode);
+  FIELD(tkrt_runtime_launch_args_t, decision);
   STRUCT(tkrt_xla_stats_t);
   FIELD(tkrt_xla_stats_t, struct_size);
   FIELD(tkrt_xla_stats_t, instantiated);
@@ -137,5 +154,20 @@ int main(void) {
   FIELD(tkrt_xla_stats_t, unknown_size_fallbacks);
   FIELD(tkrt_xla_stats_t, blob_hashes);
   FIELD(tkrt_xla_stats_t, prepared);
+  /* python/tkrt/exchange.py (issue 26) */
+  STRUCT(tkrt_exchange_t);
+  FIELD(tkrt_exchange_t, struct_size);
+  FIELD(tkrt_exchange_t, user);
+  FIELD(tkrt_exchange_t, set);
+  FIELD(tkrt_exchange_t, get);
+  FIELD(tkrt_exchange_t, add);
+  STRUCT(tkrt_autotuner_stats_t);
+  FIELD(tkrt_autotuner_stats_t, struct_size);
+  FIELD(tkrt_autotuner_stats_t, exchange_leader);
+  FIELD(tkrt_autotuner_stats_t, exchange_follower);
+  FIELD(tkrt_autotuner_stats_t, exchange_merged);
+  FIELD(tkrt_autotuner_stats_t, exchange_fallbacks);
+  FIELD(tkrt_autotuner_stats_t, exchange_refused);
+  FIELD(tkrt_autotuner_stats_t, exchange_errors);
   return 0;
 }

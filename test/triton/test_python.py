@@ -9,7 +9,8 @@ autotuned in-place call over the three; hand-made DLPack capsules of both kinds;
 objects; and that `import tkrt` stays light.
 
 usage: test_python.py HOST_256.so HOST_512.so HOST_1024.so [TRITON_VECTORS_DIR]
-Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+Needs TKRT_LIBRARY (libtkrt.so; else tkrt.triton takes the TKRT_XLA_LIBRARY libtkrt_xla.so, which
+carries the same library) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
 import base64
 import collections
@@ -167,6 +168,20 @@ def run(work):
                          stdout=subprocess.PIPE, text=True)
   check(light.stdout.strip() == "[]", f"import tkrt imports nothing heavy ({light.stdout.strip()})")
   check(tkrt.triton is tt, "tkrt.triton is reachable as an attribute")
+  # ---- tkrt.triton needs only libtkrt.so: with TKRT_LIBRARY and no TKRT_XLA_LIBRARY it opens
+  # the host device and maps no libtkrt_xla.so
+  if os.environ.get("TKRT_LIBRARY"):
+    env = {k: v for k, v in os.environ.items() if k != "TKRT_XLA_LIBRARY"}
+    env["PYTHONPATH"] = os.path.join(HERE, "..", "..", "python")
+    alone = subprocess.run([sys.executable, "-c",
+                            "import tkrt.triton as tt; tt.device('host').synchronize(); "
+                            "print(sorted(set(line.split()[-1].rsplit('/', 1)[-1] for line in "
+                            "open('/proc/self/maps') if 'libtkrt' in line)))"],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(alone.returncode == 0 and "libtkrt.so" in alone.stdout and "xla" not in alone.stdout,
+          f"tkrt.triton runs on libtkrt.so alone ({alone.stdout.strip()})")
+  else:
+    print("note: TKRT_LIBRARY is not set; tkrt.triton runs on the libtkrt_xla.so it names")
 
   dev = tt.device("host")
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
@@ -306,6 +321,40 @@ def run(work):
   tuned(x2, y2, x2)
   dev.synchronize()
   check(same_bits(x2, want), "autotuned: later launches use the decision")
+  # ---- tkrt.triton.configure: the default runtime's settings, in a fresh process (this one's
+  # runtime is in use), refused when wrong and once a device is open; tune_policy
+  # never: an autotuned call without a Tuner runs the default config untuned
+  settle = subprocess.run([sys.executable, "-c", r"""
+import tkrt.triton as tt
+def refused(label, **kw):
+  try:
+    tt.configure(**kw)
+    print(label, "accepted")
+  except tt.Error as e:
+    print(label, e.code, e.message)
+refused("policy", tune_policy="sometimes")
+refused("name", no_such_setting="1")
+tt.configure(backend="host", tune_policy="Never", tune_prune_margin=0.5, tune_dir="off")
+dev = tt.device()
+print("device", dev.backend, dev.ordinal)
+refused("late", tune_policy="auto")
+import os, sys, numpy as np
+kernels = [tt.load(os.path.join(sys.argv[1], f"v{b}"), allow_native_code=True) for b in (256, 512)]
+launch = tt.prepare([k.variant("cdiv(n, BLOCK)", {"BLOCK": b}) for k, b in zip(kernels, (256, 512))],
+                    device="host", n=4096)
+x = np.zeros(4096 + 16, np.float32)[16:]
+launch(x, x, x)
+print("source", launch.tune_report()["source"])
+tt.configure(log="warn")
+print("log later: fine")
+""", work], env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python")),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  said = settle.stdout
+  check(settle.returncode == 0 and "policy INVALID_ARGUMENT" in said and "'sometimes'" in said
+        and "name INVALID_ARGUMENT" in said and "no_such_setting" in said
+        and "device host 0" in said and "late FAILED_PRECONDITION" in said
+        and "log later: fine" in said and "source default" in said,
+        f"configure sets the default runtime before its first device, refuses bad ones ({said!r})")
   if VECTORS:
     matmul = tt.load(os.path.join(VECTORS, "matmul", "cuda_sm90"))
     expect_raises(tt.Error, "declares 6 parameters; variant 0 declares 4",

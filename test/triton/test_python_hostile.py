@@ -11,7 +11,8 @@ own stream check (a handle Python does not know, passed straight to the C launch
 child process, so a crash fails the check instead of killing this test.
 
 usage: test_python_hostile.py HOST_256.so HOST_512.so HOST_1024.so TRITON_VECTORS_DIR
-Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+Needs TKRT_LIBRARY (libtkrt.so; else tkrt.triton takes the TKRT_XLA_LIBRARY libtkrt_xla.so, which
+carries the same library) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
 import base64
 import collections
@@ -477,9 +478,11 @@ import tkrt.triton as tt
 k = tt.load(sys.argv[1], allow_native_code=True)
 add = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=5000)
 x = np.zeros(5000 + 64, np.float32)
-words = (ctypes.c_uint64 * 7)(12345, x.ctypes.data, x.ctypes.data, x.ctypes.data,
-                              2**64 - 1, 2**64 - 1, 2**64 - 1)
-status = tt._c().enqueue(add._launch, words)
+words = add._words  # tkrt_runtime_launch_args_t, then (address, size) per buffer
+words[tt._STREAM_WORD] = 12345
+for i in range(3):
+  words[tt._BUFFER_WORD + 2 * i] = x.ctypes.data
+status = tt._c().launch(add._runtime, words)
 if not status:
   print("accepted: the launch took stream 12345")
   sys.exit(1)

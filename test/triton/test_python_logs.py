@@ -7,7 +7,7 @@ Python and refused when wrong; TKRT_LOG=foo refused naming the variable; and, un
 warning as a line on stderr.
 
 usage: test_python_logs.py HOST_256.so HOST_512.so HOST_1024.so
-Needs TKRT_XLA_LIBRARY (libtkrt_xla.so) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+Needs TKRT_XLA_LIBRARY (libtkrt_xla.so), TKRT_LIBRARY (libtkrt.so, tkrt.triton's library) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
 import ctypes
 import json
@@ -207,7 +207,9 @@ def main():
     os.environ["TKRT_LOG"] = "Info"
     tt.Tuner(store_dir="off")
     os.environ.pop("TKRT_LOG")
-    check(lib.tkrt_log_get_level() == 3, "TKRT_LOG=Info sets the level to info (3)")
+    # tkrt.triton's library (libtkrt.so) read it; libtkrt_xla reads it on its own first use.
+    check(tkrt.load_core_library().tkrt_log_get_level() == 3,
+          "TKRT_LOG=Info sets the level of tkrt.triton's library to info (3)")
     tkrt.set_log_level("warn")
 
     # ---- unrouted: the same warning is a line on stderr, and logging hears nothing
