@@ -106,7 +106,16 @@ static void configure_until_frozen(void) {
   huge[sizeof(huge) - 1] = '\0';
   EXPECT_STATUS(tkrt_runtime_configure(rt, "tune_dir", huge), TKRT_STATUS_INVALID_ARGUMENT,
                 "at most");
-  /* The refused values changed nothing: the backend is still host, so a device opens. */
+  /* What was taken, read back; the refused values changed nothing. */
+  tkrt_device_options_t taken_device;
+  tkrt_autotuner_options_t taken_tuner;
+  tkrt_runtime_get_options(rt, &taken_device, &taken_tuner);
+  EXPECT_STREQ(taken_device.backend, g_backend);
+  EXPECT_EQ_U64(taken_device.host_threads, 2);
+  EXPECT_TRUE(taken_tuner.policy == TKRT_TUNE_POLICY_NEVER);
+  EXPECT_TRUE(taken_tuner.prune_margin == 0.5 && taken_tuner.target_ms == 2.5);
+  EXPECT_TRUE(taken_tuner.store_dir && strcmp(taken_tuner.store_dir, "off") == 0);
+  /* The backend is still host, so a device opens. */
   tkrt_device_t* device = NULL;
   ASSERT_OK(tkrt_runtime_device(rt, NULL, 0, &device));
   EXPECT_STREQ(tkrt_device_info(device)->backend, g_backend);
