@@ -667,17 +667,7 @@ static void test_autotune_decision_shared_by_devices_of_one_arch(void) {
  * (parameter 3, core_inplace_call): the tuner sees each config's spin as its exact time, so which
  * config wins (6000 / 300 / 3000 us) does not depend on how loaded the machine is (a TSan run on
  * two busy cores once measured config 1 slower than config 0). */
-static void use_virtual_clock(void) {
-  tkrt_device_t* timed = NULL;
-  tkrt_status_t status = tkrt_fault_device_create(g_device, 0, TKRT_STATUS_INTERNAL, &timed);
-  if (status) {
-    fprintf(stderr, "cannot wrap the device: %s\n", tkrt_status_message(status));
-    exit(1);
-  }
-  tkrt_fault_device_use_virtual_clock(timed, 3);
-  tkrt_device_release(g_device); /* the wrapper holds it; core_test_run releases the wrapper */
-  g_device = timed;
-}
+static void use_virtual_clock(void) { tkrt_fault_device_wrap_with_virtual_clock(&g_device, 3); }
 
 int main(int argc, char** argv) {
   static const tkrt_test_case_t cases[] = {

@@ -255,17 +255,7 @@ static void test_prune_margin_nan_refused(void) {
 }
 
 /* The tests' device: the real one behind a virtual clock driven by add_128's spin (parameter 4). */
-static void use_virtual_clock(void) {
-  tkrt_device_t* timed = NULL;
-  tkrt_status_t status = tkrt_fault_device_create(g_device, 0, TKRT_STATUS_INTERNAL, &timed);
-  if (status) {
-    fprintf(stderr, "cannot wrap the device: %s\n", tkrt_status_message(status));
-    exit(1);
-  }
-  tkrt_fault_device_use_virtual_clock(timed, 4);
-  tkrt_device_release(g_device); /* the wrapper holds it; core_test_run releases the wrapper */
-  g_device = timed;
-}
+static void use_virtual_clock(void) { tkrt_fault_device_wrap_with_virtual_clock(&g_device, 4); }
 
 int main(int argc, char** argv) {
   static const tkrt_test_case_t cases[] = {

@@ -315,3 +315,15 @@ void tkrt_fault_device_use_virtual_clock(tkrt_device_t* device, uint32_t spin_pa
   f->spin_param = spin_param;
   pthread_mutex_unlock(&f->lock);
 }
+
+void tkrt_fault_device_wrap_with_virtual_clock(tkrt_device_t** device, uint32_t spin_param) {
+  tkrt_device_t* timed = NULL;
+  tkrt_status_t status = tkrt_fault_device_create(*device, 0, TKRT_STATUS_INTERNAL, &timed);
+  if (status) {
+    fprintf(stderr, "cannot wrap the device: %s\n", tkrt_status_message(status));
+    exit(1);
+  }
+  tkrt_fault_device_use_virtual_clock(timed, spin_param);
+  tkrt_device_release(*device); /* the wrapper holds it; the caller releases the wrapper */
+  *device = timed;
+}

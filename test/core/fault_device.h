@@ -35,4 +35,9 @@ void tkrt_fault_device_set_load_delay(tkrt_device_t* device, unsigned micros);
  * changes which parameter is the spin, for a test whose kernel has it elsewhere. */
 void tkrt_fault_device_use_virtual_clock(tkrt_device_t* device, uint32_t spin_param);
 
+/* For a test's setup hook: replaces *device (whose reference passes to the wrapper) by a fault
+ * device that injects nothing and runs a virtual clock on `spin_param`; exits the test program,
+ * saying why, when the wrapper cannot be made. */
+void tkrt_fault_device_wrap_with_virtual_clock(tkrt_device_t** device, uint32_t spin_param);
+
 #endif /* TKRT_TEST_CORE_FAULT_DEVICE_H_ */
