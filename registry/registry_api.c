@@ -293,6 +293,44 @@ tkrt_status_t tkrt_backend_describe(const char* name, tkrt_backend_description_t
   return NULL;
 }
 
+tkrt_status_t tkrt_backend_names(char* out, size_t capacity) {
+  TKRT_CHECK_ARG(out && capacity, "tkrt_backend_names: no room for the answer");
+  size_t count;
+  const tkrt_hal_backend_t* const* known = tkrt_hal_registry_backends(&count);
+  char text[TKRT_MAX_LISTED_BACKENDS * 4 * TKRT_BACKEND_NAME_MAX] = "";
+  /* The names, then the aliases, then the group: the order the backend-list parser tries them. */
+  for (size_t i = 0; i < count; ++i) {
+    size_t used = strlen(text);
+    snprintf(text + used, sizeof(text) - used, "%s%s", used ? "," : "", known[i]->name);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (const char* const* alias = known[i]->aliases; alias && *alias; ++alias) {
+      size_t used = strlen(text);
+      snprintf(text + used, sizeof(text) - used, "%s%s", used ? "," : "", *alias);
+    }
+  }
+  size_t used = strlen(text);
+  snprintf(text + used, sizeof(text) - used, "%s%s", used ? "," : "", TKRT_GROUP_FOREIGN_STREAMS);
+  TKRT_CHECK_ARG(strlen(text) < capacity, "tkrt_backend_names: '%s' needs %zu bytes, not %zu",
+                 text, strlen(text) + 1, capacity);
+  memcpy(out, text, strlen(text) + 1);
+  return NULL;
+}
+
+tkrt_status_t tkrt_image_kind_triton_files(tkrt_image_kind_t kind, const char** out_asm_key,
+                                           const char** out_extension) {
+  TKRT_CHECK_ARG(out_asm_key && out_extension, "tkrt_image_kind_triton_files: NULL argument");
+  const tkrt_hal_backend_t* backend = NULL;
+  const tkrt_hal_image_format_t* format = tkrt_hal_registry_format(kind, &backend);
+  if (!format) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_NOT_FOUND, "no backend loads image kind %d (%s)",
+                            (int)kind, tkrt_image_kind_name(kind));
+  }
+  *out_asm_key = format->triton_asm_key;
+  *out_extension = format->triton_extension;
+  return NULL;
+}
+
 /* ---------------------------------------------------------------- devices */
 
 /* Appends "; name: reason" to the list of attempts, truncating quietly when it is full. */

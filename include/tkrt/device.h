@@ -92,6 +92,12 @@ typedef struct tkrt_backend_description {
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_describe(const char* name,
                                                            tkrt_backend_description_t* out);
 
+/* Every name a list of backends takes, as a comma list: the backends' own names in default order,
+ * then their aliases, then the group "gpu" ("cuda,hip,host,rocm,cpu,gpu"); for callers that take
+ * one name and say which they know. INVALID_ARGUMENT, saying the bytes needed, when it does not
+ * fit in `capacity`. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_backend_names(char* out, size_t capacity);
+
 /* The ordinal of the device a native stream (CUstream, hipStream_t) belongs to, asked of each
  * backend of `backends` (a name or comma list; NULL: "gpu", the backends that run on streams
  * others made) in turn; for callers handed a bare stream, like XLA's legacy custom call.
@@ -215,6 +221,14 @@ TKRT_API const char* tkrt_image_kind_name(tkrt_image_kind_t kind);
  * naming it and listing the kinds otherwise. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_image_kind_from_name(const char* name,
                                                                tkrt_image_kind_t* out_kind);
+
+/* Where Triton's output keeps images of `kind`, as the backend that loads the kind says: its key
+ * in a CompiledKernel's `asm` ("cubin"; NULL: Triton's asm has none) and the file Triton writes
+ * beside the JSON (".cubin"; NULL: none). Static strings. NOT_FOUND when no backend loads the
+ * kind. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_image_kind_triton_files(tkrt_image_kind_t kind,
+                                                                  const char** out_asm_key,
+                                                                  const char** out_extension);
 
 /* Loads a module image onto the device. The bytes are copied or consumed before returning.
  * Not allowed while any stream of the device captures on GPU backends (the driver forbids it). */

@@ -77,6 +77,14 @@ class _DeviceInfo(ctypes.Structure):  # the start of tkrt_device_info_t
               ("ordinal", ctypes.c_int)]
 
 
+class _BackendDescription(ctypes.Structure):  # tkrt_backend_description_t (tkrt/device.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char * 16),
+              ("triton_target", ctypes.c_char * 16), ("foreign_streams", ctypes.c_bool),
+              ("image_kinds", ctypes.c_uint32), ("native_code_kinds", ctypes.c_uint32),
+              ("dlpack_device_type_count", ctypes.c_uint32),
+              ("dlpack_device_types", ctypes.c_int32 * 8)]
+
+
 class _TunerOptions(ctypes.Structure):  # tkrt_autotuner_options_t (tkrt/autotune.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("policy", ctypes.c_int),
               ("capture_policy", ctypes.c_int), ("target_ms", ctypes.c_double),
@@ -178,6 +186,12 @@ _SIGNATURES = {
     "tkrt_device_options_init": (None, [_c_p]),
     "tkrt_options_from_environment": (_c_p, [_c_p, _c_p]),
     "tkrt_device_info": (ctypes.POINTER(_DeviceInfo), [_c_p]),
+    "tkrt_backend_names": (_c_p, [ctypes.c_char_p, ctypes.c_size_t]),
+    "tkrt_backend_resolve": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+    "tkrt_backend_describe": (_c_p, [ctypes.c_char_p, _c_p]),
+    "tkrt_image_kind_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "tkrt_image_kind_triton_files": (_c_p, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                            ctypes.POINTER(ctypes.c_char_p)]),
     "tkrt_stream_synchronize": (_c_p, [_c_p, _c_p]),
     "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
@@ -278,14 +292,87 @@ def _versioned(struct_type, init):
 
 # ---------------------------------------------------------------- devices
 
-_DLPACK_CPU, _DLPACK_CUDA, _DLPACK_CUDA_HOST, _DLPACK_ROCM, _DLPACK_ROCM_HOST = 1, 2, 3, 10, 11
-_DLPACK_CUDA_MANAGED = 13
-_DLPACK_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan",
-                        8: "metal", 9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed",
-                        14: "oneapi"}
-# Which DLPack device types a tkrt backend's kernels can address.
-_BACKEND_DLPACK = {"cuda": (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED), "hip": (_DLPACK_ROCM,),
-                   "host": (_DLPACK_CPU, _DLPACK_CUDA_HOST, _DLPACK_ROCM_HOST)}
+# DLPack's device types (DLDeviceType in dlpack.h) by their enum names: the standard's words, not
+# tkrt's backends. Messages show them as frameworks do ("kDLCUDAHost" -> "cuda_host").
+_DLPACK_TYPE_ENUMS = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL", 7: "kDLVulkan",
+                      8: "kDLMetal", 9: "kDLVPI", 10: "kDLROCM", 11: "kDLROCMHost",
+                      13: "kDLCUDAManaged", 14: "kDLOneAPI"}
+_DLPACK_CPU, _DLPACK_CUDA, _DLPACK_ROCM = 1, 2, 10  # what PyTorch's and CuPy's arrays say
+
+
+def _dlpack_type_name(enum: str) -> str:
+  word = enum[3:]
+  for suffix in ("Host", "Managed"):
+    if word.endswith(suffix):
+      word = f"{word[:-len(suffix)]}_{suffix}"
+  return word.lower()
+
+
+_DLPACK_DEVICE_NAMES = {kind: _dlpack_type_name(enum) for kind, enum in _DLPACK_TYPE_ENUMS.items()}
+# DLPack's page-locked host memory of a GPU API (kDLCUDAHost, kDLROCMHost): a backend may take such
+# arrays (its descriptor lists the type), but the memory is no device's own, so it names no device
+# for tkrt.triton.device(array).
+_DLPACK_PINNED_HOST = frozenset(k for k, enum in _DLPACK_TYPE_ENUMS.items() if enum.endswith("Host"))
+
+
+class _Backends:
+  """What tkrt's backends say of themselves (tkrt_backend_names, tkrt_backend_resolve,
+  tkrt_backend_describe, tkrt_image_kind_name, tkrt_image_kind_triton_files): asked of the C
+  library once, so that no backend is named here."""
+
+  def __init__(self, api: _Api):
+    out = ctypes.create_string_buffer(256)
+    _check(api.backend_names(out, len(out)), "listing the backend names")
+    # Every name a device spec takes (names, aliases, the group "gpu"), each resolved into the
+    # backend list the runtime opens ("gpu" -> the backends that run on others' streams).
+    self.names: Tuple[str, ...] = tuple(out.value.decode().split(","))
+    self.resolved: Dict[str, str] = {}
+    for name in self.names:
+      _check(api.backend_resolve(name.encode(), out, len(out)), f"resolving backend {name!r}")
+      self.resolved[name] = out.value.decode()
+    _check(api.backend_resolve(None, out, len(out)), "listing the backends")
+    self.described: Dict[str, _BackendDescription] = {}
+    for name in out.value.decode().split(","):
+      d = _BackendDescription()
+      d.struct_size = ctypes.sizeof(d)
+      _check(api.backend_describe(name.encode(), ctypes.addressof(d)), f"describing {name!r}")
+      self.described[name] = d
+    # The backend whose device memory each DLPack type is, where exactly one backend takes it.
+    takers: Dict[int, List[str]] = {}
+    for name, d in self.described.items():
+      for kind in d.dlpack_device_types[:d.dlpack_device_type_count]:
+        takers.setdefault(int(kind), []).append(name)
+    self.dlpack_backend = {kind: names[0] for kind, names in takers.items()
+                           if len(names) == 1 and kind not in _DLPACK_PINNED_HOST}
+    # Image kinds by name (those some backend loads), and where Triton's asm keeps each.
+    loaded = 0
+    for d in self.described.values():
+      loaded |= d.image_kinds
+    self.image_kinds: Dict[str, int] = {}
+    self.asm_files: List[Tuple[str, str]] = []  # (asm key, file extension)
+    for kind in range(1, 32):
+      if not loaded & (1 << kind):
+        continue
+      self.image_kinds[api.image_kind_name(kind).decode()] = kind
+      key, extension = ctypes.c_char_p(), ctypes.c_char_p()
+      _check(api.image_kind_triton_files(kind, ctypes.byref(key), ctypes.byref(extension)),
+             "Triton's image files")
+      if key.value and extension.value:
+        self.asm_files.append((key.value.decode(), extension.value.decode()))
+
+
+_backends_known: Optional[_Backends] = None
+
+
+def _backends() -> _Backends:
+  global _backends_known
+  if _backends_known is None:
+    known = _Backends(_c())
+    with _lock:
+      if _backends_known is None:
+        _backends_known = known
+  return _backends_known
+
 
 # The Python object of each device handle, so that one device is one object (the devices
 # themselves are the runtime's).
@@ -316,22 +403,31 @@ class Device:
     self.ordinal = int(info.ordinal)
     self.name = info.name.decode(errors="replace")
     self.arch = info.arch.decode()
-    self.dlpack_types = _BACKEND_DLPACK.get(self.backend, ())
-    # The device index arrays report: frameworks number GPUs as the driver does; host is -1 in
-    # PyTorch (get_device()) and 0 in DLPack.
-    self.torch_index = -1 if self.backend == "host" else self.ordinal
-    # The host backend's streams are tkrt's own objects: Python knows every one (create_stream),
-    # and refuses any other handle before C would follow it.
-    self._host_streams: set = set()
+    described = _backends().described[self.backend]
+    self.dlpack_types = tuple(int(k) for k in
+                              described.dlpack_device_types[:described.dlpack_device_type_count])
+    # Whether it runs on streams that frameworks made (its descriptor's foreign_streams); if not,
+    # its streams are tkrt's own objects: Python knows every one (create_stream), refuses any
+    # other handle before C would follow it, and launches on the default stream by default.
+    self.foreign_streams = bool(described.foreign_streams)
+    # The image kinds that are machine code for this process (loaded only with consent).
+    self.native_code_kinds = int(described.native_code_kinds)
+    # Whether its kernels address the process's own memory (it takes kDLCPU arrays): then any
+    # array in host memory is on it, whatever device id DLPack gives (0 for the CPU, the GPU's
+    # for pinned memory), and PyTorch numbers such tensors -1 (get_device()); frameworks number
+    # GPUs as the driver does.
+    self.process_memory = _DLPACK_CPU in self.dlpack_types
+    self.torch_index = -1 if self.process_memory else self.ordinal
+    self._own_streams: set = set()
 
   def _stream(self, stream: Any) -> int:
     """The native handle of `stream` for this device (0: the default stream). A handle must be an
     int in 0..2^64-1; on the host backend, 0 or a stream of create_stream that is not destroyed."""
     handle = _stream_handle(stream)
-    if handle and self.backend == "host" and handle not in self._host_streams:
-      raise ValueError(f"tkrt.triton: stream {handle:#x} is not a stream of host:{self.ordinal} "
-                       f"(host streams come from Device.create_stream; 0 or None is the default "
-                       f"stream)")
+    if handle and not self.foreign_streams and handle not in self._own_streams:
+      raise ValueError(f"tkrt.triton: stream {handle:#x} is not a stream of "
+                       f"{self.backend}:{self.ordinal} ({self.backend} streams come from "
+                       f"Device.create_stream; 0 or None is the default stream)")
     return handle
 
   def __repr__(self):
@@ -347,9 +443,9 @@ class Device:
     """A new stream of the device (its native handle); free it with destroy_stream."""
     out = ctypes.c_void_p()
     _check(_c().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
-    if self.backend == "host" and out.value:
+    if not self.foreign_streams and out.value:
       with _lock:
-        self._host_streams.add(out.value)
+        self._own_streams.add(out.value)
     return out.value or 0
 
   def destroy_stream(self, stream: Any) -> None:
@@ -358,14 +454,12 @@ class Device:
       raise ValueError("tkrt.triton: the default stream (0) cannot be destroyed")
     _check(_c().stream_destroy(self._handle, handle), "destroying a stream")
     with _lock:
-      self._host_streams.discard(handle)
+      self._own_streams.discard(handle)
 
 
-# Device names Python takes, and the backend (or C comma list) each opens. "cpu" is the host
-# backend (torch.device("cpu"), NumPy's DLPack device); "gpu" is the first GPU backend that has a
-# device (CUDA, then HIP), never the host; "rocm" is HIP (PyTorch's ROCm builds say "cuda").
-_DEVICE_NAMES = {"cuda": "cuda", "hip": "hip", "host": "host", "cpu": "host", "rocm": "hip",
-                 "gpu": "cuda,hip"}
+# Device names Python takes are the C backend lists' (tkrt_backend_names): each backend's name,
+# its aliases, and the group "gpu" (the first backend that runs on others' streams and has a
+# device), each one name, resolved by tkrt_backend_resolve into the list the runtime opens.
 _ORDINAL_MAX = 2**31 - 1  # tkrt_device_options_t.ordinal is a C int
 
 
@@ -379,41 +473,45 @@ def _ordinal(value: Any, spec: Any) -> int:
 
 
 def _parse_device_spec(spec: Any) -> Tuple[str, int]:
-  """(backend, ordinal) from "cuda", "cuda:1", "hip", "host", "cpu", "gpu", a torch.device, an
-  array. Names outside _DEVICE_NAMES and malformed indices are a ValueError."""
+  """(backend list, ordinal) from a device name with an optional ':<index>' (a backend's name or
+  alias, or "gpu"), a torch.device, an array. Other names and malformed indices are a
+  ValueError."""
+  known = _backends()
   if isinstance(spec, str):
     name, colon, index = spec.partition(":")
-    if name not in _DEVICE_NAMES:
+    if name not in known.resolved:
       raise ValueError(f"tkrt.triton: unknown device {spec!r}: expected one of "
-                       f"{', '.join(_DEVICE_NAMES)}, optionally with ':<index>' (e.g. 'cuda:1')")
+                       f"{', '.join(known.names)}, optionally with ':<index>' (e.g. "
+                       f"'{known.names[0]}:1')")
     if colon and not re.fullmatch(r"[0-9]{1,10}", index):
       raise ValueError(f"tkrt.triton: device {spec!r}: the index after ':' must be decimal "
                        f"digits, 0..{_ORDINAL_MAX}")
     ordinal = _ordinal(int(index) if colon else 0, spec)
   elif hasattr(spec, "type") and hasattr(spec, "index") and not hasattr(spec, "__dlpack__"):
     name = spec.type  # torch.device
-    if name not in _DEVICE_NAMES:
+    if name not in known.resolved:
       raise ValueError(f"tkrt.triton: a torch.device of type {name!r} has no tkrt backend")
     ordinal = _ordinal(0 if spec.index is None else spec.index, spec)
   elif hasattr(spec, "__dlpack_device__"):
     kind, ordinal = spec.__dlpack_device__()
     kind = int(kind)
-    name = ("cuda" if kind in _BACKEND_DLPACK["cuda"] else "hip" if kind == _DLPACK_ROCM
-            else "host" if kind == _DLPACK_CPU else None)
+    name = known.dlpack_backend.get(kind)
     if name is None:
       raise ValueError(f"tkrt.triton: an array on DLPack device type {kind} "
                        f"({_DLPACK_DEVICE_NAMES.get(kind, 'unknown')}) has no tkrt backend")
     ordinal = _ordinal(ordinal, f"an array on DLPack device ({kind}, {ordinal})")
   else:
-    raise TypeError(f"tkrt.triton: device must be a tkrt.triton.Device, a string such as "
-                    f"'cuda:0' or 'host', a torch.device or an array; got {type(spec).__name__}")
-  return _DEVICE_NAMES[name], ordinal
+    raise TypeError(f"tkrt.triton: device must be a tkrt.triton.Device, a device name ("
+                    f"{', '.join(known.names)}, optionally with ':<index>'), a torch.device or an "
+                    f"array; got {type(spec).__name__}")
+  return known.resolved[name], ordinal
 
 
 def device(spec: Any = None) -> Device:
-  """The tkrt device for `spec`: None (TKRT_BACKEND, else the first of cuda, hip, host that has a
-  device; ordinal 0), "cuda", "cuda:1", "hip:0", "host" (alias "cpu"), "gpu" (the first of cuda,
-  hip that has a device, never the host), a torch.device, an array (its DLPack device) or a
+  """The tkrt device for `spec`: None (TKRT_BACKEND, else the first backend in default order that
+  has a device; ordinal 0), a backend's name or alias with an optional index (cuda, cuda:1, hip:0,
+  host, cpu: the names tkrt_backend_names gives), gpu (the first backend that runs on others'
+  streams and has a device, never the host), a torch.device, an array (its DLPack device) or a
   Device. Other names, and indices outside 0..2^31-1, are a ValueError. The device is the default
   runtime's (tkrt_runtime_device): its options come from the TKRT_* environment variables as they
   are when the process's first device is opened (TKRT_BACKEND, TKRT_HOST_THREADS, TKRT_CACHE_DIR,
@@ -595,14 +693,19 @@ class _TorchReader:
         self.elements[dtype] = element
     raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
     self._raw_stream = raw
+    self._gpu_kind: Optional[int] = None  # the DLPack device type of its GPU tensors
 
   def dtypes_for(self, element: str) -> frozenset:
     return frozenset(d for d, e in self.elements.items() if e == element)
 
   def info(self, t):
     index = t.get_device()
-    kind = _DLPACK_CPU if index < 0 else (_DLPACK_ROCM if getattr(self.torch.version, "hip", None)
-                                          else _DLPACK_CUDA)
+    if index < 0:
+      kind = _DLPACK_CPU
+    else:
+      kind = self._gpu_kind
+      if kind is None:  # what PyTorch says of its GPU tensors (kDLCUDA, or kDLROCM on ROCm builds)
+        kind = self._gpu_kind = int(t.__dlpack_device__()[0])
     element = self.elements.get(t.dtype, str(t.dtype))
     extent = 0
     if t.numel():
@@ -610,7 +713,7 @@ class _TorchReader:
     return t.data_ptr(), (kind, max(index, 0)), element, extent, "torch"
 
   def current_stream(self, t, dev: Device) -> int:
-    if dev.backend == "host":
+    if not dev.foreign_streams:
       return 0
     if self._raw_stream is not None:
       return self._raw_stream(dev.ordinal)
@@ -714,14 +817,17 @@ class Kernel:
                           type_name[1:] if p.is_pointer else "", int(p.divisibility)))
     self.params: Tuple[Param, ...] = tuple(params)
     self.targets = []
+    self._image_bits = []  # per target: its image kinds as tkrt_image_kind_t bits
+    kinds = _backends().image_kinds
     for i in range(api.triton_kernel_target_count(self._handle)):
       t = api.triton_kernel_target(self._handle, i).contents
+      self._image_bits.append(int(t.image_kinds))
       left_out = t.native_code_left_out
       self.targets.append({"json": t.json_path.decode(), "backend": t.backend.decode(),
                            "arch": t.arch.decode(), "num_stages": int(t.num_stages),
                            "shared": int(t.shared_mem_bytes), "hash": t.hash.decode(),
                            "triton_version": t.triton_version.decode(),
-                           "image_kinds": sorted(k for k, bit in _IMAGE_KINDS.items()
+                           "image_kinds": sorted(k for k, bit in kinds.items()
                                                  if t.image_kinds & (1 << bit)),
                            "native_code_left_out": left_out.decode() if left_out else None})
     self.num_warps = int(api.kernel_get_desc(api.triton_kernel_get(self._handle)).contents.num_warps)
@@ -956,7 +1062,7 @@ def _array_error(expect: _Expect, info, obj) -> Exception:
   address, (kind, ident), element, _, how = info
   p = expect.param
   what = f"{expect.where}: argument {expect.index} ({p.name}: {p.type})"
-  if kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and expect.dev.backend != "host"):
+  if kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not expect.dev.process_memory):
     place = f"{_DLPACK_DEVICE_NAMES.get(kind, f'device type {kind}')}:{ident}"
     return ValueError(f"{what} is on {place}, but the launch is prepared for "
                       f"{expect.dev.backend}:{expect.dev.ordinal}")
@@ -1007,7 +1113,10 @@ class PreparedLaunch:
     self._words = words
     self._expects = tuple(_Expect(i, p, dev, self._where) for i, p in enumerate(self.pointer_params))
     self._pointer_slots = tuple(i for i, p in enumerate(kernel.params) if p.is_pointer)
-    self._host = dev.backend == "host"
+    # Launches on tkrt's own default stream, not a framework's (the device takes no foreign
+    # streams); arrays' DLPack device ids not compared (its kernels address the process's memory).
+    self._own_stream = not dev.foreign_streams
+    self._any_array_ordinal = dev.process_memory
     self._launch = api.launch
     self._alias_words = tuple((base + 2 * (n + a), base + 2 * p)
                               for a, p in enumerate(self._inout_pointers))
@@ -1052,7 +1161,7 @@ class PreparedLaunch:
         checks = self._torch_checks = tuple(
             reader.dtypes_for(e.element) if e.element else None for e in self._expects)
         raw, ordinal = reader._raw_stream, self.device.ordinal
-        self._torch_stream = ((lambda: 0) if self._host else
+        self._torch_stream = ((lambda: 0) if self._own_stream else
                               (lambda: raw(ordinal)) if raw is not None else
                               (lambda: reader.current_stream(None, self.device)))
       cls, index, i = type(first), self.device.torch_index, 11  # _BUFFER_WORD
@@ -1072,7 +1181,7 @@ class PreparedLaunch:
     else:
       captured = self._read_arrays(args, words)
     if stream is None:
-      if self._host:
+      if self._own_stream:
         words[3] = 0
       elif reader is not None:
         words[3] = reader.current_stream(first, self.device)
@@ -1126,7 +1235,7 @@ class PreparedLaunch:
         keep.append(capsule)
         info = (address, (kind, ident), element, extent, how)
       kind, ident = info[1]
-      if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._host)
+      if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._any_array_ordinal)
           or (expect.element and info[2] != expect.element)):
         raise _array_error(expect, info, a)
       if self._min_bytes and info[3] < self._min_bytes[i]:
@@ -1295,9 +1404,9 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   desc.scalar_count = len(scalars)
   desc.inout = c_inout
   desc.inout_count = len(inout)
-  if dev.backend == "host":
+  if dev.native_code_kinds:
     for v in variants:
-      _refuse_left_out_native_code(v.kernel)
+      _refuse_left_out_native_code(v.kernel, dev)
   call = ctypes.c_void_p()
   _check(api.triton_call_create(ctypes.addressof(desc), ctypes.byref(call)),
          f"preparing {kernel.name}")
@@ -1338,21 +1447,20 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
 # ---------------------------------------------------------------- loading
 
 
-def _refuse_left_out_native_code(kernel: Kernel) -> None:
-  """On the host backend, a kernel whose host image was left out for want of consent would fail
-  as "no image for this device": say why instead."""
-  if any("host" in t["image_kinds"] for t in kernel.targets):
+def _refuse_left_out_native_code(kernel: Kernel, dev: Device) -> None:
+  """On a backend that loads native code (the host's), a kernel whose native image was left out
+  for want of consent would fail as "no image for this device": say why instead."""
+  if any(bits & dev.native_code_kinds for bits in kernel._image_bits):
     return
   for t in kernel.targets:
     if t["native_code_left_out"]:
       raise Error("PERMISSION_DENIED",
-                  f"kernel '{kernel.name}' has no image for the host backend but "
+                  f"kernel '{kernel.name}' has no image for the {dev.backend} backend but "
                   f"{t['native_code_left_out']}, a host image (native code, which would run in "
                   f"this process with your rights), left out without consent: "
                   f"tkrt.triton.load(..., allow_native_code=True) takes it, if you trust it as "
                   f"your own code (docs/security.md)")
 
-_IMAGE_KINDS = {"ptx": 1, "cubin": 2, "fatbin": 3, "hsaco": 4, "host": 5}
 
 
 _JSON_LIMIT = 1 << 20  # the loader's limit for a metadata JSON (triton/triton_internal.h)
@@ -1511,7 +1619,9 @@ def _jsonable(value):
   return str(value)
 
 
-_ASM_FILES = ("cubin", "ptx", "hsaco", "ttir", "source")  # what is written out of compiled.asm
+# What is written out of compiled.asm besides the images (whose keys and files the backends give:
+# _Backends.asm_files): Triton's stages that the loader reads for the signature.
+_ASM_STAGES = ("ttir", "source")
 
 
 def _write_compiled(compiled: Any) -> str:
@@ -1533,7 +1643,7 @@ def _write_compiled(compiled: Any) -> str:
     raise TypeError(f"tkrt.triton.load: the compiled kernel's asm is a {type(asm).__name__}, not "
                     f"a mapping of stage name to bytes or text")
   files = {}
-  for ext in _ASM_FILES:
+  for ext, filename in (_backends().asm_files + [(stage, "." + stage) for stage in _ASM_STAGES]):
     if ext in asm:
       data = asm[ext]
       if isinstance(data, str):
@@ -1541,7 +1651,7 @@ def _write_compiled(compiled: Any) -> str:
       elif not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"tkrt.triton.load: the compiled kernel's asm[{ext!r}] is a "
                         f"{type(data).__name__}, not bytes or text")
-      files[f"{name}.{ext}"] = bytes(data)
+      files[name + filename] = bytes(data)
   files[f"{name}.json"] = json.dumps(metadata).encode()
   folder = tempfile.mkdtemp(prefix=f"tkrt-{name}-")
   try:
@@ -1562,7 +1672,8 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   from the entry Triton names after its hash under `cache_dir` / $TRITON_CACHE_DIR /
   ~/.triton/cache), when trusted (this user's, writable by no one else: docs/security.md), else
   written out from its asm. Several arguments: one kernel with an image per target.
-  `image_kinds`: take only these ("cubin", "ptx", "hsaco", "host"). `allow_native_code`: take a
+  `image_kinds`: take only these (names as tkrt_image_kind_name gives them: cubin, ptx, hsaco,
+  host). `allow_native_code`: take a
   host image `<name>.so` beside a JSON (native code, run in this process by the host backend);
   off by default, when it is left out (named in `targets[i]["native_code_left_out"]`) and a
   host-only output is refused: give it only for folders you trust as your own code."""
@@ -1601,11 +1712,12 @@ def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
   options = _versioned(_LoadOptions, api.triton_load_options_init)
   if image_kinds:
     bits = 0
+    known = _backends().image_kinds
     for kind in image_kinds:
-      if kind not in _IMAGE_KINDS:
+      if kind not in known:
         raise ValueError(f"tkrt.triton.load: unknown image kind {kind!r} (known: "
-                         f"{', '.join(_IMAGE_KINDS)})")
-      bits |= 1 << _IMAGE_KINDS[kind]
+                         f"{', '.join(known)})")
+      bits |= 1 << known[kind]
     options.image_kinds = bits
   options.allow_native_code = bool(allow_native_code)
   c_paths = (ctypes.c_char_p * len(resolved))(*[r.encode() for r in resolved])

@@ -18,12 +18,6 @@ EXEMPT=(
   'base/json.c:null'
   'tools/tkrt_main.c:null'
   'tools/tkrt_run.c:null'
-  # Pending: Python's device layer (device names, DLPack types, host streams, image kinds) still
-  # has its own tables; tkrt_backend_resolve, tkrt_backend_describe and tkrt_image_kind_from_name
-  # answer the same from C, and the runtime rework of python/tkrt moves it onto them.
-  'python/tkrt/triton.py:cuda'
-  'python/tkrt/triton.py:hip'
-  'python/tkrt/triton.py:host'
 )
 
 exempt() {

@@ -32,6 +32,15 @@ int main(void) {
   FIELD(tkrt_device_info_t, name);
   FIELD(tkrt_device_info_t, arch);
   FIELD(tkrt_device_info_t, ordinal);
+  STRUCT(tkrt_backend_description_t);
+  FIELD(tkrt_backend_description_t, struct_size);
+  FIELD(tkrt_backend_description_t, name);
+  FIELD(tkrt_backend_description_t, triton_target);
+  FIELD(tkrt_backend_description_t, foreign_streams);
+  FIELD(tkrt_backend_description_t, image_kinds);
+  FIELD(tkrt_backend_description_t, native_code_kinds);
+  FIELD(tkrt_backend_description_t, dlpack_device_type_count);
+  FIELD(tkrt_backend_description_t, dlpack_device_types);
   STRUCT(tkrt_autotuner_options_t);
   FIELD(tkrt_autotuner_options_t, struct_size);
   FIELD(tkrt_autotuner_options_t, policy);

@@ -211,6 +211,50 @@ static void test_describe(void) {
   EXPECT_EQ_U64(small.struct_size, sizeof(small));
 }
 
+/* Every name a backend list takes, each resolving; what Python's device names come from. */
+static void test_backend_names(void) {
+  char names[128];
+  ASSERT_OK(tkrt_backend_names(names, sizeof(names)));
+  /* The skeleton backend follows the host where a CI build compiles it (TKRT_BACKEND_NULL). */
+  tkrt_backend_description_t null_backend = {.struct_size = sizeof(null_backend)};
+  tkrt_status_t has_null = tkrt_backend_describe("null", &null_backend);
+  EXPECT_STREQ(names, has_null ? "cuda,hip,host,rocm,cpu,gpu" : "cuda,hip,host,null,rocm,cpu,gpu");
+  char needs[64];
+  snprintf(needs, sizeof(needs), "needs %zu bytes, not 8", strlen(names) + 1);
+  tkrt_status_free(has_null);
+  for (char* name = names; name;) {
+    char* comma = strchr(name, ',');
+    if (comma) *comma = '\0';
+    char out[64];
+    ASSERT_OK(tkrt_backend_resolve(name, out, sizeof(out)));
+    name = comma ? comma + 1 : NULL;
+  }
+  EXPECT_STATUS(tkrt_backend_names(names, 8), TKRT_STATUS_INVALID_ARGUMENT, needs);
+  EXPECT_STATUS(tkrt_backend_names(NULL, 0), TKRT_STATUS_INVALID_ARGUMENT, "no room");
+}
+
+/* Triton's asm keys and files per image kind come from the backend that loads the kind. */
+static void test_image_kind_triton_files(void) {
+  const char* key = "x";
+  const char* extension = "x";
+  ASSERT_OK(tkrt_image_kind_triton_files(TKRT_IMAGE_CUBIN, &key, &extension));
+  EXPECT_STREQ(key, "cubin");
+  EXPECT_STREQ(extension, ".cubin");
+  ASSERT_OK(tkrt_image_kind_triton_files(TKRT_IMAGE_HSACO, &key, &extension));
+  EXPECT_STREQ(key, "hsaco");
+  ASSERT_OK(tkrt_image_kind_triton_files(TKRT_IMAGE_HOST, &key, &extension));
+  EXPECT_TRUE(key == NULL); /* Triton's asm never holds a tkrt host image */
+  EXPECT_STREQ(extension, ".so");
+  ASSERT_OK(tkrt_image_kind_triton_files(TKRT_IMAGE_FATBIN, &key, &extension));
+  EXPECT_TRUE(key == NULL && extension == NULL);
+  EXPECT_STATUS(tkrt_image_kind_triton_files(TKRT_IMAGE_AUTO, &key, &extension),
+                TKRT_STATUS_NOT_FOUND, "no backend loads image kind 0");
+  EXPECT_STATUS(tkrt_image_kind_triton_files((tkrt_image_kind_t)31, &key, &extension),
+                TKRT_STATUS_NOT_FOUND, "image kind 31");
+  EXPECT_STATUS(tkrt_image_kind_triton_files(TKRT_IMAGE_PTX, NULL, &extension),
+                TKRT_STATUS_INVALID_ARGUMENT, "NULL argument");
+}
+
 static void test_image_kind_names(void) {
   tkrt_image_kind_t kind = TKRT_IMAGE_AUTO;
   const tkrt_image_kind_t kinds[] = {TKRT_IMAGE_PTX, TKRT_IMAGE_CUBIN, TKRT_IMAGE_FATBIN,
@@ -295,6 +339,7 @@ static void test_null_backend_is_refused(void) {
 
 TKRT_TEST_MAIN(TKRT_TEST_CASE(test_null_backend_is_refused),
                TKRT_TEST_CASE(test_aliases_and_the_gpu_group), TKRT_TEST_CASE(test_describe),
+               TKRT_TEST_CASE(test_backend_names), TKRT_TEST_CASE(test_image_kind_triton_files),
                TKRT_TEST_CASE(test_image_kind_names), TKRT_TEST_CASE(test_backend_parameters),
                TKRT_TEST_CASE(test_list_backends), TKRT_TEST_CASE(test_open_host_by_name),
                TKRT_TEST_CASE(test_unknown_backend_names), TKRT_TEST_CASE(test_ordinal_out_of_range),
