@@ -12,8 +12,8 @@
 # "perf" is bench/run_perf.sh (issue 17's benchmarks; about 2 to 4 minutes: give it a call of its
 # own). "torch" is run_torch.sh (issue 25: examples/torch_custom_op, tkrt.triton launches as
 # PyTorch custom operators in eager, torch.compile, torch.cuda.graph and reduce-overhead; about a
-# minute, at most 3: not in the default set). Needs only the repository: each script builds what it runs,
-# and the data comes from test/data (nothing to stage or carry).
+# minute, at most 3: not in the default set). Needs only the repository: each script builds what
+# it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
