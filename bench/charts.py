@@ -13,6 +13,8 @@ One chart per JSON file, OUTDIR/<file name without .json>.png, chosen by the fil
                    shape and API (medians, with each ratio's range over the runs)
   tuning           (tkrt_bench tune)  first-call wall ms: tkrt's first process (decode, module
                    load, tune + run), its second (decision from the store) and jaxlib
+  torch_launch     (bench/torch_launch.py)  host us per launch of the add from PyTorch, every way
+                   measured (median, p10-p90); skipped ways left out
   tune_matmul      (bench/tune_matmul.py)  first-call ms, cold and warm: tkrt process 1 and 2, jaxlib
 Files of other benchmarks (threads, module_load) are named and skipped. bench/run_gpu.sh and
 bench/run_perf.sh run this on their JSON at the end (into $OUT/charts). Needs matplotlib (exit 2
@@ -264,8 +266,32 @@ def tune_matmul(plt, data):
   return fig
 
 
+def torch_launch(plt, data):
+  rows = [r for r in _field(data, "rows") if "median_us" in r]
+  if not rows:
+    raise ChartError("no way was measured")
+  colour = {"tkrt": TKRT, "tkrt_changing": TKRT, "raw": FLOOR, "c_floor": FLOOR}
+  fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
+  ys = list(range(len(rows)))[::-1]
+  medians = [r["median_us"] for r in rows]
+  errors = [[m - r.get("p10_us", m) for m, r in zip(medians, rows)],
+            [r.get("p90_us", m) - m for m, r in zip(medians, rows)]]
+  ax.barh(ys, medians, xerr=errors, color=[colour.get(r["way"], ANCHOR) for r in rows],
+          capsize=3)
+  for y, m in zip(ys, medians):
+    ax.text(m, y, f" {m:.2f}", va="center", fontsize=7)
+  ax.set_yticks(ys)
+  ax.set_yticklabels([r.get("label", r["way"]) for r in rows], fontsize=7)
+  ax.set_xlim(0, max(medians) * 1.25)
+  ax.set_xlabel("host us per launch (median, p10-p90)")
+  _title(ax, f"Launching a {data.get('n', '')}-element Triton add from PyTorch", data)
+  fig.tight_layout()
+  return fig
+
+
 CHARTS = {"launch_overhead": launch_overhead, "jax_calls": jax_calls,
-          "jax_pipeline": jax_pipeline, "tuning": tuning, "tune_matmul": tune_matmul}
+          "jax_pipeline": jax_pipeline, "tuning": tuning, "tune_matmul": tune_matmul,
+          "torch_launch": torch_launch}
 
 
 def main(argv):

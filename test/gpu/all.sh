@@ -6,12 +6,14 @@
 # its launch benchmark). Each gets what is left of TKRT_GPU_BUDGET_S seconds (default 560) and
 # writes its log under $OUT/<name>/; a script that does not fit is reported as NOT RUN. Prints one
 # line per script and exits 1 when one failed or did not run.
-#   test/gpu/all.sh [run|vectors|xla|triton|exchange|perf ...]   (default: run vectors xla triton)
+#   test/gpu/all.sh [run|vectors|xla|triton|exchange|perf|torch ...]   (default: run vectors xla triton)
 # "exchange" is run_exchange.sh (issue 26, the tuner's decision exchange: 4 ranks sharing one GPU
 # under jax.distributed and under a torch TCPStore; under 4 minutes: give it a call of its own).
 # "perf" is bench/run_perf.sh (issue 17's benchmarks; about 2 to 4 minutes: give it a call of its
-# own). Needs only the repository: each script builds what it runs, and the data comes from
-# test/data (nothing to stage or carry).
+# own). "torch" is run_torch.sh (issue 25: examples/torch_custom_op, tkrt.triton launches as
+# PyTorch custom operators in eager, torch.compile, torch.cuda.graph and reduce-overhead; about a
+# minute, at most 3: not in the default set). Needs only the repository: each script builds what
+# it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,7 +32,8 @@ for name in "$@"; do
     triton) command=(bash "$root/test/gpu/run_triton.sh") ;;
     exchange) command=(bash "$root/test/gpu/run_exchange.sh") ;;
     perf) command=(bash "$root/bench/run_perf.sh") ;;
-    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf)"; exit 2 ;;
+    torch) command=(bash "$root/test/gpu/run_torch.sh") ;;
+    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf, torch)"; exit 2 ;;
   esac
   left=$((budget - (SECONDS - started)))
   if [ "$left" -lt 30 ]; then
@@ -46,7 +49,7 @@ for name in "$@"; do
   [ "$rc" = 0 ] || { verdict="FAIL (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"; failures=$((failures + 1)); }
   lines+=("$(printf '%-8s %s in %d s' "$name" "$verdict" $((SECONDS - begin)))")
   # The log's verdict lines, so the summary says what failed without opening the files.
-  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:" "$out/$name"/*.txt \
+  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:" "$out/$name"/*.txt \
     "$out/$name"/*.log 2>/dev/null | sort -u | tail -n 25 | sed "s/^/  [$name] /"
 done
 echo
