@@ -40,14 +40,28 @@ static tkrt_status_t tkrt_runtime_check_string(const char* what, const char* val
   return NULL;
 }
 
+/* Every string must fit the runtime's own copy (tkrt_runtime_own_strings would cut it short: a
+ * truncated pin list pins another config). `environment` names the variables rather than the
+ * settings, for values read from the environment. */
+static tkrt_status_t tkrt_runtime_check_strings_named(tkrt_runtime_t* rt,
+                                                      const tkrt_device_options_t* d,
+                                                      const tkrt_autotuner_options_t* t,
+                                                      bool environment) {
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string(environment ? "TKRT_BACKEND" : "backend",
+                                                 d->backend, sizeof(rt->backend)));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string(environment ? "TKRT_CACHE_DIR" : "cache_dir",
+                                                 d->cache_dir, sizeof(rt->cache_dir)));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string(environment ? "TKRT_HIP_LIBRARY" : "hip_library",
+                                                 d->hip_library, sizeof(rt->hip_library)));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string(environment ? "TKRT_TUNE_DIR" : "tune_dir",
+                                                 t->store_dir, sizeof(rt->store_dir)));
+  return tkrt_runtime_check_string(environment ? "TKRT_TUNE_PIN" : "tune_pin", t->pins,
+                                   sizeof(rt->pins));
+}
+
 static tkrt_status_t tkrt_runtime_check_strings(tkrt_runtime_t* rt, const tkrt_device_options_t* d,
                                                 const tkrt_autotuner_options_t* t) {
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("backend", d->backend, sizeof(rt->backend)));
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("cache_dir", d->cache_dir, sizeof(rt->cache_dir)));
-  TKRT_RETURN_IF_ERROR(
-      tkrt_runtime_check_string("hip_library", d->hip_library, sizeof(rt->hip_library)));
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_check_string("tune_dir", t->store_dir, sizeof(rt->store_dir)));
-  return tkrt_runtime_check_string("tune_pin", t->pins, sizeof(rt->pins));
+  return tkrt_runtime_check_strings_named(rt, d, t, false);
 }
 
 static void tkrt_runtime_destroy(tkrt_runtime_t* rt) {
@@ -90,6 +104,7 @@ tkrt_status_t tkrt_runtime_create(const tkrt_runtime_options_t* options,
     tkrt_device_options_init(&rt->device);
     tkrt_autotuner_options_init(&rt->tuner);
     status = tkrt_options_from_environment(&rt->device, &rt->tuner);
+    if (!status) status = tkrt_runtime_check_strings_named(rt, &rt->device, &rt->tuner, true);
     if (status) status = tkrt_status_annotate(status, "tkrt_runtime_create");
   } else {
     rt->device = local.device;
@@ -134,6 +149,7 @@ static void tkrt_runtime_default_create(void) {
   /* A bad variable is kept and answered from every device lookup, as libtkrt_xla does: the
    * process default cannot fail to exist. */
   status = tkrt_options_from_environment(&rt->device, &rt->tuner);
+  if (!status) status = tkrt_runtime_check_strings_named(rt, &rt->device, &rt->tuner, true);
   if (status) {
     snprintf(rt->environment_error, sizeof(rt->environment_error), "%s",
              tkrt_status_message(status));

@@ -55,7 +55,8 @@ static bool tkrt_hostsig_section(const tkrt_hostsig_elf_t* e, uint32_t index,
   out->size = tkrt_hostsig_u(e, at + 32, 8);
   out->link = (uint32_t)tkrt_hostsig_u(e, at + 40, 4);
   out->entsize = tkrt_hostsig_u(e, at + 56, 8);
-  return out->type == 8 /* SHT_NOBITS */ || tkrt_hostsig_fits(e, out->offset, out->size);
+  /* A SHT_NOBITS section has no bytes in the file: never read as data, whatever its size says. */
+  return out->type != 8 /* SHT_NOBITS */ && tkrt_hostsig_fits(e, out->offset, out->size);
 }
 
 /* The file offset of `length` bytes at virtual address `vaddr`, all inside one loaded segment's
@@ -127,7 +128,10 @@ static bool tkrt_hostsig_pointer(tkrt_hostsig_elf_t* e, uint64_t vaddr, uint64_t
         return true;
       }
       tkrt_hostsig_section_t symbols;
+      /* The linked section must be a symbol table inside the file (a link to any other
+       * section, say a SHT_NOBITS one with a huge size, would read past the bytes). */
       if (type != e->abs64_type || !tkrt_hostsig_section(e, rela.link, &symbols) ||
+          (symbols.type != 11 /* SHT_DYNSYM */ && symbols.type != 2 /* SHT_SYMTAB */) ||
           symbols.entsize < 24 || symbol >= symbols.size / symbols.entsize) {
         return false;
       }

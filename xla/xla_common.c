@@ -66,6 +66,10 @@ static void tkrt_xla_settle(void) {
 /* Set once the runtime has the adapter's settings and they are usable. */
 static atomic_bool tkrt_xla_settled;
 
+bool tkrt_xla_is_settled(void) {
+  return atomic_load_explicit(&tkrt_xla_settled, memory_order_acquire);
+}
+
 /* The runtime with the adapter's settings: one acquire load once settled (the legacy target asks
  * on every launch); the first calls apply them, and keep failing if they cannot be used. */
 static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {

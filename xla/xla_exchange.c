@@ -105,7 +105,9 @@ int tkrt_xla_tune_report(const void* opaque, size_t size, int ordinal, tkrt_tune
   tkrt_status_t status = tkrt_xla_runtime(&rt);
   if (!status) status = tkrt_xla_entry_get(opaque, size, &entry);
   if (status) return tkrt_xla_status_code(status, error, capacity);
-  tkrt_device_t* device = tkrt_runtime_device_find(rt, NULL, ordinal);
+  /* A device opens only after the settling; checked first all the same, as tuner_stats does. */
+  tkrt_device_t* device = tkrt_xla_is_settled() ? tkrt_runtime_device_find(rt, NULL, ordinal)
+                                                : NULL;
   if (!device) {
     snprintf(error, capacity, "tkrt_xla_tune_report: device %d is not open (no call ran on it)",
              ordinal);
@@ -120,12 +122,10 @@ int tkrt_xla_tune_report(const void* opaque, size_t size, int ordinal, tkrt_tune
 }
 
 void tkrt_xla_tuner_stats(tkrt_autotuner_stats_t* stats) {
-  /* Only once the runtime has the adapter's settings: creating the tuner earlier would freeze
-   * the defaults. */
-  pthread_mutex_lock(&tkrt_xla_exchange_config.lock);
-  bool applied = tkrt_xla_exchange_config.applied;
-  pthread_mutex_unlock(&tkrt_xla_exchange_config.lock);
-  if (!applied || !stats) return;
+  /* Only once the runtime has the adapter's settings (set_options succeeded, not merely the
+   * exchange applied to them): creating the tuner earlier would freeze the runtime, and the
+   * settling's tkrt_runtime_set_options would then fail every later XLA call. */
+  if (!tkrt_xla_is_settled() || !stats) return;
   tkrt_runtime_t* rt = NULL;
   tkrt_autotuner_t* tuner = NULL;
   tkrt_status_t status = tkrt_xla_runtime(&rt);

@@ -72,6 +72,9 @@ TKRT_XLA_HIDDEN extern atomic_uint_fast64_t tkrt_xla_profile_counters[TKRT_XLA_P
 /* The adapter's runtime (one per process, created on first use; its settings are the adapter's,
  * applied before it opens a device). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_runtime(tkrt_runtime_t** out_runtime);
+/* Whether the runtime has the adapter's settings (tkrt_runtime_set_options succeeded): until then
+ * nothing may create its tuner, which would freeze it before they are handed over. */
+TKRT_XLA_HIDDEN bool tkrt_xla_is_settled(void);
 
 /* The runtime's call for these exact bytes, decoded on first sight (tkrt_runtime_call_from_blob). */
 TKRT_XLA_HIDDEN tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,

@@ -49,6 +49,35 @@ static tkrt_call_t* add_call(int32_t n) {
   return core_plain_call(core_kernel("add_128", 4, 1, 0), 1024 / 128, 1, 1, params, 6);
 }
 
+/* A value read from the environment longer than the runtime keeps (TKRT_TUNE_PIN: 2047 bytes)
+ * was cut short silently, and a truncated pin list pins another config: now refused by
+ * tkrt_runtime_create with read_environment, and answered from the default instance's device
+ * lookups. Runs first, before anything creates the default instance. */
+static void environment_strings_checked(void) {
+  static char pin[4096];
+  memset(pin, 'a', sizeof(pin) - 1);
+  pin[sizeof(pin) - 1] = '\0';
+  pin[0] = 'k', pin[1] = '=';
+  ASSERT_TRUE(setenv("TKRT_TUNE_PIN", pin, 1) == 0);
+  tkrt_runtime_options_t options;
+  tkrt_runtime_options_init(&options);
+  options.read_environment = true;
+  tkrt_runtime_t* rt = NULL;
+  EXPECT_STATUS(tkrt_runtime_create(&options, &rt), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_TUNE_PIN is 4095 bytes long; at most 2047");
+  EXPECT_TRUE(rt == NULL);
+  tkrt_runtime_t* fallback = tkrt_runtime_default();
+  ASSERT_TRUE(fallback != NULL);
+  tkrt_device_t* device = NULL;
+  EXPECT_STATUS(tkrt_runtime_device(fallback, g_backend, 0, &device),
+                TKRT_STATUS_INVALID_ARGUMENT, "TKRT_TUNE_PIN is 4095 bytes long");
+  EXPECT_TRUE(device == NULL);
+  unsetenv("TKRT_TUNE_PIN");
+  /* Within bounds, the same route creates a runtime. */
+  EXPECT_OK(tkrt_runtime_create(&options, &rt));
+  tkrt_runtime_release(rt);
+}
+
 static void default_and_explicit(void) {
   tkrt_runtime_t* a = tkrt_runtime_default();
   ASSERT_TRUE(a != NULL);
@@ -668,6 +697,7 @@ int main(int argc, char** argv) {
   }
   tkrt_runtime_release(probe);
   static const tkrt_test_case_t cases[] = {
+      TKRT_TEST_CASE(environment_strings_checked),
       TKRT_TEST_CASE(default_and_explicit),
       TKRT_TEST_CASE(configure_until_frozen),
       TKRT_TEST_CASE(devices_by_backend_and_ordinal),

@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "triton/triton_internal.h"
 #include "test/harness.h"
+#include "tkrt/host_kernel.h"
 #include "tkrt/tkrt.h"
 
 static const char* g_vectors;
@@ -1134,6 +1135,72 @@ static void host_signature_checked(void) {
   tkrt_triton_kernel_release(k);
 }
 
+/* A hand-made 592-byte host ELF whose descriptor's signature pointer has an R_X86_64_64
+ * relocation. Linked to its .dynsym (section 1) it reads "i32"; linked to a SHT_NOBITS section
+ * at a huge offset and size (or to its string table) the symbol read went past the bytes (ASan SEGV): now
+ * refused with INVALID_ARGUMENT. */
+static void put_le(unsigned char* p, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(value >> (8 * i));
+}
+
+static void put_section(unsigned char* elf, int index, uint32_t type, uint64_t offset,
+                        uint64_t size, uint32_t link, uint64_t entsize) {
+  unsigned char* sh = elf + 272 + 64 * index;
+  put_le(sh + 4, type, 4);
+  put_le(sh + 24, offset, 8);
+  put_le(sh + 32, size, 8);
+  put_le(sh + 40, link, 4);
+  put_le(sh + 56, entsize, 8);
+}
+
+static tkrt_status_t crafted_signature(uint32_t rela_link, char** out) {
+  static unsigned char elf[592];
+  memset(elf, 0, sizeof(elf));
+  memcpy(elf, "\x7f" "ELF\x02\x01\x01", 7);
+  put_le(elf + 16, 3, 2);   /* ET_DYN */
+  put_le(elf + 18, 62, 2);  /* x86-64 */
+  put_le(elf + 32, 64, 8);  /* phoff */
+  put_le(elf + 40, 272, 8); /* shoff */
+  put_le(elf + 54, 56, 2);
+  put_le(elf + 56, 1, 2);
+  put_le(elf + 58, 64, 2);
+  put_le(elf + 60, 5, 2);
+  put_le(elf + 64, 1, 4);                /* PT_LOAD: the whole file at vaddr 0 */
+  put_le(elf + 64 + 32, sizeof(elf), 8); /* filesz */
+  put_le(elf + 128, TKRT_HOST_KERNEL_ABI_VERSION, 4); /* the descriptor */
+  memcpy(elf + 161, TKRT_HOST_KERNEL_SYMBOL_PREFIX "k", sizeof(TKRT_HOST_KERNEL_SYMBOL_PREFIX));
+  put_le(elf + 192 + 24, 1, 4);       /* symbol 1: name */
+  put_le(elf + 192 + 24 + 6, 1, 2);   /* defined */
+  put_le(elf + 192 + 24 + 8, 128, 8); /* value */
+  put_le(elf + 192 + 24 + 16, 32, 8); /* size */
+  put_le(elf + 240, 128 + 16, 8);     /* RELA: the signature pointer */
+  put_le(elf + 248, (uint64_t)1 << 32 | 1 /* R_X86_64_64, symbol 1 */, 8);
+  put_le(elf + 256, 264 - 128, 8);
+  memcpy(elf + 264, "i32", 4);
+  put_section(elf, 1, 11 /* SHT_DYNSYM */, 192, 48, 2, 24);
+  put_section(elf, 2, 3 /* SHT_STRTAB */, 160, 32, 0, 0);
+  put_section(elf, 3, 4 /* SHT_RELA */, 240, 24, rela_link, 24);
+  put_section(elf, 4, 8 /* SHT_NOBITS */, (uint64_t)1 << 36, (uint64_t)1 << 40, 0, 24);
+  return tkrt_triton_host_signature(elf, sizeof(elf), "k", "crafted.so", out);
+}
+
+static void host_signature_crafted_elf(void) {
+  char* signature = NULL;
+  ASSERT_OK(crafted_signature(1, &signature));
+  ASSERT_TRUE(signature != NULL);
+  EXPECT_STREQ(signature, "i32");
+  free(signature);
+  for (uint32_t link = 2; link <= 4; link += 2) { /* the string table, the NOBITS section */
+    signature = NULL;
+    tkrt_status_t status = crafted_signature(link, &signature);
+    EXPECT_TRUE(status && strstr(tkrt_status_message(status), "crafted.so: cannot read the "
+                                                              "signature") &&
+                strstr(tkrt_status_message(status), "signature pointer has no relocation"));
+    EXPECT_STATUS(status, TKRT_STATUS_INVALID_ARGUMENT, "symbol tkrt_host_kernel__k");
+    EXPECT_TRUE(signature == NULL);
+  }
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -1142,6 +1209,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(host_prepared_launch),
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
+    TKRT_TEST_CASE(host_signature_crafted_elf),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
