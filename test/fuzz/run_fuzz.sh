@@ -14,7 +14,8 @@
 #              grid (the grid evaluator; test/fuzz/corpus_grid), case (the case.json reader; the
 #              vectors' case.json files and test/fuzz/corpus_case), settings (the settings
 #              table's value reader; test/fuzz/corpus_settings) or exchange (the decision
-#              exchange's value parser; test/fuzz/corpus_exchange). The test data is found where the
+#              exchange's value parser; test/fuzz/corpus_exchange) or hostsig (the host-image
+#              signature reader; test/fuzz/corpus_hostsig). The test data is found where the
 #              build's CMake cache says (TKRT_VECTORS_DIR, TKRT_TRITON_VECTORS_DIR), else in
 #              test/data; without it only the seeds in test/fuzz are used.
 #   BUILD_DIR  an existing build that has the <TARGET>_fuzz target (configured with clang and
@@ -62,6 +63,9 @@ case "$target" in
   settings)
     seed_dirs=("$root/test/fuzz/corpus_settings")
     extra_args=(-max_len=4096) ;;
+  hostsig)
+    seed_dirs=("$root/test/fuzz/corpus_hostsig")
+    extra_args=(-max_len=65536) ;;
   exchange)
     seed_dirs=("$root/test/fuzz/corpus_exchange")
     extra_args=(-max_len=4096) ;;
@@ -69,7 +73,7 @@ case "$target" in
     seed_dirs=("$root/test/fuzz/corpus_case")
     seed_files=("jaxlib:case.json")
     extra_args=(-max_len=65536) ;;
-  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case, settings, exchange)" >&2
+  *) echo "run_fuzz.sh: unknown target '$target' (wire, image, decision, cli_options, json, ttir, grid, case, settings, exchange, hostsig)" >&2
      exit 2 ;;
 esac
 
