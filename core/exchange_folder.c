@@ -78,6 +78,9 @@ static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, c
   return TKRT_EXCHANGE_ERROR;
 }
 
+/* The longest add waits for a counter's lock (the folder does not know the exchange's timeout). */
+#define TKRT_FOLDER_LOCK_CAP_MS 10000u
+
 static uint64_t tkrt_now_ms(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -149,9 +152,29 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   } else {
     status = tkrt_fs_check_trusted(&info, path, folder->trust_shared);
   }
-  while (!status && flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path, strerror(errno));
+  /* Never blocks: a holder that was stopped (not killed) would stall every other rank. The lock is
+   * polled with the get's backoff for at most TKRT_FOLDER_LOCK_CAP_MS, then add fails (ERROR) and
+   * the tuner falls back deterministically. */
+  uint64_t lock_deadline = tkrt_now_ms() + TKRT_FOLDER_LOCK_CAP_MS;
+  long lock_pause_us = 500;
+  while (!status && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int lock_error = errno;
+    if (lock_error == EINTR) continue;
+    uint64_t now = tkrt_now_ms();
+    if (lock_error != EWOULDBLOCK || now >= lock_deadline) {
+      status = lock_error == EWOULDBLOCK
+                   ? TKRT_STATUS_MAKE(TKRT_STATUS_DEADLINE_EXCEEDED,
+                                      "cannot lock %s: held by another process for %u ms", path,
+                                      (unsigned)TKRT_FOLDER_LOCK_CAP_MS)
+                   : TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path,
+                                      strerror(lock_error));
+      break;
+    }
+    uint64_t left_us = (lock_deadline - now) * 1000u;
+    long sleep_us = (uint64_t)lock_pause_us < left_us ? lock_pause_us : (long)left_us;
+    struct timespec pause = {sleep_us / 1000000L, (sleep_us % 1000000L) * 1000L};
+    nanosleep(&pause, NULL);
+    if (lock_pause_us < 20000) lock_pause_us *= 2;
   }
   if (status) {
     close(fd);

@@ -6,9 +6,11 @@
  * fallback; forged exchange entries (malformed, a link, another user's) are refused; a failing
  * store falls back; require_complete refuses to tune and names the missing key. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -602,6 +604,46 @@ static void test_exchange_options_are_checked(void) {
   remove_dir(dir);
 }
 
+/* A process that holds a counter's lock and is stopped (here: sleeps) never stalls add: add gives
+ * up with an error after the folder's lock cap (10 s) and the tuner falls back. */
+static void test_exchange_add_never_waits_forever_on_a_held_lock(void) {
+  char dir[64];
+  make_dir(dir);
+  tkrt_exchange_t exchange;
+  tkrt_exchange_init(&exchange);
+  EXPECT_OK(tkrt_exchange_folder_create(dir, false, &exchange));
+  int64_t value = 0;
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_OK);
+  char lock_path[128];
+  snprintf(lock_path, sizeof(lock_path), "%s/l.held", dir);
+  int ready[2];
+  EXPECT_EQ_U64(pipe(ready), 0);
+  pid_t holder = fork();
+  if (holder == 0) {
+    close(ready[0]);
+    int fd = open(lock_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) _exit(2);
+    if (write(ready[1], "x", 1) != 1) _exit(3);
+    sleep(60); /* stopped while holding the lock */
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte = 0;
+  EXPECT_EQ_U64(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  double start = now_seconds();
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_ERROR);
+  double waited = now_seconds() - start;
+  EXPECT_TRUE(waited >= 9.0 && waited < 30.0);
+  kill(holder, SIGKILL);
+  EXPECT_EQ_U64(wait_child(holder), (uint64_t)(int64_t)-SIGKILL);
+  /* The holder gone, the counter works again and kept its value. */
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_OK);
+  EXPECT_EQ_U64(value, 2);
+  tkrt_exchange_folder_destroy(&exchange);
+  remove_dir(dir);
+}
+
 int main(int argc, char** argv) {
   int exit_code = core_test_init(&argc, argv);
   if (exit_code) return exit_code;
@@ -638,6 +680,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_require_complete_from_environment),
       TKRT_TEST_CASE(test_tuning_database_times_only_new_configs),
       TKRT_TEST_CASE(test_exchange_options_are_checked),
+      TKRT_TEST_CASE(test_exchange_add_never_waits_forever_on_a_held_lock),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
   free(g_image);
