@@ -70,7 +70,9 @@ static int child_main(const char* dir, const char* policy, unsigned ranks, unsig
                       const char* mode) {
   tkrt_device_t* device = core_open_device();
   if (!device) return 1;
+  /* "slow-first": config 0 is far slower, so that tuning never picks it (only a fallback does). */
   core_inplace_spec_t spec = {.n = N, .micros = {300, 300, 300}};
+  if (strcmp(mode, "slow-first") == 0) spec.micros[0] = 20000;
   tkrt_call_t* call = core_inplace_call(&spec);
   child_exchange_t wrapper = {.die_on = NULL};
   tkrt_exchange_t exchange;
@@ -307,6 +309,31 @@ static void test_exchange_leader_killed_after_claim(void) {
 
 static void test_exchange_merge_rank_killed_after_join(void) {
   check_dead_rank("merge", "die-merge", 0);
+}
+
+/* Ranks whose own decision ends after the timeout (here every rank: a 1 ms timeout and a config
+ * that takes 20 ms) take the fallback too and publish it (leader) or no timings (merge), so that
+ * no rank launches a tuned config while the others fell back: all run config 0, which tuning
+ * would never pick. */
+static void check_late_decision(const char* policy) {
+  char dir[64];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  int codes[RANKS];
+  run_ranks(dir, policy, 1, "slow-first", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_TRUE(code_source(codes[i]) == TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK ||
+                code_source(codes[i]) == TKRT_TUNE_SOURCE_EXCHANGE);
+    EXPECT_EQ_U64(code_chosen(codes[i]), 0);
+  }
+  remove_dir(dir);
+}
+
+static void test_exchange_late_leader_publishes_the_fallback(void) { check_late_decision("leader"); }
+
+static void test_exchange_late_merge_rank_publishes_no_timings(void) {
+  check_late_decision("merge");
 }
 
 static void test_exchange_failing_store_falls_back(void) {
@@ -674,6 +701,8 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_exchange_merge_ranks_agree),
       TKRT_TEST_CASE(test_exchange_leader_killed_after_claim),
       TKRT_TEST_CASE(test_exchange_merge_rank_killed_after_join),
+      TKRT_TEST_CASE(test_exchange_late_leader_publishes_the_fallback),
+      TKRT_TEST_CASE(test_exchange_late_merge_rank_publishes_no_timings),
       TKRT_TEST_CASE(test_exchange_failing_store_falls_back),
       TKRT_TEST_CASE(test_exchange_forged_entries_are_refused),
       TKRT_TEST_CASE(test_require_complete),
