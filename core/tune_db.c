@@ -376,8 +376,8 @@ tkrt_status_t tkrt_tunedb_export(const char* store_dir, bool trust_shared, char*
   return status;
 }
 
-tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text, size_t size,
-                                 const char* where, size_t* out_count) {
+tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared, const char* text,
+                                 size_t size, const char* where, size_t* out_count) {
   if (!store_dir || !text) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_tunedb_import: NULL argument");
   }
@@ -390,7 +390,7 @@ tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text, size_t
   if (count) {
     status = tkrt_fs_mkdirs(store_dir);
     int dir_fd = -1;
-    if (!status) status = tkrt_fs_open_trusted_dir(store_dir, false, &dir_fd);
+    if (!status) status = tkrt_fs_open_trusted_dir(store_dir, trust_shared, &dir_fd);
     if (dir_fd >= 0) close(dir_fd);
   }
   size_t written = 0;

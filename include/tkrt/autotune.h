@@ -222,9 +222,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_export(const char* store_dir, b
                                            char** out_text, size_t* out_size,
                                            size_t* out_skipped);
 /* Checks a whole database text (INVALID_ARGUMENT naming `where` and the line), then writes each
- * record into the store folder (replacing the time stored for the same config and device). */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text,
-                                           size_t size, const char* where,
+ * record into the store folder (replacing the time stored for the same config and device). The
+ * folder must be trusted like the tuner's store (this user's or root's, writable by no one else)
+ * unless trust_shared (the tuner's trust_shared_store, TKRT_TRUST_SHARED_STORES). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared,
+                                           const char* text, size_t size, const char* where,
                                            size_t* out_count);
 /* Merges database texts into one: per (config, arch, driver, SM count), the median time across
  * the inputs that have it (the mean of the middle two for an even count) and the smallest
