@@ -43,9 +43,10 @@ static tkrt_exchange_result_t tkrt_folder_set(void* user, const char* key, const
   int dir_fd = -1;
   tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
   if (!status) {
-    close(dir_fd);
+    /* Written through the folder that was checked, not its path again. */
     tkrt_fs_piece_t piece = {value, size};
-    status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+    status = tkrt_fs_write_file_atomic_at(dir_fd, folder->dir, name, &piece, 1, 0644);
+    close(dir_fd);
   }
   if (status) {
     tkrt_folder_warn(status);
@@ -54,19 +55,23 @@ static tkrt_exchange_result_t tkrt_folder_set(void* user, const char* key, const
   return TKRT_EXCHANGE_OK;
 }
 
-/* One attempt: OK, NOT_FOUND or ERROR (warned). */
-static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, const char* name,
-                                               void** out_data, size_t* out_size) {
-  int dir_fd = -1;
-  tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
+/* One attempt in the checked folder dir_fd (or, when dir_fd < 0, the folder opened and checked
+ * now): OK, NOT_FOUND or ERROR (warned). */
+static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, int dir_fd,
+                                               const char* name, void** out_data,
+                                               size_t* out_size) {
+  int own_fd = -1;
+  tkrt_status_t status =
+      dir_fd >= 0 ? NULL : tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &own_fd);
   if (!status) {
     char label[4300];
     snprintf(label, sizeof(label), "%s/%s", folder->dir, name);
-    status = tkrt_fs_read_file_at(dir_fd, name, label, TKRT_EXCHANGE_MAX_VALUE,
+    status = tkrt_fs_read_file_at(dir_fd >= 0 ? dir_fd : own_fd, name, label,
+                                  TKRT_EXCHANGE_MAX_VALUE,
                                   TKRT_FS_READ_NOFOLLOW | TKRT_FS_READ_TRUSTED |
                                       (folder->trust_shared ? TKRT_FS_READ_SHARED_OK : 0u),
                                   out_data, out_size);
-    close(dir_fd);
+    if (own_fd >= 0) close(own_fd);
   }
   if (!status) return TKRT_EXCHANGE_OK;
   tkrt_status_code_t code = tkrt_status_code(status);
@@ -97,7 +102,7 @@ static tkrt_exchange_result_t tkrt_folder_get(void* user, const char* key, uint3
   for (;;) {
     void* data = NULL;
     size_t size = 0;
-    tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+    tkrt_exchange_result_t result = tkrt_folder_read(folder, -1, name, &data, &size);
     if (result == TKRT_EXCHANGE_OK) {
       memcpy(value, data, size < capacity ? size : capacity);
       *out_size = size;
@@ -135,10 +140,10 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   int fd = openat(dir_fd, lock_name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
                                          O_NOCTTY, 0644);
   int error = errno;
-  close(dir_fd);
   char path[4300];
   snprintf(path, sizeof(path), "%s/%s", folder->dir, lock_name);
   if (fd < 0) {
+    close(dir_fd);
     tkrt_folder_warn(TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
                                       error == ELOOP ? "a symbolic link" : strerror(error)));
     return TKRT_EXCHANGE_ERROR;
@@ -178,13 +183,15 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   }
   if (status) {
     close(fd);
+    close(dir_fd);
     tkrt_folder_warn(status);
     return TKRT_EXCHANGE_ERROR;
   }
+  /* The counter is read and written in the folder that was checked (dir_fd), where the lock is. */
   int64_t current = 0;
   void* data = NULL;
   size_t size = 0;
-  tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+  tkrt_exchange_result_t result = tkrt_folder_read(folder, dir_fd, name, &data, &size);
   if (result == TKRT_EXCHANGE_OK) {
     /* A counter is a decimal int64 and a newline, nothing else. */
     char* end = NULL;
@@ -210,7 +217,7 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
       char text[32];
       int n = snprintf(text, sizeof(text), "%" PRId64 "\n", current + delta);
       tkrt_fs_piece_t piece = {text, (size_t)n};
-      status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+      status = tkrt_fs_write_file_atomic_at(dir_fd, folder->dir, name, &piece, 1, 0644);
       if (status) {
         tkrt_folder_warn(status);
         result = TKRT_EXCHANGE_ERROR;
@@ -221,6 +228,7 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   }
   flock(fd, LOCK_UN);
   close(fd);
+  close(dir_fd);
   return result;
 }
 
