@@ -238,9 +238,43 @@ tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "tkrt_exchange_folder_create: no folder or no output");
   }
-  TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
+  /* Makes the missing folders of the path, noting which this call made (mkdir succeeded), so
+   * that they are removed again when the folder is refused: a refused folder leaves nothing. */
+  size_t length = strlen(dir);
+  char path[4096];
+  static const size_t kMaxMade = 512;
+  size_t made[512], made_count = 0;
+  if (length >= sizeof(path)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "bad folder name '%.200s'", dir);
+  }
+  memcpy(path, dir, length + 1);
+  tkrt_status_t status = NULL;
+  for (size_t i = 1; i <= length && !status; ++i) {
+    if (path[i] != '/' && path[i] != '\0') continue;
+    if (path[i - 1] == '/') continue; /* "a//b" */
+    char saved = path[i];
+    path[i] = '\0';
+    if (mkdir(path, 0755) == 0) {
+      if (made_count < kMaxMade) made[made_count++] = i;
+    } else if (errno != EEXIST) {
+      int error = errno;
+      status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot create %s: %s", path,
+                                strerror(error));
+    }
+    path[i] = saved;
+  }
   int dir_fd = -1;
-  TKRT_RETURN_IF_ERROR(tkrt_fs_open_trusted_dir(dir, trust_shared, &dir_fd));
+  if (!status) status = tkrt_fs_open_trusted_dir(dir, trust_shared, &dir_fd);
+  if (status) {
+    while (made_count > 0) { /* deepest first; each is empty unless someone else wrote there */
+      size_t i = made[--made_count];
+      char saved = path[i];
+      path[i] = '\0';
+      rmdir(path);
+      path[i] = saved;
+    }
+    return status;
+  }
   close(dir_fd);
   tkrt_exchange_folder_t* folder = calloc(1, sizeof(*folder));
   char* copy = folder ? strdup(dir) : NULL;

@@ -631,6 +631,30 @@ static void test_exchange_options_are_checked(void) {
   remove_dir(dir);
 }
 
+/* A folder refused as untrusted leaves behind none of the folders made on the way to it (here
+ * "<dir>/a/b/../..", which names <dir> again, made writable by anyone: a and a/b are made, then
+ * <dir> is refused); <dir> itself, which was there before, stays. */
+static void test_exchange_refused_folder_leaves_nothing(void) {
+  char dir[64], path[128], first[96];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  ASSERT_TRUE(chmod(dir, 0777) == 0);
+  snprintf(first, sizeof(first), "%s/a", dir);
+  snprintf(path, sizeof(path), "%s/a/b/../..", dir);
+  tkrt_exchange_t exchange;
+  tkrt_exchange_init(&exchange);
+  EXPECT_STATUS(tkrt_exchange_folder_create(path, false, &exchange),
+                TKRT_STATUS_PERMISSION_DENIED, "other users can write it");
+  struct stat info;
+  EXPECT_TRUE(lstat(first, &info) != 0);
+  EXPECT_TRUE(lstat(dir, &info) == 0 && S_ISDIR(info.st_mode));
+  /* Trusted shared, the same folder is made and accepted. */
+  EXPECT_OK(tkrt_exchange_folder_create(path, true, &exchange));
+  EXPECT_TRUE(lstat(first, &info) == 0 && S_ISDIR(info.st_mode));
+  tkrt_exchange_folder_destroy(&exchange);
+  remove_dir(dir);
+}
+
 /* A process that holds a counter's lock and is stopped (here: sleeps) never stalls add: add gives
  * up with an error after the folder's lock cap (10 s) and the tuner falls back. */
 static void test_exchange_add_never_waits_forever_on_a_held_lock(void) {
@@ -710,6 +734,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_tuning_database_times_only_new_configs),
       TKRT_TEST_CASE(test_exchange_options_are_checked),
       TKRT_TEST_CASE(test_exchange_add_never_waits_forever_on_a_held_lock),
+      TKRT_TEST_CASE(test_exchange_refused_folder_leaves_nothing),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
   free(g_image);
