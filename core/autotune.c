@@ -860,6 +860,26 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
     tkrt_exchange_fallback(tuner, state, entry, why);
     goto done;
   }
+  if (count > (int64_t)tuner->exchange_ranks) {
+    /* More processes than exchange_ranks (or a folder or prefix reused from an earlier job): the
+     * slots 0..ranks-1 are not this job's ranks. This rank marks slot `ranks` (timings of no
+     * config, as every such rank writes them) so that the others fall back too, and falls back. */
+    for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+    size_t marker = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
+                                               TKRT_EXCHANGE_VALUE_TIMINGS, entry->exchange_key,
+                                               n, 0, entry->times_ms);
+    snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, tuner->exchange_ranks);
+    if (!marker || tuner->exchange.set(tuner->exchange.user, key, buffer, marker) !=
+                       TKRT_EXCHANGE_OK) {
+      tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+    }
+    snprintf(why, sizeof(why),
+             "more ranks than exchange_ranks joined (this rank took slot %lld of %u; use one "
+             "fresh folder or prefix per job)",
+             (long long)(count - 1), tuner->exchange_ranks);
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
   if (stored) {
     /* Stored timings stand in for a benchmark only when every runnable config has one. */
     for (size_t c = 0; c < n && stored; ++c) {
@@ -917,6 +937,20 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
     complete = tkrt_exchange_fetch(tuner, entry, key, deadline, buffer,
                                    TKRT_EXCHANGE_VALUE_TIMINGS, NULL, all + (size_t)r * n, why,
                                    sizeof(why));
+  }
+  if (complete) {
+    /* A rank beyond exchange_ranks that joined meanwhile falls back (above): so do the others,
+     * rather than merge a subset it does not follow. */
+    snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, ranks);
+    size_t size = 0;
+    if (tuner->exchange.get(tuner->exchange.user, key, 0, buffer, TKRT_EXCHANGE_MAX_VALUE,
+                            &size) == TKRT_EXCHANGE_OK) {
+      snprintf(why, sizeof(why),
+               "more ranks than exchange_ranks joined (exchange_ranks %u, and %s is set; use "
+               "one fresh folder or prefix per job)",
+               ranks, key);
+      complete = false;
+    }
   }
   size_t chosen = n;
   if (complete) {

@@ -152,6 +152,10 @@ static int child_main(const char* dir, const char* policy, unsigned ranks, unsig
     }
     if (strcmp(mode, "refused") == 0) consistent = consistent && stats.exchange_refused == 1;
     if (strncmp(mode, "failing", 7) == 0) consistent = consistent && stats.exchange_errors >= 1;
+    if (strcmp(mode, "more-ranks") == 0) {
+      consistent = consistent && strstr(report.fallback_reason,
+                                        "more ranks than exchange_ranks joined") != NULL;
+    }
     code = wrong || !consistent ? 1 : 10 + 3 * (int)report.source + (int)report.chosen;
   }
   tkrt_status_free(tkrt_memory_free(device, dx));
@@ -260,6 +264,27 @@ static void test_exchange_merge_ranks_agree(void) {
     ASSERT_TRUE(codes[i] >= 10);
     EXPECT_EQ_U64(code_source(codes[i]), TKRT_TUNE_SOURCE_EXCHANGE);
     EXPECT_EQ_U64(code_chosen(codes[i]), code_chosen(codes[0]));
+  }
+  remove_dir(dir);
+}
+
+/* A merge folder reused by a second job (the join counter is past exchange_ranks): no rank merges
+ * the first job's timings as its own; every rank falls back to config 0 and says why. */
+static void test_exchange_merge_reused_folder_falls_back(void) {
+  char dir[64];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  int codes[RANKS];
+  run_ranks(dir, "merge", 60000, "normal", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_EQ_U64(code_source(codes[i]), TKRT_TUNE_SOURCE_EXCHANGE);
+  }
+  run_ranks(dir, "merge", 60000, "more-ranks", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_EQ_U64(code_source(codes[i]), TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK);
+    EXPECT_EQ_U64(code_chosen(codes[i]), 0);
   }
   remove_dir(dir);
 }
@@ -723,6 +748,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_exchange_off_each_rank_tunes),
       TKRT_TEST_CASE(test_exchange_leader_ranks_agree),
       TKRT_TEST_CASE(test_exchange_merge_ranks_agree),
+      TKRT_TEST_CASE(test_exchange_merge_reused_folder_falls_back),
       TKRT_TEST_CASE(test_exchange_leader_killed_after_claim),
       TKRT_TEST_CASE(test_exchange_merge_rank_killed_after_join),
       TKRT_TEST_CASE(test_exchange_late_leader_publishes_the_fallback),
