@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int tkrt_fs_is_off(const char* value) {
@@ -257,6 +259,67 @@ tkrt_status_t tkrt_fs_write_file_atomic(const char* dir, const char* name,
     unlink(temp);
     return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot write %s (%s: %s)", path, step,
                             strerror(error));
+  }
+  return NULL;
+}
+
+tkrt_status_t tkrt_fs_write_file_atomic_at(int dir_fd, const char* dir_label, const char* name,
+                                           const tkrt_fs_piece_t* pieces, size_t piece_count,
+                                           mode_t mode) {
+  static const char kLetters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static atomic_uint_fast64_t sequence;
+  char temp[512];
+  size_t name_length = strlen(name);
+  if (!*name || strchr(name, '/') || name_length + 9 >= sizeof(temp)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "bad file name in %.200s: %.200s",
+                            dir_label, name);
+  }
+  /* mkstemp's pattern (".<name>.XXXXXX", the same letters) relative to the folder's descriptor:
+   * the file is made in the folder that was checked, whatever its path names now. */
+  int fd = -1;
+  int error = EEXIST;
+  for (int attempt = 0; attempt < 100 && fd < 0 && error == EEXIST; ++attempt) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t x = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)now.tv_sec ^
+                 ((uint64_t)getpid() << 40) ^
+                 (atomic_fetch_add(&sequence, 1) * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    char suffix[7];
+    for (int i = 0; i < 6; ++i, x /= 62) suffix[i] = kLetters[x % 62];
+    suffix[6] = '\0';
+    snprintf(temp, sizeof(temp), ".%s.%s", name, suffix);
+    fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    error = fd < 0 ? errno : 0;
+  }
+  if (fd < 0) {
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error),
+                            "cannot create a temporary file in %s (mkstemp: %s)", dir_label,
+                            strerror(error));
+  }
+  const char* step = "write";
+  for (size_t p = 0; p < piece_count && !error; ++p) {
+    const char* data = pieces[p].data;
+    for (size_t written = 0; written < pieces[p].size;) {
+      ssize_t w = write(fd, data + written, pieces[p].size - written);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        error = w < 0 ? errno : EIO;
+        break;
+      }
+      written += (size_t)w;
+    }
+  }
+  if (!error && fchmod(fd, mode) != 0) step = "chmod", error = errno;
+  if (!error && fsync(fd) != 0) step = "fsync", error = errno;
+  if (close(fd) != 0 && !error) step = "close", error = errno;
+  if (!error && renameat(dir_fd, temp, dir_fd, name) != 0) step = "rename", error = errno;
+  if (error) {
+    unlinkat(dir_fd, temp, 0);
+    return TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot write %s/%s (%s: %s)", dir_label,
+                            name, step, strerror(error));
   }
   return NULL;
 }

@@ -84,5 +84,12 @@ typedef struct tkrt_fs_piece {
 tkrt_status_t tkrt_fs_write_file_atomic(const char* dir, const char* name,
                                         const tkrt_fs_piece_t* pieces, size_t piece_count,
                                         mode_t mode);
+/* The same in the folder open as dir_fd (tkrt_fs_open_trusted_dir): the temporary file is created
+ * with openat(O_CREAT | O_EXCL | O_NOFOLLOW) under mkstemp's pattern and renamed with renameat, so
+ * the write lands in the folder that was checked even if a parent on its path was swapped since.
+ * dir_label names the folder in errors; `name` has no '/'. */
+tkrt_status_t tkrt_fs_write_file_atomic_at(int dir_fd, const char* dir_label, const char* name,
+                                           const tkrt_fs_piece_t* pieces, size_t piece_count,
+                                           mode_t mode);
 
 #endif /* TKRT_BASE_FS_H_ */

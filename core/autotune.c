@@ -797,9 +797,13 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
     snprintf(key, sizeof(key), "tkrt.%s.decision", entry->exchange_key);
     if (count == 1) {
       if (!stored) status = tkrt_local_decision(tuner, call, state, args, entry, store_key);
+      /* A decision that took longer than the timeout comes after the others fell back (they run
+       * the first runnable config): the leader takes the same one and publishes it, so that a
+       * rank that reads the decision late agrees too. */
+      bool late = !status && tkrt_clock_ms() > deadline;
       /* Published even when this rank failed, so that the others need not wait out the timeout:
        * they run what the leader could (the first runnable config). */
-      size_t chosen = status ? tkrt_first_runnable(state) : entry->chosen;
+      size_t chosen = status || late ? tkrt_first_runnable(state) : entry->chosen;
       size_t length = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
                                                  TKRT_EXCHANGE_VALUE_DECISION, entry->exchange_key,
                                                  n, chosen, NULL);
@@ -810,6 +814,14 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
         /* The others will time out and fall back: so does the leader. */
         tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
         snprintf(why, sizeof(why), "set %s: %s", key, tkrt_exchange_result_name(result));
+        tkrt_exchange_fallback(tuner, state, entry, why);
+        goto done;
+      }
+      if (late) {
+        snprintf(why, sizeof(why),
+                 "the leader's decision took longer than exchange_timeout_ms (%u ms): the others "
+                 "have fallen back; published config %zu",
+                 tuner->exchange_timeout_ms, chosen);
         tkrt_exchange_fallback(tuner, state, entry, why);
         goto done;
       }
@@ -848,6 +860,26 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
     tkrt_exchange_fallback(tuner, state, entry, why);
     goto done;
   }
+  if (count > (int64_t)tuner->exchange_ranks) {
+    /* More processes than exchange_ranks (or a folder or prefix reused from an earlier job): the
+     * slots 0..ranks-1 are not this job's ranks. This rank marks slot `ranks` (timings of no
+     * config, as every such rank writes them) so that the others fall back too, and falls back. */
+    for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
+    size_t marker = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
+                                               TKRT_EXCHANGE_VALUE_TIMINGS, entry->exchange_key,
+                                               n, 0, entry->times_ms);
+    snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, tuner->exchange_ranks);
+    if (!marker || tuner->exchange.set(tuner->exchange.user, key, buffer, marker) !=
+                       TKRT_EXCHANGE_OK) {
+      tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
+    }
+    snprintf(why, sizeof(why),
+             "more ranks than exchange_ranks joined (this rank took slot %lld of %u; use one "
+             "fresh folder or prefix per job)",
+             (long long)(count - 1), tuner->exchange_ranks);
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
   if (stored) {
     /* Stored timings stand in for a benchmark only when every runnable config has one. */
     for (size_t c = 0; c < n && stored; ++c) {
@@ -863,7 +895,11 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
   }
   /* An untuned fallback (unknown alias size) publishes no timings (all -1): every rank then
    * finds no config timed everywhere and falls back the same way. */
-  if (entry->source == TKRT_TUNE_SOURCE_FALLBACK) {
+  /* Timings ready after the timeout come after the others gave up waiting for them (and fell
+   * back): this rank publishes none (all -1), so that a rank that reads them late finds no config
+   * timed everywhere and falls back the same way, and falls back itself. */
+  bool late = tkrt_clock_ms() > deadline;
+  if (entry->source == TKRT_TUNE_SOURCE_FALLBACK || late) {
     for (size_t c = 0; c < n; ++c) entry->times_ms[c] = TKRT_TUNE_SKIPPED_MS;
   }
   size_t length = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
@@ -875,6 +911,14 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
   if (result != TKRT_EXCHANGE_OK) {
     tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
     snprintf(why, sizeof(why), "set %s: %s", key, tkrt_exchange_result_name(result));
+    tkrt_exchange_fallback(tuner, state, entry, why);
+    goto done;
+  }
+  if (late) {
+    snprintf(why, sizeof(why),
+             "this rank's timings took longer than exchange_timeout_ms (%u ms): the others have "
+             "fallen back; published none",
+             tuner->exchange_timeout_ms);
     tkrt_exchange_fallback(tuner, state, entry, why);
     goto done;
   }
@@ -893,6 +937,20 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
     complete = tkrt_exchange_fetch(tuner, entry, key, deadline, buffer,
                                    TKRT_EXCHANGE_VALUE_TIMINGS, NULL, all + (size_t)r * n, why,
                                    sizeof(why));
+  }
+  if (complete) {
+    /* A rank beyond exchange_ranks that joined meanwhile falls back (above): so do the others,
+     * rather than merge a subset it does not follow. */
+    snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, ranks);
+    size_t size = 0;
+    if (tuner->exchange.get(tuner->exchange.user, key, 0, buffer, TKRT_EXCHANGE_MAX_VALUE,
+                            &size) == TKRT_EXCHANGE_OK) {
+      snprintf(why, sizeof(why),
+               "more ranks than exchange_ranks joined (exchange_ranks %u, and %s is set; use "
+               "one fresh folder or prefix per job)",
+               ranks, key);
+      complete = false;
+    }
   }
   size_t chosen = n;
   if (complete) {

@@ -86,6 +86,16 @@ tkrt_status_t tkrt_options_from_environment(tkrt_device_options_t* device,
     values[i] = tkrt_environment_get(setting->env);
     TKRT_RETURN_IF_ERROR(tkrt_setting_parse(setting, NULL, values[i], NULL));
   }
+  /* A cache root whose cubin/ folder does not fit a path is refused, never turned into no cache
+   * (TKRT_CACHE_DIR's "off" words are checked below). */
+  const char* cache_root = values[TKRT_SETTING_ID_CACHE_DIR];
+  if (device && cache_root &&
+      strlen(cache_root) + sizeof("/cubin") > sizeof(tkrt_environment_cubin_dir)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "TKRT_CACHE_DIR is too long: '%.64s...' (%zu bytes) and its cubin/ "
+                            "folder make more than the %zu bytes a path may have",
+                            cache_root, strlen(cache_root), sizeof(tkrt_environment_cubin_dir) - 1);
+  }
   pthread_mutex_lock(&tkrt_environment_lock);
   for (size_t i = 0; i < tkrt_setting_count(); ++i) {
     /* Unset variables leave their field alone; the cache folders are set below. */

@@ -43,9 +43,10 @@ static tkrt_exchange_result_t tkrt_folder_set(void* user, const char* key, const
   int dir_fd = -1;
   tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
   if (!status) {
-    close(dir_fd);
+    /* Written through the folder that was checked, not its path again. */
     tkrt_fs_piece_t piece = {value, size};
-    status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+    status = tkrt_fs_write_file_atomic_at(dir_fd, folder->dir, name, &piece, 1, 0644);
+    close(dir_fd);
   }
   if (status) {
     tkrt_folder_warn(status);
@@ -54,19 +55,23 @@ static tkrt_exchange_result_t tkrt_folder_set(void* user, const char* key, const
   return TKRT_EXCHANGE_OK;
 }
 
-/* One attempt: OK, NOT_FOUND or ERROR (warned). */
-static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, const char* name,
-                                               void** out_data, size_t* out_size) {
-  int dir_fd = -1;
-  tkrt_status_t status = tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &dir_fd);
+/* One attempt in the checked folder dir_fd (or, when dir_fd < 0, the folder opened and checked
+ * now): OK, NOT_FOUND or ERROR (warned). */
+static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, int dir_fd,
+                                               const char* name, void** out_data,
+                                               size_t* out_size) {
+  int own_fd = -1;
+  tkrt_status_t status =
+      dir_fd >= 0 ? NULL : tkrt_fs_open_trusted_dir(folder->dir, folder->trust_shared, &own_fd);
   if (!status) {
     char label[4300];
     snprintf(label, sizeof(label), "%s/%s", folder->dir, name);
-    status = tkrt_fs_read_file_at(dir_fd, name, label, TKRT_EXCHANGE_MAX_VALUE,
+    status = tkrt_fs_read_file_at(dir_fd >= 0 ? dir_fd : own_fd, name, label,
+                                  TKRT_EXCHANGE_MAX_VALUE,
                                   TKRT_FS_READ_NOFOLLOW | TKRT_FS_READ_TRUSTED |
                                       (folder->trust_shared ? TKRT_FS_READ_SHARED_OK : 0u),
                                   out_data, out_size);
-    close(dir_fd);
+    if (own_fd >= 0) close(own_fd);
   }
   if (!status) return TKRT_EXCHANGE_OK;
   tkrt_status_code_t code = tkrt_status_code(status);
@@ -77,6 +82,9 @@ static tkrt_exchange_result_t tkrt_folder_read(tkrt_exchange_folder_t* folder, c
   tkrt_folder_warn(status); /* a link, a FIFO, too large, another user's: refused */
   return TKRT_EXCHANGE_ERROR;
 }
+
+/* The longest add waits for a counter's lock (the folder does not know the exchange's timeout). */
+#define TKRT_FOLDER_LOCK_CAP_MS 10000u
 
 static uint64_t tkrt_now_ms(void) {
   struct timespec now;
@@ -94,7 +102,7 @@ static tkrt_exchange_result_t tkrt_folder_get(void* user, const char* key, uint3
   for (;;) {
     void* data = NULL;
     size_t size = 0;
-    tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+    tkrt_exchange_result_t result = tkrt_folder_read(folder, -1, name, &data, &size);
     if (result == TKRT_EXCHANGE_OK) {
       memcpy(value, data, size < capacity ? size : capacity);
       *out_size = size;
@@ -132,10 +140,10 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   int fd = openat(dir_fd, lock_name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
                                          O_NOCTTY, 0644);
   int error = errno;
-  close(dir_fd);
   char path[4300];
   snprintf(path, sizeof(path), "%s/%s", folder->dir, lock_name);
   if (fd < 0) {
+    close(dir_fd);
     tkrt_folder_warn(TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot open %s: %s", path,
                                       error == ELOOP ? "a symbolic link" : strerror(error)));
     return TKRT_EXCHANGE_ERROR;
@@ -149,19 +157,41 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   } else {
     status = tkrt_fs_check_trusted(&info, path, folder->trust_shared);
   }
-  while (!status && flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path, strerror(errno));
+  /* Never blocks: a holder that was stopped (not killed) would stall every other rank. The lock is
+   * polled with the get's backoff for at most TKRT_FOLDER_LOCK_CAP_MS, then add fails (ERROR) and
+   * the tuner falls back deterministically. */
+  uint64_t lock_deadline = tkrt_now_ms() + TKRT_FOLDER_LOCK_CAP_MS;
+  long lock_pause_us = 500;
+  while (!status && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int lock_error = errno;
+    if (lock_error == EINTR) continue;
+    uint64_t now = tkrt_now_ms();
+    if (lock_error != EWOULDBLOCK || now >= lock_deadline) {
+      status = lock_error == EWOULDBLOCK
+                   ? TKRT_STATUS_MAKE(TKRT_STATUS_DEADLINE_EXCEEDED,
+                                      "cannot lock %s: held by another process for %u ms", path,
+                                      (unsigned)TKRT_FOLDER_LOCK_CAP_MS)
+                   : TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path,
+                                      strerror(lock_error));
+      break;
+    }
+    uint64_t left_us = (lock_deadline - now) * 1000u;
+    long sleep_us = (uint64_t)lock_pause_us < left_us ? lock_pause_us : (long)left_us;
+    struct timespec pause = {sleep_us / 1000000L, (sleep_us % 1000000L) * 1000L};
+    nanosleep(&pause, NULL);
+    if (lock_pause_us < 20000) lock_pause_us *= 2;
   }
   if (status) {
     close(fd);
+    close(dir_fd);
     tkrt_folder_warn(status);
     return TKRT_EXCHANGE_ERROR;
   }
+  /* The counter is read and written in the folder that was checked (dir_fd), where the lock is. */
   int64_t current = 0;
   void* data = NULL;
   size_t size = 0;
-  tkrt_exchange_result_t result = tkrt_folder_read(folder, name, &data, &size);
+  tkrt_exchange_result_t result = tkrt_folder_read(folder, dir_fd, name, &data, &size);
   if (result == TKRT_EXCHANGE_OK) {
     /* A counter is a decimal int64 and a newline, nothing else. */
     char* end = NULL;
@@ -187,7 +217,7 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
       char text[32];
       int n = snprintf(text, sizeof(text), "%" PRId64 "\n", current + delta);
       tkrt_fs_piece_t piece = {text, (size_t)n};
-      status = tkrt_fs_write_file_atomic(folder->dir, name, &piece, 1, 0644);
+      status = tkrt_fs_write_file_atomic_at(dir_fd, folder->dir, name, &piece, 1, 0644);
       if (status) {
         tkrt_folder_warn(status);
         result = TKRT_EXCHANGE_ERROR;
@@ -198,6 +228,7 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   }
   flock(fd, LOCK_UN);
   close(fd);
+  close(dir_fd);
   return result;
 }
 
@@ -207,9 +238,43 @@ tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "tkrt_exchange_folder_create: no folder or no output");
   }
-  TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
+  /* Makes the missing folders of the path, noting which this call made (mkdir succeeded), so
+   * that they are removed again when the folder is refused: a refused folder leaves nothing. */
+  size_t length = strlen(dir);
+  char path[4096];
+  static const size_t kMaxMade = 512;
+  size_t made[512], made_count = 0;
+  if (length >= sizeof(path)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "bad folder name '%.200s'", dir);
+  }
+  memcpy(path, dir, length + 1);
+  tkrt_status_t status = NULL;
+  for (size_t i = 1; i <= length && !status; ++i) {
+    if (path[i] != '/' && path[i] != '\0') continue;
+    if (path[i - 1] == '/') continue; /* "a//b" */
+    char saved = path[i];
+    path[i] = '\0';
+    if (mkdir(path, 0755) == 0) {
+      if (made_count < kMaxMade) made[made_count++] = i;
+    } else if (errno != EEXIST) {
+      int error = errno;
+      status = TKRT_STATUS_MAKE(tkrt_fs_errno_code(error), "cannot create %s: %s", path,
+                                strerror(error));
+    }
+    path[i] = saved;
+  }
   int dir_fd = -1;
-  TKRT_RETURN_IF_ERROR(tkrt_fs_open_trusted_dir(dir, trust_shared, &dir_fd));
+  if (!status) status = tkrt_fs_open_trusted_dir(dir, trust_shared, &dir_fd);
+  if (status) {
+    while (made_count > 0) { /* deepest first; each is empty unless someone else wrote there */
+      size_t i = made[--made_count];
+      char saved = path[i];
+      path[i] = '\0';
+      rmdir(path);
+      path[i] = saved;
+    }
+    return status;
+  }
   close(dir_fd);
   tkrt_exchange_folder_t* folder = calloc(1, sizeof(*folder));
   char* copy = folder ? strdup(dir) : NULL;

@@ -203,7 +203,7 @@ tkrt_status_t tkrt_timing_read(const char* dir, bool shared_ok, tkrt_timing_t* w
   return NULL;
 }
 
-tkrt_status_t tkrt_timing_write(const char* dir, const tkrt_timing_t* timing) {
+tkrt_status_t tkrt_timing_write_at(int dir_fd, const char* dir, const tkrt_timing_t* timing) {
   char key[65], name[80], line[256];
   tkrt_timing_key(timing, key);
   snprintf(name, sizeof(name), "%s.timing", key);
@@ -211,6 +211,7 @@ tkrt_status_t tkrt_timing_write(const char* dir, const tkrt_timing_t* timing) {
   if (!length) return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "timing record for %s overflowed", name);
   tkrt_fs_piece_t pieces[2] = {{TKRT_TIMING_MAGIC "\n", sizeof(TKRT_TIMING_MAGIC)},
                                {line, length}};
+  if (dir_fd >= 0) return tkrt_fs_write_file_atomic_at(dir_fd, dir, name, pieces, 2, 0644);
   TKRT_RETURN_IF_ERROR(tkrt_fs_mkdirs(dir));
   return tkrt_fs_write_file_atomic(dir, name, pieces, 2, 0644);
 }
@@ -376,8 +377,8 @@ tkrt_status_t tkrt_tunedb_export(const char* store_dir, bool trust_shared, char*
   return status;
 }
 
-tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text, size_t size,
-                                 const char* where, size_t* out_count) {
+tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared, const char* text,
+                                 size_t size, const char* where, size_t* out_count) {
   if (!store_dir || !text) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_tunedb_import: NULL argument");
   }
@@ -387,16 +388,17 @@ tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text, size_t
   TKRT_RETURN_IF_ERROR(tkrt_tunedb_parse(text, size, where ? where : "the database", &records,
                                          &count));
   tkrt_status_t status = NULL;
+  int dir_fd = -1;
   if (count) {
     status = tkrt_fs_mkdirs(store_dir);
-    int dir_fd = -1;
-    if (!status) status = tkrt_fs_open_trusted_dir(store_dir, false, &dir_fd);
-    if (dir_fd >= 0) close(dir_fd);
+    if (!status) status = tkrt_fs_open_trusted_dir(store_dir, trust_shared, &dir_fd);
   }
+  /* Written through the folder that was checked, not its path again. */
   size_t written = 0;
   for (size_t i = 0; !status && i < count; ++i) {
-    if (!(status = tkrt_timing_write(store_dir, &records[i]))) ++written;
+    if (!(status = tkrt_timing_write_at(dir_fd, store_dir, &records[i]))) ++written;
   }
+  if (dir_fd >= 0) close(dir_fd);
   free(records);
   if (out_count) *out_count = written;
   return status;

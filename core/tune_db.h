@@ -43,8 +43,10 @@ void tkrt_timing_key(const tkrt_timing_t* timing, char out_key[65]);
  * invalid (then *problem says why) or when it is for another config, arch, driver or SM count. */
 tkrt_status_t tkrt_timing_read(const char* dir, bool shared_ok, tkrt_timing_t* want,
                                int* out_found, char* problem, size_t problem_capacity);
-/* Writes the entry atomically (mkstemp, fsync, rename). */
-tkrt_status_t tkrt_timing_write(const char* dir, const tkrt_timing_t* timing);
+/* Writes the entry atomically (mkstemp, fsync, rename): into the checked folder dir_fd when it is
+ * >= 0 (dir names it in errors), else into dir (made when missing). */
+tkrt_status_t tkrt_timing_write_at(int dir_fd, const char* dir, const tkrt_timing_t* timing);
+#define tkrt_timing_write(dir, timing) tkrt_timing_write_at(-1, (dir), (timing))
 
 /* Parses a database file's text (`size` bytes): the header line, then one record per line (blank
  * lines and lines starting with '#' are skipped). Any other line is INVALID_ARGUMENT naming

@@ -541,6 +541,7 @@ static int run_or_tune(int argc, char** argv, int tune) {
   if (parsed) return parsed < 0 ? TKRT_CLI_OK : parsed;
   FILE* json = NULL;
   if (o.json && !(json = tkrt_cli_json_begin())) {
+    tkrt_cli_run_options_free(&o);
     return tkrt_cli_fail(o.command, TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL,
                                                       "--json: cannot duplicate stdout"));
   }

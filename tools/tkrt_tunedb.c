@@ -18,6 +18,8 @@ static const char kTuneDbUsage[] =
     "without benchmarking (also under TKRT_TUNE_REQUIRE_COMPLETE=1); a call that gains a config\n"
     "times only that one. A database file is the line 'tkrt-tune-db 1', then one record a line:\n"
     "'timing <config digest> <arch> <driver> <sm count> <ms> <iterations>'.\n"
+    "A store folder (and its entries) must be this user's or root's and writable by no one\n"
+    "else, unless TKRT_TRUST_SHARED_STORES=1, as for the tuner.\n"
     "\n"
     "  show [DIR|FILE]      print the records of a store folder (default: the tuner's) or of a\n"
     "                       database file, and how many store entries were refused\n"
@@ -35,11 +37,15 @@ const char* const tkrt_cli_tunedb_usage = kTuneDbUsage;
 
 #define COMMAND "tune-db"
 
-/* The tuner's store folder, as `tkrt tune` uses it (TKRT_TUNE_DIR or the default). */
-static tkrt_status_t default_store(char* out, size_t capacity) {
+/* The store settings as `tkrt tune` uses them: whether stores shared with other users are trusted
+ * (TKRT_TRUST_SHARED_STORES) and, when `out` is not NULL, the store folder (TKRT_TUNE_DIR or the
+ * default). */
+static tkrt_status_t store_settings(char* out, size_t capacity, bool* out_trust_shared) {
   tkrt_autotuner_options_t options;
   tkrt_autotuner_options_init(&options);
   TKRT_RETURN_IF_ERROR(tkrt_options_from_environment(NULL, &options));
+  *out_trust_shared = options.trust_shared_store;
+  if (!out) return NULL;
   if (!options.store_dir || !*options.store_dir || strcmp(options.store_dir, "off") == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
                             "the decision store is off (TKRT_TUNE_DIR); name a folder");
@@ -82,12 +88,13 @@ static int show(const char* target) {
   tkrt_status_t status = NULL;
   char* text = NULL;
   size_t size = 0, skipped = 0;
-  if (!target) {
-    if ((status = default_store(store, sizeof(store)))) return tkrt_cli_fail(COMMAND, status);
-    target = store;
+  bool trust_shared = false;
+  if ((status = store_settings(target ? NULL : store, sizeof(store), &trust_shared))) {
+    return tkrt_cli_fail(COMMAND, status);
   }
+  if (!target) target = store;
   if (tkrt_cli_is_directory(target)) {
-    status = tkrt_tunedb_export(target, false, &text, &size, &skipped);
+    status = tkrt_tunedb_export(target, trust_shared, &text, &size, &skipped);
   } else {
     char* file = NULL;
     size_t file_size = 0;
@@ -169,13 +176,14 @@ int tkrt_cli_tunedb(int argc, char** argv) {
     if (count > 2) return tkrt_cli_usage_error(COMMAND, "export takes [DIR] [-o FILE]");
     char store[4096];
     const char* dir = count == 2 ? operands[1] : NULL;
-    if (!dir) {
-      if ((status = default_store(store, sizeof(store)))) return tkrt_cli_fail(COMMAND, status);
-      dir = store;
+    bool trust_shared = false;
+    if ((status = store_settings(dir ? NULL : store, sizeof(store), &trust_shared))) {
+      return tkrt_cli_fail(COMMAND, status);
     }
+    if (!dir) dir = store;
     char* text = NULL;
     size_t size = 0, skipped = 0;
-    if (!(status = tkrt_tunedb_export(dir, false, &text, &size, &skipped))) {
+    if (!(status = tkrt_tunedb_export(dir, trust_shared, &text, &size, &skipped))) {
       status = write_text(output, text, size);
     }
     tkrt_tunedb_free(text);
@@ -192,14 +200,15 @@ int tkrt_cli_tunedb(int argc, char** argv) {
     }
     char store[4096];
     const char* dir = count == 3 ? operands[2] : NULL;
-    if (!dir) {
-      if ((status = default_store(store, sizeof(store)))) return tkrt_cli_fail(COMMAND, status);
-      dir = store;
+    bool trust_shared = false;
+    if ((status = store_settings(dir ? NULL : store, sizeof(store), &trust_shared))) {
+      return tkrt_cli_fail(COMMAND, status);
     }
+    if (!dir) dir = store;
     char* text = NULL;
     size_t size = 0, written = 0;
     if (!(status = read_text(operands[1], &text, &size))) {
-      status = tkrt_tunedb_import(dir, text, size, operands[1], &written);
+      status = tkrt_tunedb_import(dir, trust_shared, text, size, operands[1], &written);
     }
     free(text);
     if (status) return tkrt_cli_fail(COMMAND, status);

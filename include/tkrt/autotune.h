@@ -71,10 +71,11 @@ typedef struct tkrt_exchange {
 TKRT_API void tkrt_exchange_init(tkrt_exchange_t* exchange);
 
 /* The shared-folder exchange: every key is a file in `dir` (created as needed), written to a new
- * O_EXCL temporary file and renamed into place; counters are files updated under flock. The
- * folder and its files must be trusted like the decision store's (this user's or root's, writable
- * by no one else) unless trust_shared; links are never followed. For processes on one host or a
- * shared file system with working flock. Release with tkrt_exchange_folder_destroy. */
+ * O_EXCL temporary file and renamed into place; counters are files updated under flock (add waits
+ * at most 10 s for it, then fails). The folder and its files must be trusted like the decision
+ * store's (this user's or root's, writable by no one else) unless trust_shared; links are never
+ * followed; a refused folder is not left behind. For processes on one host or a shared file
+ * system with working flock. Release with tkrt_exchange_folder_destroy. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
                                                     tkrt_exchange_t* out_exchange);
 TKRT_API void tkrt_exchange_folder_destroy(tkrt_exchange_t* exchange);
@@ -222,9 +223,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_export(const char* store_dir, b
                                            char** out_text, size_t* out_size,
                                            size_t* out_skipped);
 /* Checks a whole database text (INVALID_ARGUMENT naming `where` and the line), then writes each
- * record into the store folder (replacing the time stored for the same config and device). */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, const char* text,
-                                           size_t size, const char* where,
+ * record into the store folder (replacing the time stored for the same config and device). The
+ * folder must be trusted like the tuner's store (this user's or root's, writable by no one else)
+ * unless trust_shared (the tuner's trust_shared_store, TKRT_TRUST_SHARED_STORES). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared,
+                                           const char* text, size_t size, const char* where,
                                            size_t* out_count);
 /* Merges database texts into one: per (config, arch, driver, SM count), the median time across
  * the inputs that have it (the mean of the middle two for an even count) and the smallest

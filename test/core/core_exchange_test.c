@@ -6,9 +6,11 @@
  * fallback; forged exchange entries (malformed, a link, another user's) are refused; a failing
  * store falls back; require_complete refuses to tune and names the missing key. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,7 +70,9 @@ static int child_main(const char* dir, const char* policy, unsigned ranks, unsig
                       const char* mode) {
   tkrt_device_t* device = core_open_device();
   if (!device) return 1;
+  /* "slow-first": config 0 is far slower, so that tuning never picks it (only a fallback does). */
   core_inplace_spec_t spec = {.n = N, .micros = {300, 300, 300}};
+  if (strcmp(mode, "slow-first") == 0) spec.micros[0] = 20000;
   tkrt_call_t* call = core_inplace_call(&spec);
   child_exchange_t wrapper = {.die_on = NULL};
   tkrt_exchange_t exchange;
@@ -148,6 +152,10 @@ static int child_main(const char* dir, const char* policy, unsigned ranks, unsig
     }
     if (strcmp(mode, "refused") == 0) consistent = consistent && stats.exchange_refused == 1;
     if (strncmp(mode, "failing", 7) == 0) consistent = consistent && stats.exchange_errors >= 1;
+    if (strcmp(mode, "more-ranks") == 0) {
+      consistent = consistent && strstr(report.fallback_reason,
+                                        "more ranks than exchange_ranks joined") != NULL;
+    }
     code = wrong || !consistent ? 1 : 10 + 3 * (int)report.source + (int)report.chosen;
   }
   tkrt_status_free(tkrt_memory_free(device, dx));
@@ -260,6 +268,27 @@ static void test_exchange_merge_ranks_agree(void) {
   remove_dir(dir);
 }
 
+/* A merge folder reused by a second job (the join counter is past exchange_ranks): no rank merges
+ * the first job's timings as its own; every rank falls back to config 0 and says why. */
+static void test_exchange_merge_reused_folder_falls_back(void) {
+  char dir[64];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  int codes[RANKS];
+  run_ranks(dir, "merge", 60000, "normal", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_EQ_U64(code_source(codes[i]), TKRT_TUNE_SOURCE_EXCHANGE);
+  }
+  run_ranks(dir, "merge", 60000, "more-ranks", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_EQ_U64(code_source(codes[i]), TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK);
+    EXPECT_EQ_U64(code_chosen(codes[i]), 0);
+  }
+  remove_dir(dir);
+}
+
 /* One rank kills itself right after add() made it the leader (or gave it a merge slot): the
  * others wait out the timeout and all run the first config, within the timeout plus the time to
  * start and tune. */
@@ -305,6 +334,31 @@ static void test_exchange_leader_killed_after_claim(void) {
 
 static void test_exchange_merge_rank_killed_after_join(void) {
   check_dead_rank("merge", "die-merge", 0);
+}
+
+/* Ranks whose own decision ends after the timeout (here every rank: a 1 ms timeout and a config
+ * that takes 20 ms) take the fallback too and publish it (leader) or no timings (merge), so that
+ * no rank launches a tuned config while the others fell back: all run config 0, which tuning
+ * would never pick. */
+static void check_late_decision(const char* policy) {
+  char dir[64];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  int codes[RANKS];
+  run_ranks(dir, policy, 1, "slow-first", NULL, codes);
+  for (int i = 0; i < RANKS; ++i) {
+    ASSERT_TRUE(codes[i] >= 10);
+    EXPECT_TRUE(code_source(codes[i]) == TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK ||
+                code_source(codes[i]) == TKRT_TUNE_SOURCE_EXCHANGE);
+    EXPECT_EQ_U64(code_chosen(codes[i]), 0);
+  }
+  remove_dir(dir);
+}
+
+static void test_exchange_late_leader_publishes_the_fallback(void) { check_late_decision("leader"); }
+
+static void test_exchange_late_merge_rank_publishes_no_timings(void) {
+  check_late_decision("merge");
 }
 
 static void test_exchange_failing_store_falls_back(void) {
@@ -602,6 +656,70 @@ static void test_exchange_options_are_checked(void) {
   remove_dir(dir);
 }
 
+/* A folder refused as untrusted leaves behind none of the folders made on the way to it (here
+ * "<dir>/a/b/../..", which names <dir> again, made writable by anyone: a and a/b are made, then
+ * <dir> is refused); <dir> itself, which was there before, stays. */
+static void test_exchange_refused_folder_leaves_nothing(void) {
+  char dir[64], path[128], first[96];
+  make_dir(dir);
+  ASSERT_TRUE(dir[0]);
+  ASSERT_TRUE(chmod(dir, 0777) == 0);
+  snprintf(first, sizeof(first), "%s/a", dir);
+  snprintf(path, sizeof(path), "%s/a/b/../..", dir);
+  tkrt_exchange_t exchange;
+  tkrt_exchange_init(&exchange);
+  EXPECT_STATUS(tkrt_exchange_folder_create(path, false, &exchange),
+                TKRT_STATUS_PERMISSION_DENIED, "other users can write it");
+  struct stat info;
+  EXPECT_TRUE(lstat(first, &info) != 0);
+  EXPECT_TRUE(lstat(dir, &info) == 0 && S_ISDIR(info.st_mode));
+  /* Trusted shared, the same folder is made and accepted. */
+  EXPECT_OK(tkrt_exchange_folder_create(path, true, &exchange));
+  EXPECT_TRUE(lstat(first, &info) == 0 && S_ISDIR(info.st_mode));
+  tkrt_exchange_folder_destroy(&exchange);
+  remove_dir(dir);
+}
+
+/* A process that holds a counter's lock and is stopped (here: sleeps) never stalls add: add gives
+ * up with an error after the folder's lock cap (10 s) and the tuner falls back. */
+static void test_exchange_add_never_waits_forever_on_a_held_lock(void) {
+  char dir[64];
+  make_dir(dir);
+  tkrt_exchange_t exchange;
+  tkrt_exchange_init(&exchange);
+  EXPECT_OK(tkrt_exchange_folder_create(dir, false, &exchange));
+  int64_t value = 0;
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_OK);
+  char lock_path[128];
+  snprintf(lock_path, sizeof(lock_path), "%s/l.held", dir);
+  int ready[2];
+  EXPECT_EQ_U64(pipe(ready), 0);
+  pid_t holder = fork();
+  if (holder == 0) {
+    close(ready[0]);
+    int fd = open(lock_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) _exit(2);
+    if (write(ready[1], "x", 1) != 1) _exit(3);
+    sleep(60); /* stopped while holding the lock */
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte = 0;
+  EXPECT_EQ_U64(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  double start = now_seconds();
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_ERROR);
+  double waited = now_seconds() - start;
+  EXPECT_TRUE(waited >= 9.0 && waited < 30.0);
+  kill(holder, SIGKILL);
+  EXPECT_EQ_U64(wait_child(holder), (uint64_t)(int64_t)-SIGKILL);
+  /* The holder gone, the counter works again and kept its value. */
+  EXPECT_EQ_U64(exchange.add(exchange.user, "held", 1, &value), TKRT_EXCHANGE_OK);
+  EXPECT_EQ_U64(value, 2);
+  tkrt_exchange_folder_destroy(&exchange);
+  remove_dir(dir);
+}
+
 int main(int argc, char** argv) {
   int exit_code = core_test_init(&argc, argv);
   if (exit_code) return exit_code;
@@ -630,14 +748,19 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_exchange_off_each_rank_tunes),
       TKRT_TEST_CASE(test_exchange_leader_ranks_agree),
       TKRT_TEST_CASE(test_exchange_merge_ranks_agree),
+      TKRT_TEST_CASE(test_exchange_merge_reused_folder_falls_back),
       TKRT_TEST_CASE(test_exchange_leader_killed_after_claim),
       TKRT_TEST_CASE(test_exchange_merge_rank_killed_after_join),
+      TKRT_TEST_CASE(test_exchange_late_leader_publishes_the_fallback),
+      TKRT_TEST_CASE(test_exchange_late_merge_rank_publishes_no_timings),
       TKRT_TEST_CASE(test_exchange_failing_store_falls_back),
       TKRT_TEST_CASE(test_exchange_forged_entries_are_refused),
       TKRT_TEST_CASE(test_require_complete),
       TKRT_TEST_CASE(test_require_complete_from_environment),
       TKRT_TEST_CASE(test_tuning_database_times_only_new_configs),
       TKRT_TEST_CASE(test_exchange_options_are_checked),
+      TKRT_TEST_CASE(test_exchange_add_never_waits_forever_on_a_held_lock),
+      TKRT_TEST_CASE(test_exchange_refused_folder_leaves_nothing),
   };
   int result = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
   free(g_image);

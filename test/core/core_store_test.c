@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "core/decision_store.h"
 #include "test/harness.h"
 
@@ -154,7 +155,51 @@ static void stale_temps_removed(void) {
   EXPECT_TRUE(system(command) == 0);
 }
 
+/* tkrt_fs_write_file_atomic_at writes into the folder that was opened (and checked), even when
+ * its path names another folder by the time of the write (a parent swapped in between), and
+ * leaves no temporary file behind. */
+static void write_at_follows_the_checked_folder(void) {
+  char root[] = "/tmp/tkrt_store_at_XXXXXX";
+  ASSERT_TRUE(mkdtemp(root) != NULL);
+  char checked[64], moved[64], swapped[128];
+  snprintf(checked, sizeof(checked), "%s/store", root);
+  snprintf(moved, sizeof(moved), "%s/moved", root);
+  ASSERT_TRUE(mkdir(checked, 0700) == 0);
+  int dir_fd = -1;
+  tkrt_status_t status = tkrt_fs_open_trusted_dir(checked, false, &dir_fd);
+  EXPECT_TRUE(status == NULL);
+  tkrt_status_free(status);
+  ASSERT_TRUE(dir_fd >= 0);
+  /* The path is swapped: the checked folder moves away, a new one takes its name. */
+  ASSERT_TRUE(rename(checked, moved) == 0);
+  ASSERT_TRUE(mkdir(checked, 0700) == 0);
+  tkrt_fs_piece_t piece = {"value\n", 6};
+  status = tkrt_fs_write_file_atomic_at(dir_fd, checked, "entry", &piece, 1, 0644);
+  EXPECT_TRUE(status == NULL);
+  tkrt_status_free(status);
+  close(dir_fd);
+  struct stat info;
+  snprintf(swapped, sizeof(swapped), "%s/entry", checked);
+  EXPECT_TRUE(lstat(swapped, &info) != 0);
+  snprintf(swapped, sizeof(swapped), "%s/entry", moved);
+  ASSERT_TRUE(lstat(swapped, &info) == 0);
+  EXPECT_TRUE(S_ISREG(info.st_mode) && info.st_size == 6 && (info.st_mode & 0777) == 0644);
+  /* Only the entry: the temporary file was renamed, not left. */
+  char command[700];
+  snprintf(command, sizeof(command), "test \"$(ls -A '%s')\" = entry", moved);
+  EXPECT_TRUE(system(command) == 0);
+  /* A name with a '/' is refused. */
+  ASSERT_TRUE(tkrt_fs_open_trusted_dir(moved, false, &dir_fd) == NULL);
+  status = tkrt_fs_write_file_atomic_at(dir_fd, moved, "a/b", &piece, 1, 0644);
+  EXPECT_TRUE(status != NULL && tkrt_status_code(status) == TKRT_STATUS_INVALID_ARGUMENT);
+  tkrt_status_free(status);
+  close(dir_fd);
+  snprintf(command, sizeof(command), "rm -rf '%s'", root);
+  EXPECT_TRUE(system(command) == 0);
+}
+
 int main(int argc, char** argv) {
-  static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(stale_temps_removed)};
+  static const tkrt_test_case_t cases[] = {TKRT_TEST_CASE(stale_temps_removed),
+                                           TKRT_TEST_CASE(write_at_follows_the_checked_folder)};
   return tkrt_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -53,6 +53,30 @@ chmod 0666 "$work/store/$(printf '2%.0s' {1..64}).timing"                  # any
 "$tkrt" tune-db show "$work/store" | grep -q "^$work/store: 2 records, 3 entries refused\$" ||
   fail "show with forged entries: $("$tkrt" tune-db show "$work/store")"
 
+# A store folder others can write is refused unless TKRT_TRUST_SHARED_STORES=1, as for the tuner
+# (show, export and import alike).
+mkdir -m 0700 "$work/shared"
+"$tkrt" tune-db import "$work/merged.db" "$work/shared" >/dev/null
+chmod 0777 "$work/shared"
+for cmd in "show $work/shared" "export $work/shared" "import $work/merged.db $work/shared"; do
+  set +e
+  err=$(env -u TKRT_TRUST_SHARED_STORES "$tkrt" tune-db $cmd 2>&1 >/dev/null)
+  rc=$?
+  set -e
+  [ $rc != 0 ] || fail "tune-db $cmd: a shared folder was trusted"
+  grep -q "TKRT_TRUST_SHARED_STORES" <<<"$err" || fail "tune-db $cmd: $err"
+done
+[ "$(TKRT_TRUST_SHARED_STORES=1 "$tkrt" tune-db export "$work/shared")" = "$expected" ] ||
+  fail "export of a trusted shared folder"
+TKRT_TRUST_SHARED_STORES=1 "$tkrt" tune-db show "$work/shared" | grep -q "^$work/shared: 2 records\$" ||
+  fail "show of a trusted shared folder"
+out=$(TKRT_TRUST_SHARED_STORES=1 "$tkrt" tune-db import "$work/merged.db" "$work/shared")
+[ "$out" = "imported 2 records into $work/shared" ] || fail "import into a trusted shared folder: $out"
+# The default folder (TKRT_TUNE_DIR) too.
+[ "$(TKRT_TUNE_DIR="$work/shared" TKRT_TRUST_SHARED_STORES=1 "$tkrt" tune-db export)" = "$expected" ] ||
+  fail "export of the trusted shared default folder"
+chmod 0700 "$work/shared"
+
 # Usage errors.
 set +e
 "$tkrt" tune-db >/dev/null 2>&1; [ $? = 2 ] || fail "no subcommand"

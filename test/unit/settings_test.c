@@ -148,6 +148,26 @@ static void test_environment_follows_the_table(void) {
   unsetenv("TKRT_XLA_COUNT_CAPTURES");
   EXPECT_TRUE(tkrt_setting_environment("TKRT_XLA_COUNT_CAPTURES") == NULL);
   EXPECT_TRUE(tkrt_setting_environment("NOT_A_SETTING") == NULL);
+  /* A cache root too long for its cubin/ folder is refused naming the variable, never turned
+   * into no cache; nothing is written. One byte shorter fits. */
+  tkrt_device_options_t device;
+  tkrt_device_options_init(&device);
+  static char root[4096];
+  memset(root, 'a', sizeof(root) - 1);
+  root[0] = '/';
+  root[4095 - 6 + 1] = '\0'; /* "<root>/cubin" is 4096 bytes: one too many */
+  setenv("TKRT_CACHE_DIR", root, 1);
+  setenv("TKRT_TUNE_POLICY", "NEVER", 1);
+  tkrt_autotuner_options_init(&tuner);
+  EXPECT_STATUS(tkrt_options_from_environment(&device, &tuner), TKRT_STATUS_INVALID_ARGUMENT,
+                "TKRT_CACHE_DIR is too long");
+  EXPECT_TRUE(device.cache_dir == NULL && tuner.policy == TKRT_TUNE_POLICY_AUTO);
+  root[4095 - 6] = '\0';
+  setenv("TKRT_CACHE_DIR", root, 1);
+  EXPECT_OK(tkrt_options_from_environment(&device, &tuner));
+  EXPECT_TRUE(device.cache_dir != NULL && strlen(device.cache_dir) == 4095);
+  unsetenv("TKRT_CACHE_DIR");
+  unsetenv("TKRT_TUNE_POLICY");
 }
 
 static bool count_visit(const char* path, const char* kernel, void* user) {
