@@ -682,11 +682,14 @@ static void tkrt_exchange_fallback(tkrt_autotuner_t* tuner, const tkrt_call_devi
   entry->source = TKRT_TUNE_SOURCE_EXCHANGE_FALLBACK;
   entry->chosen = tkrt_first_runnable(state);
   entry->store_file[0] = '\0';
-  snprintf(entry->fallback_reason, sizeof(entry->fallback_reason), "decision exchange (%s): %s",
-           entry->exchange_role, why);
+  /* A long reason is cut to the report's field (the log line below has it whole). */
+  if (snprintf(entry->fallback_reason, sizeof(entry->fallback_reason),
+               "decision exchange (%s): %s", entry->exchange_role, why) < 0) {
+    entry->fallback_reason[0] = '\0';
+  }
   tkrt_stat_add(tuner, &tuner->stats.exchange_fallbacks);
-  TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "exchange key %s: %s; every rank runs config %zu",
-              entry->exchange_key, entry->fallback_reason, entry->chosen);
+  TKRT_LOG_AT(TKRT_LOG_WARN, "tune", "exchange key %s: decision exchange (%s): %s; every rank "
+              "runs config %zu", entry->exchange_key, entry->exchange_role, why, entry->chosen);
 }
 
 static uint64_t tkrt_clock_ms(void) {
