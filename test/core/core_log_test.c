@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test/core/core_test_util.h"
+#include "test/stderr_capture.h"
 
 #define N 4096
 
@@ -29,34 +30,6 @@ static void record_sink(void* user, tkrt_log_level_t level, const char* componen
   r->level = level;
   snprintf(r->component, sizeof(r->component), "%s", component);
   snprintf(r->message, sizeof(r->message), "%s", message);
-}
-
-static int g_saved_stderr = -1;
-static char g_capture_path[] = "/tmp/tkrt-core-log-XXXXXX";
-
-static bool capture_stderr_begin(void) {
-  fflush(stderr);
-  int fd = mkstemp(g_capture_path);
-  if (fd < 0) return false;
-  g_saved_stderr = dup(2);
-  dup2(fd, 2);
-  close(fd);
-  return true;
-}
-
-/* Restores stderr; returns what was written meanwhile (free it). */
-static char* capture_stderr_end(void) {
-  fflush(stderr);
-  dup2(g_saved_stderr, 2);
-  close(g_saved_stderr);
-  char* out = calloc(1, 65536);
-  FILE* file = fopen(g_capture_path, "rb");
-  size_t got = out && file ? fread(out, 1, 65535, file) : 0;
-  if (out) out[got] = '\0';
-  if (file) fclose(file);
-  unlink(g_capture_path);
-  memcpy(g_capture_path + strlen(g_capture_path) - 6, "XXXXXX", 6);
-  return out;
 }
 
 /* Tunes the shared in-place call once with the tuner; the sum must be right. */
