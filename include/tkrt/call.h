@@ -69,6 +69,11 @@ typedef struct tkrt_kernel_desc {
   const char* ttir;              /* informational, kept for round trips; may be NULL */
   const tkrt_kernel_image_t* images;
   size_t image_count;
+  /* Per-CTA profile scratch (Triton's profile_scratch_size / _align: kernels instrumented for
+   * intra-kernel profiling): like global scratch, grid x num_ctas x size bytes, passed as the
+   * second hidden pointer. 0: none (the pointer is null). Align 0: default (256). */
+  uint32_t profile_scratch_size;
+  uint32_t profile_scratch_align;
 } tkrt_kernel_desc_t;
 
 TKRT_API void tkrt_kernel_desc_init(tkrt_kernel_desc_t* desc);
@@ -114,6 +119,16 @@ typedef struct tkrt_tma_desc {
   uint64_t strides[TKRT_TMA_MAX_RANK];
   uint32_t block_shape[TKRT_TMA_MAX_RANK];
 } tkrt_tma_desc_t;
+
+/* A TMA parameter's shape and strides for one launch (tkrt_call_launch_args_t.tma_shapes), for
+ * descriptors whose tensor changes from launch to launch (Triton's host TensorDescriptor): rank
+ * must be the parameter's; element type, swizzle, fill and block shape stay the call's. rank 0
+ * keeps the call's shape and strides. */
+typedef struct tkrt_tma_shape {
+  uint32_t rank;
+  uint64_t shape[TKRT_TMA_MAX_RANK];
+  uint64_t strides[TKRT_TMA_MAX_RANK];
+} tkrt_tma_shape_t;
 
 typedef struct tkrt_param {
   tkrt_param_kind_t kind;
@@ -276,9 +291,23 @@ typedef struct tkrt_call_launch_args {
    * (parameters that are neither ARRAY nor TMA, in order) for this launch only; an entry whose
    * kind is 0 keeps the call's value. Each given entry's kind must equal the parameter's, and
    * there may not be more entries than scalar parameters (INVALID_ARGUMENT naming the parameter).
-   * Grids are the call's: a scalar that a grid depends on needs a call of its own. */
+   * Grids are the call's unless `grid` below gives them per launch. */
   const tkrt_scalar_t* scalars;
   size_t scalar_count;
+  /* Optional per-launch grid (grids that depend on per-launch scalars): called with the index of
+   * the config about to run (for every config the tuner benchmarks) before anything is enqueued
+   * for it; out_grid (in programs, before cluster scaling) replaces that config's grid for this
+   * launch. A status it returns fails the launch, nothing enqueued. Global and profile scratch
+   * grow to what the grid needs, outside a stream capture only: a captured launch that needs more
+   * than the call holds is FAILED_PRECONDITION (launch once with the largest grid first). */
+  tkrt_status_t (*grid)(void* grid_user, size_t config, uint32_t out_grid[3]);
+  void* grid_user;
+  /* Optional per-launch shapes of TMA parameters: entry k is the k-th TMA parameter's (parameter
+   * order), validated like the call's; rank 0 keeps the call's. No more entries than TMA
+   * parameters. The backend encodes a descriptor per (base, shape, strides, box, type, swizzle,
+   * fill) and keeps recent ones, so steady launches of the same tensor do not encode again. */
+  const tkrt_tma_shape_t* tma_shapes;
+  size_t tma_shape_count;
 } tkrt_call_launch_args_t;
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);

@@ -179,6 +179,11 @@ typedef struct tkrt_runtime_launch_args {
   tkrt_runtime_alias_mode_t alias_mode;
   /* Optional out: what ran and why (see tkrt_launch_decision_t). */
   tkrt_launch_decision_t* decision;
+  /* Per-launch grid and TMA shapes: tkrt_call_launch_args_t's fields of the same names. */
+  tkrt_status_t (*grid)(void* grid_user, size_t config, uint32_t out_grid[3]);
+  void* grid_user;
+  const tkrt_tma_shape_t* tma_shapes;
+  size_t tma_shape_count;
 } tkrt_runtime_launch_args_t;
 
 TKRT_API void tkrt_runtime_launch_args_init(tkrt_runtime_launch_args_t* args);

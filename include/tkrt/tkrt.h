@@ -14,6 +14,7 @@
 #include "tkrt/settings.h"
 #include "tkrt/status.h"
 #include "tkrt/triton.h"
+#include "tkrt/triton_bound.h"
 #include "tkrt/version.h"
 #include "tkrt/wire.h"
 

@@ -33,6 +33,13 @@ typedef struct tkrt_triton_param {
   tkrt_param_kind_t kind;
   uint32_t element_bytes;    /* pointers: the pointee's size (0 unknown); scalars: the value's */
   uint32_t divisibility;     /* tt.divisibility (16 when Triton specialised it); 0: none */
+  /* A tensor descriptor (`!tt.tensordesc<tensor<64x128xf16>>`, Triton's host TensorDescriptor;
+   * type "tensordesc<fp16[64, 128]>", kind TKRT_PARAM_TMA, element_bytes the element's size): its
+   * rank and the block shape the kernel was compiled for, outermost first. The shape and stride
+   * parameters Triton adds after it in the TTIR are not listed: they come from the descriptor at
+   * each launch. 0 for other parameters. */
+  uint32_t desc_rank;
+  uint32_t desc_block[TKRT_TMA_MAX_RANK];
 } tkrt_triton_param_t;
 
 /* One compile output (one metadata JSON) that went into the kernel. */

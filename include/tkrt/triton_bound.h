@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tkrt: bound launches of Triton kernels (the runtime layer over tkrt/triton.h): per-launch
+ * pointers, scalars and tensor descriptors, grids evaluated from the scalars, tuning keys. */
+#ifndef TKRT_TRITON_BOUND_H_
+#define TKRT_TRITON_BOUND_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tkrt/api.h"
+#include "tkrt/call.h"
+#include "tkrt/device.h"
+#include "tkrt/runtime.h"
+#include "tkrt/status.h"
+#include "tkrt/triton.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A call bound to a runtime's device with per-launch arguments: every pointer, scalar and tensor
+ * descriptor is given at each launch, the grid is evaluated from that launch's scalars (each
+ * variant's grid expression compiled once into a program), Triton's specialisations are checked per
+ * launch (an integer scalar's tt.divisibility), and an autotuned call is decided once per value of
+ * its tuning key. What the native Python launcher and tkrt.triton's ctypes path call. Immutable
+ * after creation except for its tuning-key table; launch it from any number of threads. */
+typedef struct tkrt_triton_bound_s tkrt_triton_bound_t;
+
+typedef struct tkrt_triton_bound_options {
+  size_t struct_size;
+  tkrt_runtime_t* runtime; /* NULL: tkrt_runtime_default(); its tuner decides autotuned calls */
+  tkrt_device_t* device;   /* required: a device of `runtime` */
+  /* Scalar parameters whose values key the tuning decision (Triton's autotune key=): each
+   * distinct tuple of their values is decided on its first launch (benchmarked, or read from the
+   * tuner's store, where it is persisted like any decision). NULL / 0: one decision for every
+   * launch. Ignored for a single variant. */
+  const char* const* tuning_key;
+  size_t tuning_key_count;
+} tkrt_triton_bound_options_t;
+
+TKRT_API void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* options);
+
+/* Builds the call of `desc` (tkrt_triton_call_create: desc->scalars are defaults here and may
+ * leave any scalar out; a launch must then give it), compiles each variant's grid into a program
+ * of the scalars, and prepares the call on the device (tkrt_runtime_prepare; FAILED_PRECONDITION
+ * when the device's default stream is capturing). */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_create(
+    const tkrt_triton_call_desc_t* desc, const tkrt_triton_bound_options_t* options,
+    tkrt_triton_bound_t** out_bound);
+/* Frees it: only once every launch made with it has finished on the device. */
+TKRT_API void tkrt_triton_bound_destroy(tkrt_triton_bound_t* bound);
+/* Lent: the call with the default values (the one decided when there is no tuning key). */
+TKRT_API tkrt_call_t* tkrt_triton_bound_call(const tkrt_triton_bound_t* bound);
+/* How many arguments a launch takes: the kernel's parameters (tkrt_triton_kernel_param_count). */
+TKRT_API size_t tkrt_triton_bound_arg_count(const tkrt_triton_bound_t* bound);
+
+typedef enum tkrt_triton_arg_kind {
+  TKRT_TRITON_ARG_DEFAULT = 0,    /* a scalar's default from the desc */
+  TKRT_TRITON_ARG_POINTER = 1,    /* ptr, size */
+  TKRT_TRITON_ARG_INT = 2,        /* i: integer and i1 parameters, or a float parameter */
+  TKRT_TRITON_ARG_FLOAT = 3,      /* f: float parameters only */
+  TKRT_TRITON_ARG_DESCRIPTOR = 4, /* ptr (the base), size, rank, shape, strides, block */
+} tkrt_triton_arg_kind_t;
+
+/* One launch argument, in parameter order. */
+typedef struct tkrt_triton_arg {
+  uint32_t kind;            /* tkrt_triton_arg_kind_t */
+  uint32_t rank;            /* DESCRIPTOR */
+  tkrt_deviceptr_t ptr;     /* POINTER; DESCRIPTOR: the tensor's base */
+  uint64_t size;            /* bytes from ptr, or TKRT_BUFFER_SIZE_UNKNOWN */
+  int64_t i;                /* INT */
+  double f;                 /* FLOAT */
+  int64_t shape[TKRT_TMA_MAX_RANK];   /* DESCRIPTOR: in elements, outermost first */
+  int64_t strides[TKRT_TMA_MAX_RANK]; /* DESCRIPTOR: in elements, the innermost 1 */
+  /* DESCRIPTOR: the block shape the caller's descriptor names; must equal the parameter's
+   * desc_block (the kernel was compiled for it). All 0: not checked. */
+  int64_t block[TKRT_TMA_MAX_RANK];
+} tkrt_triton_arg_t;
+
+/* Launches on `stream` (a native stream of the device; NULL: its default). Every argument is
+ * checked before anything is enqueued: the kind fits the parameter, integers fit its type, an
+ * integer with tt.divisibility is a multiple of it, pointers meet their tt.divisibility, a
+ * descriptor's rank, block and strides fit the parameter (INVALID_ARGUMENT / OUT_OF_RANGE naming
+ * the argument, its value and the rule). Descriptors are refused on devices without TMA
+ * (UNIMPLEMENTED naming the backend). `decision` (may be NULL): what ran and why. No lock and no
+ * allocation once the call (for this tuning-key value) is decided on the device. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* bound,
+                                                              tkrt_stream_t stream,
+                                                              const tkrt_triton_arg_t* args,
+                                                              size_t arg_count,
+                                                              tkrt_launch_decision_t* decision);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TKRT_TRITON_BOUND_H_ */
