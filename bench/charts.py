@@ -270,13 +270,17 @@ def torch_launch(plt, data):
   rows = [r for r in _field(data, "rows") if "median_us" in r]
   if not rows:
     raise ChartError("no way was measured")
-  colour = {"tkrt": TKRT, "tkrt_changing": TKRT, "raw": FLOOR, "c_floor": FLOOR}
+  def colour(way):
+    name = way.split("/")[-1]
+    if name.startswith(("native", "ctypes", "tkrt")):
+      return TKRT
+    return FLOOR if name in ("raw", "c_floor") else ANCHOR
   fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
   ys = list(range(len(rows)))[::-1]
   medians = [r["median_us"] for r in rows]
   errors = [[m - r.get("p10_us", m) for m, r in zip(medians, rows)],
             [r.get("p90_us", m) - m for m, r in zip(medians, rows)]]
-  ax.barh(ys, medians, xerr=errors, color=[colour.get(r["way"], ANCHOR) for r in rows],
+  ax.barh(ys, medians, xerr=errors, color=[colour(r["way"]) for r in rows],
           capsize=3)
   for y, m in zip(ys, medians):
     ax.text(m, y, f" {m:.2f}", va="center", fontsize=7)
@@ -284,7 +288,7 @@ def torch_launch(plt, data):
   ax.set_yticklabels([r.get("label", r["way"]) for r in rows], fontsize=7)
   ax.set_xlim(0, max(medians) * 1.25)
   ax.set_xlabel("host us per launch (median, p10-p90)")
-  _title(ax, f"Launching a {data.get('n', '')}-element Triton add from PyTorch", data)
+  _title(ax, "Launching Triton kernels from PyTorch (kernel/way)", data)
   fig.tight_layout()
   return fig
 

@@ -12,7 +12,9 @@
 # "perf" is bench/run_perf.sh (issue 17's benchmarks; about 2 to 4 minutes: give it a call of its
 # own). "torch" is run_torch.sh (issue 25: examples/torch_custom_op, tkrt.triton launches as
 # PyTorch custom operators in eager, torch.compile, torch.cuda.graph and reduce-overhead; about a
-# minute, at most 3: not in the default set). Needs only the repository: each script builds what
+# minute, at most 3: not in the default set). "kernels" is run_kernels.sh (issue 25: Triton's kinds of
+# kernels launched by Triton and by tkrt four ways, bit-identical, and the PyTorch launch benchmark;
+# about 3 minutes: not in the default set). Needs only the repository: each script builds what
 # it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
@@ -33,7 +35,8 @@ for name in "$@"; do
     exchange) command=(bash "$root/test/gpu/run_exchange.sh") ;;
     perf) command=(bash "$root/bench/run_perf.sh") ;;
     torch) command=(bash "$root/test/gpu/run_torch.sh") ;;
-    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf, torch)"; exit 2 ;;
+    kernels) command=(bash "$root/test/gpu/run_kernels.sh") ;;
+    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf, torch, kernels)"; exit 2 ;;
   esac
   left=$((budget - (SECONDS - started)))
   if [ "$left" -lt 30 ]; then
@@ -49,7 +52,7 @@ for name in "$@"; do
   [ "$rc" = 0 ] || { verdict="FAIL (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"; failures=$((failures + 1)); }
   lines+=("$(printf '%-8s %s in %d s' "$name" "$verdict" $((SECONDS - begin)))")
   # The log's verdict lines, so the summary says what failed without opening the files.
-  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:" "$out/$name"/*.txt \
+  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:|KERNELS:|  add3: |  wide17: |  descriptor " "$out/$name"/*.txt \
     "$out/$name"/*.log 2>/dev/null | sort -u | tail -n 25 | sed "s/^/  [$name] /"
 done
 echo
