@@ -5,7 +5,9 @@
   python3 test/data/regenerate.py --out build/test-data-new [--only jaxlib|triton] [--seed N]
 
 triton-3.6/: Triton's add and matmul kernels compiled by triton.compile for sm_90 (CUDA), gfx942
-and gfx90a (HIP), copied out of a private Triton cache exactly as Triton stores them (no GPU needed).
+and gfx90a (HIP), copied out of a private Triton cache exactly as Triton stores them (no GPU needed);
+and matmul_tma, add_jit and scale_jit, compiled by Triton's JIT on PyTorch tensors (needs the GPU
+and PyTorch).
 
 jaxlib-0.11.2/: one folder per case. Each kernel is compiled by triton.compile for the GPU here
 (compute capability 9.0), wrapped in jaxlib's own classes (gpu_triton.TritonKernel,
@@ -155,6 +157,66 @@ def make_triton(out):
         with open(os.path.join(dest, f"{name}.{ext}"), "wb") as f:
           f.write(scrub(data))
       print(f"triton-3.6/{kernel}/{folder}: {', '.join(name + '.' + e for e in extensions)}")
+
+
+# ---------------------------------------------------------------- triton-3.6: the JIT's own output
+
+def make_triton_jit(out):
+  """matmul_tma, add_jit, scale_jit: compiled by Triton's JIT (`kernel[grid](...)` on PyTorch
+  tensors), so that their TTIR carries what the JIT specialises (tt.divisibility on scalars, an
+  argument equal to 1 folded away) and tensor descriptors with their tensordesc_meta."""
+  import torch
+  from triton.tools.tensor_descriptor import TensorDescriptor
+
+  @triton.jit
+  def matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+      a = a_desc.load([pid_m * BM, k])
+      b = b_desc.load([k, pid_n * BN])
+      acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+  @triton.jit
+  def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+  @triton.jit
+  def scale_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=m) * 2, mask=m)
+
+  S = 256
+  a = torch.randn(S, S, device="cuda", dtype=torch.float16)
+  b = torch.randn(S, S, device="cuda", dtype=torch.float16)
+  c = torch.empty(S, S, device="cuda", dtype=torch.float16)
+  x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+  o = torch.empty_like(x)
+  made = {
+      "matmul_tma": matmul_tma_kernel[(S // 64, S // 128)](
+          TensorDescriptor.from_tensor(a, [64, 64]), TensorDescriptor.from_tensor(b, [64, 128]),
+          TensorDescriptor.from_tensor(c, [64, 128]), S, S, S, BM=64, BN=128, BK=64),
+      "add_jit": add_kernel[(4,)](x, y, o, 4096, BLOCK=1024),
+      "scale_jit": scale_kernel[(4,)](x, o, 4096, 1, BLOCK=1024),
+  }
+  torch.cuda.synchronize()
+  for kernel, compiled in made.items():
+    entry = cache_entry(compiled)
+    dest = os.path.join(out, "triton-3.6", kernel, "cuda_sm90")
+    os.makedirs(dest)
+    name = _meta(compiled, "name")
+    for ext in TRITON_TARGETS["cuda_sm90"][1]:
+      with open(os.path.join(entry, f"{name}.{ext}"), "rb") as f:
+        data = f.read()
+      with open(os.path.join(dest, f"{name}.{ext}"), "wb") as f:
+        f.write(scrub(data))
+    print(f"triton-3.6/{kernel}/cuda_sm90: {name}.*")
 
 
 # ---------------------------------------------------------------- jaxlib-0.11.2: the kernels
@@ -456,6 +518,7 @@ def main():
   try:
     if args.only in (None, "triton"):
       make_triton(out)
+      make_triton_jit(out)
     if args.only in (None, "jaxlib"):
       make_jaxlib(out, args.seed)
   finally:
