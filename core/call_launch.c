@@ -165,6 +165,7 @@ static tkrt_status_t tkrt_scratch_size(uint64_t programs, uint32_t per_cta, cons
 
 /* Computes the launch dims of a config on the device and checks them (no device work). */
 static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
+                                         const tkrt_device_t* device,
                                          const tkrt_device_info_t* info,
                                          const tkrt_kernel_image_t* image,
                                          tkrt_config_state_t* cs) {
@@ -175,6 +176,13 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
     if (config->params[i].kind != TKRT_PARAM_TMA) continue;
     TKRT_RETURN_IF_ERROR(tkrt_hal_tma_validate(&config->params[i].value.tma, i));
     if (!(info->features & TKRT_DEVICE_FEATURE_TMA)) {
+      const char* reason = tkrt_hal_device_tma_unsupported(device);
+      if (reason) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                                "parameter %zu is a TMA descriptor (a tensor descriptor), which "
+                                "the %s backend cannot build on device %d (%s): %s",
+                                i, info->backend, info->ordinal, info->arch, reason);
+      }
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                               "parameter %zu is a TMA descriptor, which the %s backend cannot build "
                               "on this device (%s): it needs a device with TMA (CUDA, compute "
@@ -338,7 +346,7 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     const tkrt_kernel_t* kernel = call->configs[c].kernel;
     const tkrt_kernel_image_t* image = NULL;
     tkrt_status_t why = tkrt_select_image(kernel, device, &image);
-    if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
+    if (!why) why = tkrt_config_resolve(call, c, device, info, image, cs);
     if (why) {
       /* A config that does not fit this device is skipped (tuning picks among the others). */
       char label[160];
