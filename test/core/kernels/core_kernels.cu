@@ -112,12 +112,14 @@ extern "C" __global__ void count_programs(uint32_t* acc, uint8_t* global_scratch
 // out[3] block x in threads, out[4..6] the cluster dims ({1,1,1} without a cluster), out[7] the
 // dynamic shared memory bytes (the kernel has no static shared memory; %dynamic_smem_size);
 // writes its linear program id + 1 into the global scratch at pid*64 and copies the scratch
-// address into out[8..9]; out[10] = 1 when the profile scratch is null.
+// address into out[8..9]; out[10] = 1 when the profile scratch is null, else writes linear
+// program id + 100001 into it at pid*64 and its address into out[11..12].
 extern "C" __global__ void launch_probe(uint32_t* out, uint8_t* scratch, uint8_t* profile) {
   if (threadIdx.x != 0) return;
   const uint64_t linear =
       ((uint64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   if (scratch) *(uint32_t*)(scratch + linear * 64) = (uint32_t)linear + 1;
+  if (profile) *(uint32_t*)(profile + linear * 64) = (uint32_t)linear + 100001;
   if (linear != 0) return;
   uint32_t cluster_x, cluster_y, cluster_z, dynamic_shared;
   asm volatile("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(cluster_x));
@@ -136,6 +138,9 @@ extern "C" __global__ void launch_probe(uint32_t* out, uint8_t* scratch, uint8_t
   out[8] = (uint32_t)address;
   out[9] = (uint32_t)(address >> 32);
   out[10] = profile == nullptr;
+  const uint64_t profile_address = (uint64_t)(uintptr_t)profile;
+  out[11] = (uint32_t)profile_address;
+  out[12] = (uint32_t)(profile_address >> 32);
 }
 
 // Every scalar kind: out[0..6] as u64 bit patterns (bool, i32 sign-extended, u32, i64, u64, f32
