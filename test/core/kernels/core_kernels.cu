@@ -159,3 +159,19 @@ extern "C" __global__ void scalars(uint64_t* out, uint8_t flag, int32_t i32, uin
   out[5] = __float_as_uint(f32);
   out[6] = (uint64_t)__double_as_longlong(f64);
 }
+
+// A kernel with a TMA descriptor parameter (a CUtensorMap by value: 128 bytes, 64-byte aligned),
+// CUDA only (the host backend has no TMA): counts launches in acc[0] (program 0) and copies the
+// descriptor's bytes into out[0..127], so tests see what was encoded for each launch.
+struct alignas(64) core_tensor_map {
+  unsigned long long words[16];
+};
+extern "C" __global__ void tma_probe(const __grid_constant__ core_tensor_map desc, uint32_t* acc,
+                                     unsigned long long* out, uint8_t* global_scratch,
+                                     uint8_t* profile_scratch) {
+  (void)global_scratch;
+  (void)profile_scratch;
+  if (threadIdx.x != 0 || blockIdx.x != 0 || blockIdx.y != 0 || blockIdx.z != 0) return;
+  atomicAdd(acc, 1u);
+  for (int i = 0; i < 16; ++i) out[i] = desc.words[i];
+}
