@@ -3,6 +3,7 @@
  * error or an overflowing grid enqueues nothing, a zero grid is a no-op, global and profile
  * scratch grow with the grid (never during a stream capture), every config the tuner times asks
  * for its grid; and the per-launch TMA shape list's count checks. */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "test/core/core_test_util.h"
@@ -404,6 +405,68 @@ static void test_profile_scratch_in_the_kernel(void) {
   tkrt_call_release(aligned);
 }
 
+/* Threads that launch one call with grids that keep growing, each on its own stream: scratch
+ * grows while other threads launch with what is published (the TSan preset's check of the
+ * publication); every launch's kernel finds a scratch of its own grid's size. */
+typedef struct grower {
+  tkrt_call_t* call;
+  int index;
+  int wrong;
+  tkrt_status_t status;
+} grower_t;
+
+static void* grower_run(void* arg) {
+  grower_t* g = arg;
+  tkrt_stream_t stream = NULL;
+  tkrt_deviceptr_t out = 0;
+  g->status = tkrt_stream_create(g_device, &stream);
+  if (!g->status) g->status = tkrt_memory_alloc(g_device, 64, &out);
+  tkrt_buffer_t buffer = {out, 64};
+  grid_source_t source = {0};
+  for (uint32_t round = 1; round <= 12 && !g->status; ++round) {
+    uint32_t programs = round * 7 + (uint32_t)g->index * 3;
+    set_grid(&source, programs, 1, 1);
+    g->status = launch_with_grid(g->call, stream, &buffer, 1, &source, NULL, NULL);
+    uint32_t probe[13] = {0};
+    if (!g->status) g->status = tkrt_memcpy_dtoh_async(g_device, probe, out, sizeof(probe), stream);
+    if (!g->status) g->status = tkrt_stream_synchronize(g_device, stream);
+    if (g->status) break;
+    uint64_t global = (uint64_t)probe[9] << 32 | probe[8];
+    uint32_t* words = malloc((size_t)programs * 64);
+    if (!words || probe[0] != programs || !global) {
+      ++g->wrong;
+      free(words);
+      continue;
+    }
+    g->status = tkrt_memcpy_dtoh_async(g_device, words, global, (size_t)programs * 64, stream);
+    if (!g->status) g->status = tkrt_stream_synchronize(g_device, stream);
+    for (uint32_t p = 0; p < programs && !g->status; ++p) g->wrong += words[p * 16] != p + 1;
+    free(words);
+  }
+  if (out) tkrt_status_free(tkrt_memory_free(g_device, out));
+  if (stream) tkrt_status_free(tkrt_stream_destroy(g_device, stream));
+  return NULL;
+}
+
+static void test_scratch_grows_under_concurrent_launches(void) {
+  tkrt_param_t params[] = {core_array(16, 0)};
+  tkrt_call_t* call = core_plain_call(probe_kernel(1, 64, 0, 0, 0), 1, 1, 1, params, 1);
+  ASSERT_TRUE(call != NULL);
+  enum { threads = 4 };
+  pthread_t ids[threads];
+  grower_t growers[threads];
+  for (int t = 0; t < threads; ++t) {
+    growers[t] = (grower_t){.call = call, .index = t};
+    ASSERT_TRUE(pthread_create(&ids[t], NULL, grower_run, &growers[t]) == 0);
+  }
+  for (int t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_OK(growers[t].status);
+    EXPECT_EQ_U64(growers[t].wrong, 0);
+  }
+  tkrt_call_release(call);
+}
+
 static void set_info(void) { g_info = tkrt_device_info(g_device); }
 
 int main(int argc, char** argv) {
@@ -414,6 +477,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(test_zero_grid_is_a_noop),
       TKRT_TEST_CASE(test_scratch_grows_with_the_grid),
       TKRT_TEST_CASE(test_capture_that_needs_more_scratch_fails),
+      TKRT_TEST_CASE(test_scratch_grows_under_concurrent_launches),
       TKRT_TEST_CASE(test_every_config_the_tuner_runs_asks_for_its_grid),
       TKRT_TEST_CASE(test_tma_shape_list_is_checked),
       TKRT_TEST_CASE(test_profile_scratch_in_the_kernel),
