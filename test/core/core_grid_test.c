@@ -405,11 +405,14 @@ static void test_profile_scratch_in_the_kernel(void) {
   tkrt_call_release(aligned);
 }
 
-/* Threads that launch one call with grids that keep growing, each on its own stream: scratch
- * grows while other threads launch with what is published (the TSan preset's check of the
- * publication); every launch's kernel finds a scratch of its own grid's size. */
+/* Threads that launch one call with grids that keep growing: scratch grows while other threads
+ * launch with what is published (the TSan preset's check of the publication); every launch's
+ * kernel finds a scratch of its own grid's size. One stream for all: a call's scratch is shared by
+ * its launches (as it always was), so kernels of one call on several streams at once would race
+ * on it; here the launches, not the kernels, are concurrent. */
 typedef struct grower {
   tkrt_call_t* call;
+  tkrt_stream_t stream;
   int index;
   int wrong;
   tkrt_status_t status;
@@ -417,10 +420,9 @@ typedef struct grower {
 
 static void* grower_run(void* arg) {
   grower_t* g = arg;
-  tkrt_stream_t stream = NULL;
+  tkrt_stream_t stream = g->stream;
   tkrt_deviceptr_t out = 0;
-  g->status = tkrt_stream_create(g_device, &stream);
-  if (!g->status) g->status = tkrt_memory_alloc(g_device, 64, &out);
+  g->status = tkrt_memory_alloc(g_device, 64, &out);
   tkrt_buffer_t buffer = {out, 64};
   grid_source_t source = {0};
   for (uint32_t round = 1; round <= 12 && !g->status; ++round) {
@@ -443,8 +445,8 @@ static void* grower_run(void* arg) {
     for (uint32_t p = 0; p < programs && !g->status; ++p) g->wrong += words[p * 16] != p + 1;
     free(words);
   }
+  if (out) tkrt_status_free(tkrt_stream_synchronize(g_device, stream));
   if (out) tkrt_status_free(tkrt_memory_free(g_device, out));
-  if (stream) tkrt_status_free(tkrt_stream_destroy(g_device, stream));
   return NULL;
 }
 
@@ -452,11 +454,13 @@ static void test_scratch_grows_under_concurrent_launches(void) {
   tkrt_param_t params[] = {core_array(16, 0)};
   tkrt_call_t* call = core_plain_call(probe_kernel(1, 64, 0, 0, 0), 1, 1, 1, params, 1);
   ASSERT_TRUE(call != NULL);
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(g_device, &stream));
   enum { threads = 4 };
   pthread_t ids[threads];
   grower_t growers[threads];
   for (int t = 0; t < threads; ++t) {
-    growers[t] = (grower_t){.call = call, .index = t};
+    growers[t] = (grower_t){.call = call, .stream = stream, .index = t};
     ASSERT_TRUE(pthread_create(&ids[t], NULL, grower_run, &growers[t]) == 0);
   }
   for (int t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
@@ -464,6 +468,7 @@ static void test_scratch_grows_under_concurrent_launches(void) {
     EXPECT_OK(growers[t].status);
     EXPECT_EQ_U64(growers[t].wrong, 0);
   }
+  EXPECT_OK(tkrt_stream_destroy(g_device, stream));
   tkrt_call_release(call);
 }
 
