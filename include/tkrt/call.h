@@ -296,8 +296,8 @@ typedef struct tkrt_call_launch_args {
   size_t scalar_count;
   /* Optional per-launch grid (grids that depend on per-launch scalars): called with the index of
    * the config about to run (for every config the tuner benchmarks) before anything is enqueued
-   * for it; out_grid (in programs, before cluster scaling) replaces that config's grid for this
-   * launch. A status it returns fails the launch, nothing enqueued. Global and profile scratch
+   * for it; out_grid (in programs, before cluster scaling; it holds the config's own grid on
+   * entry) replaces that config's grid for this launch. A status it returns fails the launch, nothing enqueued. Global and profile scratch
    * grow to what the grid needs, outside a stream capture only: a captured launch that needs more
    * than the call holds is FAILED_PRECONDITION (launch once with the largest grid first). */
   tkrt_status_t (*grid)(void* grid_user, size_t config, uint32_t out_grid[3]);

@@ -425,6 +425,66 @@ static void per_launch_scalars(void) {
   tkrt_runtime_release(rt);
 }
 
+/* The grid of add_128 for n elements (128 a program), for the per-launch grid callback. */
+static tkrt_status_t grid_for_n(void* user, size_t config, uint32_t out_grid[3]) {
+  (void)config;
+  int32_t n = *(const int32_t*)user;
+  out_grid[0] = (uint32_t)(n + 127) / 128;
+  return NULL;
+}
+
+/* The per-launch grid and TMA shapes reach the core: a scalar n beyond the call's grid is
+ * covered when the grid follows n, and a TMA shape list is checked by the core (this call has no
+ * TMA parameter). */
+static void per_launch_grid(void) {
+  tkrt_runtime_t* rt = host_runtime();
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(tkrt_runtime_device(rt, g_backend, 0, &device));
+  tkrt_call_t* call = add_call(1024); /* the call's grid: 8 programs, 1024 elements */
+  ASSERT_TRUE(call != NULL);
+  enum { N = 4096 };
+  float* x = malloc(N * sizeof(float));
+  float* out = malloc(N * sizeof(float));
+  ASSERT_TRUE(x && out);
+  for (int i = 0; i < N; ++i) x[i] = (float)i;
+  tkrt_buffer_t buffers[4] = {{core_upload(device, x, N * 4), N * 4},
+                              {core_upload(device, x, N * 4), N * 4},
+                              {core_upload(device, NULL, N * 4), N * 4},
+                              {core_upload(device, NULL, 16), 16}};
+  int32_t n = 3000;
+  tkrt_scalar_t scalars[1] = {scalar_i32(n)};
+  tkrt_runtime_launch_args_t args;
+  tkrt_runtime_launch_args_init(&args);
+  args.call = call;
+  args.device = device;
+  args.buffers = buffers;
+  args.input_count = 2;
+  args.output_count = 2;
+  args.scalars = scalars;
+  args.scalar_count = 1;
+  /* Without the grid: the call's 8 programs cover 1024 of the 3000. */
+  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  core_download(device, out, buffers[2].ptr, N * 4);
+  EXPECT_TRUE(out[1023] == 2046.0f && out[1024] == 0.0f);
+  args.grid = grid_for_n;
+  args.grid_user = &n;
+  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  core_download(device, out, buffers[2].ptr, N * 4);
+  int right = 1;
+  for (int i = 0; i < N; ++i) right &= out[i] == (i < n ? 2.0f * (float)i : 0.0f);
+  EXPECT_TRUE(right);
+  tkrt_tma_shape_t shape = {.rank = 1, .shape = {16}, .strides = {1}};
+  args.tma_shapes = &shape;
+  args.tma_shape_count = 1;
+  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
+                "1 per-launch TMA shapes given; kernel 'add_128' has 0 TMA parameters");
+  for (int i = 0; i < 4; ++i) EXPECT_OK(tkrt_memory_free(device, buffers[i].ptr));
+  free(x);
+  free(out);
+  tkrt_call_release(call);
+  tkrt_runtime_release(rt);
+}
+
 /* Every scalar kind takes a per-launch value, packed as the kernel reads it; kind 0 keeps the
  * call's. The `scalars` kernel writes each parameter's bits to out[0..6]. */
 static void per_launch_scalar_kinds(void) {
@@ -705,6 +765,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(state_query),
       TKRT_TEST_CASE(per_launch_scalars),
       TKRT_TEST_CASE(per_launch_scalar_kinds),
+      TKRT_TEST_CASE(per_launch_grid),
       TKRT_TEST_CASE(alias_by_size),
       TKRT_TEST_CASE(alias_by_index),
       TKRT_TEST_CASE(launch_errors),

@@ -98,7 +98,8 @@ TKRT_HOST_KERNEL(count_programs, "*u32,*u8,*u8") {
  * out[7] the dynamic shared memory bytes (shared_bytes is static + dynamic, and this kernel
  * declares no static shared memory); writes its linear program id + 1 into the global scratch at
  * pid*64 and copies the scratch address into out[8..9]; out[10] = 1 when the profile scratch is
- * null. Only the hidden pointers follow `out`: it is the kernel that reads them. */
+ * null, else writes linear program id + 100001 into it at pid*64 and its address into
+ * out[11..12]. Only the hidden pointers follow `out`: it is the kernel that reads them. */
 TKRT_HOST_KERNEL(launch_probe, "*u32,*u8,*u8") {
   uint32_t* out = TKRT_HOST_PARAM(uint32_t*, 0);
   unsigned char* scratch = TKRT_HOST_PARAM(unsigned char*, 1);
@@ -106,6 +107,7 @@ TKRT_HOST_KERNEL(launch_probe, "*u32,*u8,*u8") {
   uint64_t linear = ((uint64_t)program->pid[2] * program->num_programs[1] + program->pid[1]) *
                         program->num_programs[0] + program->pid[0];
   if (scratch) *(uint32_t*)(scratch + linear * 64) = (uint32_t)linear + 1;
+  if (profile) *(uint32_t*)(profile + linear * 64) = (uint32_t)linear + 100001;
   if (linear != 0) return;
   for (int i = 0; i < 3; ++i) out[i] = program->num_programs[i];
   out[3] = program->block[0];
@@ -115,6 +117,9 @@ TKRT_HOST_KERNEL(launch_probe, "*u32,*u8,*u8") {
   out[8] = (uint32_t)address;
   out[9] = (uint32_t)(address >> 32);
   out[10] = profile == 0;
+  address = (uint64_t)(uintptr_t)profile;
+  out[11] = (uint32_t)address;
+  out[12] = (uint32_t)(address >> 32);
 }
 
 /* Every scalar kind: out[0..6] as u64 bit patterns (bool as its raw byte, i32 sign-extended,

@@ -112,12 +112,14 @@ extern "C" __global__ void count_programs(uint32_t* acc, uint8_t* global_scratch
 // out[3] block x in threads, out[4..6] the cluster dims ({1,1,1} without a cluster), out[7] the
 // dynamic shared memory bytes (the kernel has no static shared memory; %dynamic_smem_size);
 // writes its linear program id + 1 into the global scratch at pid*64 and copies the scratch
-// address into out[8..9]; out[10] = 1 when the profile scratch is null.
+// address into out[8..9]; out[10] = 1 when the profile scratch is null, else writes linear
+// program id + 100001 into it at pid*64 and its address into out[11..12].
 extern "C" __global__ void launch_probe(uint32_t* out, uint8_t* scratch, uint8_t* profile) {
   if (threadIdx.x != 0) return;
   const uint64_t linear =
       ((uint64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   if (scratch) *(uint32_t*)(scratch + linear * 64) = (uint32_t)linear + 1;
+  if (profile) *(uint32_t*)(profile + linear * 64) = (uint32_t)linear + 100001;
   if (linear != 0) return;
   uint32_t cluster_x, cluster_y, cluster_z, dynamic_shared;
   asm volatile("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(cluster_x));
@@ -136,6 +138,9 @@ extern "C" __global__ void launch_probe(uint32_t* out, uint8_t* scratch, uint8_t
   out[8] = (uint32_t)address;
   out[9] = (uint32_t)(address >> 32);
   out[10] = profile == nullptr;
+  const uint64_t profile_address = (uint64_t)(uintptr_t)profile;
+  out[11] = (uint32_t)profile_address;
+  out[12] = (uint32_t)(profile_address >> 32);
 }
 
 // Every scalar kind: out[0..6] as u64 bit patterns (bool, i32 sign-extended, u32, i64, u64, f32
@@ -153,4 +158,20 @@ extern "C" __global__ void scalars(uint64_t* out, uint8_t flag, int32_t i32, uin
   out[4] = u64;
   out[5] = __float_as_uint(f32);
   out[6] = (uint64_t)__double_as_longlong(f64);
+}
+
+// A kernel with a TMA descriptor parameter (a CUtensorMap by value: 128 bytes, 64-byte aligned),
+// CUDA only (the host backend has no TMA): counts launches in acc[0] (program 0) and copies the
+// descriptor's bytes into out[0..127], so tests see what was encoded for each launch.
+struct alignas(64) core_tensor_map {
+  unsigned long long words[16];
+};
+extern "C" __global__ void tma_probe(const __grid_constant__ core_tensor_map desc, uint32_t* acc,
+                                     unsigned long long* out, uint8_t* global_scratch,
+                                     uint8_t* profile_scratch) {
+  (void)global_scratch;
+  (void)profile_scratch;
+  if (threadIdx.x != 0 || blockIdx.x != 0 || blockIdx.y != 0 || blockIdx.z != 0) return;
+  atomicAdd(acc, 1u);
+  for (int i = 0; i < 16; ++i) out[i] = desc.words[i];
 }
