@@ -22,7 +22,8 @@ exec > >(tee "$out/kernels.log") 2>&1
 fail() { echo "KERNELS: FAIL ($1)"; exit 1; }
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF \
-  -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} > "$build/kernels-configure.log" 2>&1 \
+  -DTKRT_WARNINGS_AS_ERRORS=ON -DPython3_EXECUTABLE="$(command -v python3)" \
+  ${TKRT_GPU_CMAKE_ARGS:-} > "$build/kernels-configure.log" 2>&1 \
   || { tail -n 40 "$build/kernels-configure.log"; fail "configure"; }
 cmake --build "$build" -j "$jobs" --target tkrt tkrt_cli tkrt_python_native > "$build/kernels-build.log" 2>&1 \
   || { tail -n 40 "$build/kernels-build.log"; fail "build"; }
@@ -30,7 +31,10 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -I"$root/include" "$here/bound_launch.c" -
   -L"$build" -ltkrt -Wl,-rpath,"$build" || fail "bound_launch.c"
 
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0"
-export TKRT_PYTHON_NATIVE_DIR="$build/python" PYTHONUNBUFFERED=1
+# The extension built for this python3 (the one that has torch), imported from the build folder.
+native="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)"
+[[ -n "$native" ]] || fail "tkrt._native was not built (CPython headers for $(command -v python3)?)"
+export TKRT_NATIVE_MODULE="$native" PYTHONUNBUFFERED=1
 python3 -c 'import tkrt.triton as t; print("tkrt.triton launch path:", t.launch_path)'
 timeout --kill-after=5 "${TKRT_KERNELS_BUDGET_S:-300}" \
   python3 "$here/kernels_check.py" "$build/tools/tkrt" "$build/bound_launch" "$build/kernels-work"
