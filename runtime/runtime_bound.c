@@ -215,6 +215,17 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     key_params[k] = (size_t)index;
   }
 
+  /* Descriptors need TMA: refused on devices without it before anything is loaded. */
+  if (!(tkrt_device_info(o.device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+    for (size_t i = 0; i < k0->param_count; ++i) {
+      if (k0->params[i].kind != TKRT_PARAM_TMA) continue;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "'%s': parameter %zu (%s: %s) is a tensor descriptor, which needs "
+                              "TMA; the %s backend's device has none (CUDA on sm_90 and newer)",
+                              kernel_name, i, k0->params[i].name, k0->params[i].type,
+                              tkrt_device_backend_name(o.device));
+    }
+  }
   tkrt_triton_bound_t* b = calloc(1, sizeof(*b));
   if (!b) return TKRT_OOM();
   pthread_mutex_init(&b->key_lock, NULL);
@@ -302,6 +313,36 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     } else {
       slot->scalar = b->scalar_count++;
     }
+  }
+
+  /* The call's own grids (for tkrt_triton_bound_call's users): each program at the defaults, a
+   * scalar without one counting 0 as in the call. */
+  {
+    int64_t stack_values[TKRT_BOUND_STACK];
+    int64_t* values = b->param_count <= TKRT_BOUND_STACK
+                          ? stack_values
+                          : calloc(b->param_count, sizeof(*values));
+    if (!values) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+    for (size_t i = 0; i < b->param_count; ++i) {
+      values[i] = 0;
+      for (size_t s = 0; s < b->default_count; ++s) {
+        if (!b->defaults[s].is_float && strcmp(b->defaults[s].name, k0->params[i].name) == 0) {
+          values[i] = b->defaults[s].i;
+        }
+      }
+    }
+    for (size_t v = 0; v < b->variant_count; ++v) {
+      tkrt_status_t grid = tkrt_triton_grid_run(b->programs[v], values, b->param_count,
+                                                b->variants[v].grid_dims);
+      if (grid) {
+        tkrt_status_free(grid);
+        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 1;
+      }
+    }
+    if (values != stack_values) free(values);
   }
 
   /* The call with the defaults (it checks them, the in-place names and the descriptors). */
