@@ -570,6 +570,26 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
                             (uint64_t)a->strides[d] * p->element_bytes);
     }
   }
+  /* The bytes the tensor spans must lie in the buffer, where its size is known. */
+  if (a->size != TKRT_BUFFER_SIZE_UNKNOWN && p->element_bytes) {
+    uint64_t last = 0, term = 0;
+    int overflow = 0;
+    for (uint32_t d = 0; d < rank && !overflow; ++d) {
+      overflow = __builtin_mul_overflow((uint64_t)(a->shape[d] - 1), (uint64_t)a->strides[d],
+                                        &term) ||
+                 __builtin_add_overflow(last, term, &last);
+    }
+    uint64_t bytes = 0;
+    overflow = overflow || __builtin_add_overflow(last, 1, &last) ||
+               __builtin_mul_overflow(last, (uint64_t)p->element_bytes, &bytes);
+    if (overflow || bytes > a->size) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
+                            "'%s': argument %zu (%s: %s): its shape and strides span %s%" PRIu64
+                            " bytes but the buffer holds %" PRIu64,
+                            b->name, i, p->name, p->type, overflow ? "more than " : "",
+                            overflow ? UINT64_MAX : bytes, a->size);
+    }
+  }
   buffer->ptr = a->ptr;
   buffer->size = a->size;
   shape->rank = rank;

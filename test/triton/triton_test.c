@@ -1831,6 +1831,22 @@ static int write_fixture(char** argv) {
     snprintf(variant, sizeof(variant), "%s/variant%d", dir, kVariantBlocks[v]);
     make_host_output(variant, argv[4 + v], 2 << v);
   }
+  /* sum4992.bin: x + y for the first 4992 elements (a multiple of 16), zeros after. */
+  {
+    static float partial[N];
+    for (int i = 0; i < N; ++i) partial[i] = i < 4992 ? sum[i] : 0.0f;
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/sum4992.bin", dir);
+    FILE* out = fopen(path, "wb");
+    if (!out || fwrite(partial, sizeof(float), N, out) != N) return 1;
+    fclose(out);
+  }
+  /* add_jit/: Triton's JIT build of add_kernel (n specialised to multiples of 16) with the
+   * BLOCK=1024 host image beside it. */
+  char jit[2048];
+  snprintf(g_tmp, sizeof(g_tmp), "%s", dir);
+  snprintf(jit, sizeof(jit), "%s/add_jit", dir);
+  make_copy_dir("add_jit", "add_jit", "add_kernel", argv[6], NULL, jit, sizeof(jit));
   return 0;
 }
 
