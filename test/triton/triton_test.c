@@ -6,6 +6,7 @@
  * Usage: triton_test <triton-3.6 vectors dir> <host add BLOCK=256> <BLOCK=512> <BLOCK=1024> [case...]
  */
 #include <ftw.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1745,6 +1746,35 @@ static void bound_tuning_key(void) {
   EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
   EXPECT_TRUE(!decision.decided);
   EXPECT_EQ_U64(count_files(store), 2);
+  /* Inside a capture, a key value seen before launches (recorded); an unseen one is refused. */
+  if (tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_GRAPHS) {
+    tkrt_stream_t stream = NULL;
+    ASSERT_OK(tkrt_stream_create(device, &stream));
+    ASSERT_OK(tkrt_stream_begin_capture(device, stream));
+    tkrt_triton_arg_t args[4];
+    bound_args(&a, args, 9000);
+    EXPECT_STATUS(tkrt_triton_bound_launch(bound, stream, args, 4, NULL),
+                  TKRT_STATUS_FAILED_PRECONDITION,
+                  "'add_kernel': tuning key value (n=9000) not seen before, inside a stream "
+                  "capture: its call must be made, loaded and tuned first; launch it once with "
+                  "these values before capturing");
+    bound_args(&a, args, 7000);
+    EXPECT_OK(tkrt_triton_bound_launch(bound, stream, args, 4, NULL));
+    tkrt_graph_t* graph = NULL;
+    EXPECT_OK(tkrt_stream_end_capture(device, stream, &graph));
+    /* Replayed: out[0..7000) = x + y. */
+    EXPECT_OK(tkrt_memset_async(device, a.dout, 0, (size_t)a.n * 4, stream));
+    if (graph) EXPECT_OK(tkrt_graph_launch(device, graph, stream));
+    EXPECT_OK(tkrt_stream_synchronize(device, stream));
+    float got[2];
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, got, a.dout + 6999 * 4, 8, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    float want = a.x[6999] + a.y[6999];
+    EXPECT_TRUE(memcmp(&got[0], &want, 4) == 0 && got[1] == 0.0f);
+    if (graph) EXPECT_OK(tkrt_graph_destroy(device, graph));
+    EXPECT_OK(tkrt_stream_destroy(device, stream));
+    EXPECT_EQ_U64(count_files(store), 2);
+  }
   tkrt_triton_bound_destroy(bound);
   bound = NULL;
   bound_buffers_free(&a);
@@ -1788,6 +1818,266 @@ static void bound_tuning_key(void) {
   tkrt_runtime_release(rt);
 }
 
+
+typedef struct bound_thread {
+  const tkrt_triton_bound_t* bound;
+  tkrt_device_t* device;
+  int index;
+  long wrong;
+} bound_thread_t;
+
+static void* bound_thread_main(void* user) {
+  bound_thread_t* t = user;
+  static const int64_t kN[4] = {4096, 8192, 12288, 4096};
+  bound_buffers_t a;
+  bound_buffers_make(&a, t->device, 12288);
+  for (int i = 0; i < 8; ++i) {
+    long wrong = bound_add(t->bound, &a, kN[(i + t->index) % 4], NULL);
+    t->wrong += wrong < 0 ? 1 : wrong;
+  }
+  bound_buffers_free(&a);
+  return NULL;
+}
+
+/* Four threads launch one keyed bound call with key values first seen concurrently: every result
+ * right, one decision per value (the table's appends and lock-free reads under TSan in CI). */
+static void bound_threads(void) {
+  char store[1024];
+  make_dir("thread_store", store, sizeof(store));
+  tkrt_runtime_t* rt = host_runtime(store);
+  if (!rt) return;
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("threads", &hv));
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = hv.variants;
+  desc.variant_count = 3;
+  static const char* const key[] = {"n"};
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  options.tuning_key = key;
+  options.tuning_key_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  pthread_t threads[4];
+  bound_thread_t state[4];
+  for (int i = 0; i < 4; ++i) {
+    state[i] = (bound_thread_t){bound, device, i, 0};
+    ASSERT_TRUE(pthread_create(&threads[i], NULL, bound_thread_main, &state[i]) == 0);
+  }
+  for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ_U64(state[i].wrong, 0);
+  EXPECT_EQ_U64(count_files(store), 3);
+  tkrt_triton_bound_destroy(bound);
+  host_variants_release(&hv);
+  tkrt_runtime_release(rt);
+}
+
+
+/* fp16 bits of a float that fp16 holds exactly (the test's values), and back. */
+static uint16_t exact_half(float f) {
+  if (f == 0.0f) return 0;
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  int exponent = (int)((bits >> 23) & 0xFF) - 127 + 15;
+  return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits & 0x7FFFFFu) >> 13));
+}
+
+static float half_value(uint16_t h) {
+  int exponent = (h >> 10) & 0x1F;
+  int mantissa = h & 0x3FF;
+  float value = exponent == 0 ? ldexpf((float)mantissa, -24)
+                              : ldexpf((float)(mantissa + 1024), exponent - 25);
+  return h & 0x8000 ? -value : value;
+}
+
+static tkrt_triton_arg_t desc_arg(tkrt_deviceptr_t base, uint64_t bytes, int64_t rows,
+                                  int64_t cols) {
+  tkrt_triton_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = TKRT_TRITON_ARG_DESCRIPTOR;
+  a.rank = 2;
+  a.ptr = base;
+  a.size = bytes;
+  a.shape[0] = rows;
+  a.shape[1] = cols;
+  a.strides[0] = cols;
+  a.strides[1] = 1;
+  return a;
+}
+
+/* C = A @ B by matmul_tma_kernel (three host descriptors) for M x K times K x N; returns the
+ * elements that differ from the exact product (-1: did not run). */
+static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                           uint64_t capacity, int M, int N, int K) {
+  uint16_t* a = malloc((size_t)M * K * 2);
+  uint16_t* b = malloc((size_t)K * N * 2);
+  uint16_t* c = malloc((size_t)M * N * 2);
+  float* fa = malloc((size_t)M * K * sizeof(float));
+  float* fb = malloc((size_t)K * N * sizeof(float));
+  long wrong = -1;
+  for (int i = 0; i < M * K; ++i) fa[i] = (float)((i * 7 + i / K) % 5 - 2) * 0.5f;
+  for (int i = 0; i < K * N; ++i) fb[i] = (float)((i * 3 + i / N) % 5 - 2);
+  for (int i = 0; i < M * K; ++i) a[i] = exact_half(fa[i]);
+  for (int i = 0; i < K * N; ++i) b[i] = exact_half(fb[i]);
+  EXPECT_OK(tkrt_memcpy_htod_async(device, da, a, (size_t)M * K * 2, NULL));
+  EXPECT_OK(tkrt_memcpy_htod_async(device, db, b, (size_t)K * N * 2, NULL));
+  EXPECT_OK(tkrt_memset_async(device, dc, 0, capacity, NULL));
+  tkrt_triton_arg_t args[6];
+  args[0] = desc_arg(da, capacity, M, K);
+  args[1] = desc_arg(db, capacity, K, N);
+  args[2] = desc_arg(dc, capacity, M, N);
+  for (int i = 3; i < 6; ++i) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].kind = TKRT_TRITON_ARG_INT;
+  }
+  args[3].i = M;
+  args[4].i = N;
+  args[5].i = K;
+  tkrt_status_t status = tkrt_triton_bound_launch(bound, NULL, args, 6, NULL);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_triton_bound_launch", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+  } else {
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, c, dc, (size_t)M * N * 2, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    wrong = 0;
+    for (int i = 0; i < M; ++i) {
+      for (int j = 0; j < N; ++j) {
+        float want = 0.0f;
+        for (int k = 0; k < K; ++k) want += fa[i * K + k] * fb[k * N + j];
+        wrong += half_value(c[i * N + j]) != want;
+      }
+    }
+  }
+  free(a);
+  free(b);
+  free(c);
+  free(fa);
+  free(fb);
+  return wrong;
+}
+
+/* On a CUDA device with TMA (the GPU machine's run of this test; skipped elsewhere): add_jit's
+ * cubin with n per launch, and matmul_tma's cubin with three descriptors whose shapes change per
+ * launch, against exact products; descriptor argument errors. */
+static void bound_cuda_tma(void) {
+  tkrt_runtime_t* rt = host_runtime("off");
+  if (!rt) return;
+  EXPECT_OK(tkrt_runtime_configure(rt, "backend", "cuda"));
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "cuda", 0, &device);
+  if (status || !(tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no CUDA device with TMA");
+  }
+  char dir[1024];
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+
+  /* add_jit: n per launch, the grid following it. */
+  tkrt_triton_kernel_t* add = NULL;
+  vector_path(dir, sizeof(dir), "add_jit");
+  ASSERT_OK(load1(dir, &add));
+  tkrt_triton_variant_t add_variant = {add, "cdiv(n, 1024)", {0, 0, 0}, NULL, NULL};
+  desc.variants = &add_variant;
+  desc.variant_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 8192);
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 8192, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 1040, NULL), 0);
+  tkrt_triton_arg_t args[6];
+  bound_args(&a, args, 100);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) = 100 is not a multiple of 16");
+  bound_buffers_free(&a);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  tkrt_triton_kernel_release(add);
+
+  /* matmul_tma: descriptors built per launch from base, shape and strides. */
+  tkrt_triton_kernel_t* k = NULL;
+  vector_path(dir, sizeof(dir), "matmul_tma");
+  ASSERT_OK(load1(dir, &k));
+  tkrt_triton_variant_t variant = {k, "cdiv(M, 64), cdiv(N, 128)", {0, 0, 0}, NULL, NULL};
+  desc.variants = &variant;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  uint64_t capacity = 512 * 512 * 2;
+  tkrt_deviceptr_t da = 0, db = 0, dc = 0;
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &da));
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &db));
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &dc));
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 128, 512, 192), 0);
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+
+  /* Descriptor errors, nothing launched. */
+  args[0] = desc_arg(da, capacity, 256, 256);
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[2] = desc_arg(dc, capacity, 256, 256);
+  for (int i = 3; i < 6; ++i) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].kind = TKRT_TRITON_ARG_INT;
+    args[i].i = 256;
+  }
+  args[1].rank = 1;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (b_desc: tensordesc<fp16[64, 128]>) has rank 1; the kernel takes rank 2");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].block[0] = 64;
+  args[1].block[1] = 64;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "has block dimension 1 = 64; the kernel was compiled for 128");
+  args[1].block[1] = 128;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL));
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].strides[1] = 2;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "the innermost stride is 2; a tensor descriptor's must be 1");
+  args[1] = desc_arg(db + 8, capacity - 8, 256, 256);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "is not 16-byte aligned (TMA needs it)");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].strides[0] = 260;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "stride 0 is 260 elements, 520 bytes: TMA needs a multiple of 16 bytes");
+  args[1] = desc_arg(db, 1000, 256, 256);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "its shape and strides span 131072 bytes but the buffer holds 1000");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].kind = TKRT_TRITON_ARG_POINTER;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (b_desc: tensordesc<fp16[64, 128]>) is a tensor descriptor but was "
+                "given a pointer");
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  tkrt_status_free(tkrt_memory_free(device, da));
+  tkrt_status_free(tkrt_memory_free(device, db));
+  tkrt_status_free(tkrt_memory_free(device, dc));
+  tkrt_triton_bound_destroy(bound);
+  tkrt_triton_kernel_release(k);
+  tkrt_runtime_release(rt);
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -1798,7 +2088,8 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
     TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
     TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
-    TKRT_TEST_CASE(bound_tuning_key),
+    TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
+    TKRT_TEST_CASE(bound_cuda_tma),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
