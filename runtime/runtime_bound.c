@@ -28,7 +28,7 @@
 typedef struct tkrt_bound_key_entry {
   struct tkrt_bound_key_entry* next;
   tkrt_call_t* call;
-  int64_t values[];
+  int64_t values[TKRT_BOUND_KEYS_MAX]; /* key_count used */
 } tkrt_bound_key_entry_t;
 
 /* Where a parameter's launch values go. */
@@ -654,13 +654,14 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
     if (memcmp(e->values, key, key_bytes) == 0) found = e;
   }
   if (!found) {
-    tkrt_bound_key_entry_t* e = calloc(1, sizeof(*e) + key_bytes);
-    if (!e) status = TKRT_OOM();
-    if (!status) {
+    tkrt_bound_key_entry_t* e = calloc(1, sizeof(*e));
+    if (!e) {
+      status = TKRT_OOM();
+    } else {
       memcpy(e->values, key, key_bytes);
       status = tkrt_bound_make_call(b, key, &e->call);
+      if (!status) status = tkrt_runtime_prepare(b->runtime, e->call, b->device, stream, NULL);
     }
-    if (!status) status = tkrt_runtime_prepare(b->runtime, e->call, b->device, stream, NULL);
     if (status) {
       if (e) tkrt_call_release(e->call);
       free(e);
