@@ -102,6 +102,12 @@ static void tkrt_kernel_compute_digest(tkrt_kernel_t* kernel) {
     tkrt_digest_string(&ctx, 'e', image->entry_name);
     tkrt_digest_u64(&ctx, 'S', image->shared_mem_bytes);
   }
+  /* Appended after the images, and only when set, so that kernels without profile scratch keep
+   * the digests (and the tuning database's keys) they had before the field existed. */
+  if (d->profile_scratch_size || d->profile_scratch_align) {
+    tkrt_digest_u64(&ctx, 'p', d->profile_scratch_size);
+    tkrt_digest_u64(&ctx, 'A', d->profile_scratch_align);
+  }
   tkrt_sha256_final(&ctx, kernel->digest);
 }
 
@@ -205,6 +211,11 @@ tkrt_status_t tkrt_kernel_create_with_record(const tkrt_kernel_desc_t* caller_de
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "kernel '%s': global_scratch_align %u is not a power of two",
                             desc->name, desc->global_scratch_align);
+  }
+  if (desc->profile_scratch_align & (desc->profile_scratch_align - 1)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "kernel '%s': profile_scratch_align %u is not a power of two",
+                            desc->name, desc->profile_scratch_align);
   }
   for (size_t i = 0; i < desc->image_count; ++i) {
     if (!desc->images[i].data || desc->images[i].size == 0) {

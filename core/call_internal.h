@@ -45,16 +45,39 @@ typedef struct tkrt_config_state {
   tkrt_launch_params_t dims; /* grid (cluster-scaled), block, cluster, shared memory, flags */
   bool empty_grid;           /* a zero grid dimension: launches are no-ops */
   uint64_t scratch_bytes;    /* global scratch this config needs */
+  uint64_t profile_bytes;    /* profile scratch this config needs */
   uint32_t tma_count;        /* TMA descriptor parameters (0: the plain launch path) */
+  uint32_t cluster[3];       /* what a per-launch grid is scaled by ({1,1,1}: no cluster) */
 } tkrt_config_state_t;
+
+/* A grown scratch allocation (per-launch grids that need more than prepare sized): published
+ * with one release store, read with one acquire load; never freed before the state, because
+ * kernels still queued may use an older one. */
+typedef struct tkrt_scratch_block {
+  struct tkrt_scratch_block* older;
+  tkrt_deviceptr_t allocation;
+  tkrt_deviceptr_t ptr;  /* aligned start within allocation */
+  uint64_t capacity;     /* bytes usable from ptr */
+} tkrt_scratch_block_t;
+
+/* Global or profile scratch of a (call, device): the allocation made at prepare for the configs'
+ * own grids (immutable; what launches without a grid callback use) and the newest grown one. */
+typedef struct tkrt_scratch {
+  tkrt_deviceptr_t allocation;
+  tkrt_deviceptr_t ptr;
+  uint64_t capacity;
+  uint32_t align;
+  _Atomic(tkrt_scratch_block_t*) grown; /* NULL until a launch needed more */
+} tkrt_scratch_t;
 
 struct tkrt_call_device_state {
   tkrt_call_device_state_t* next;
   tkrt_device_t* device; /* retained */
   tkrt_module_t** modules;
   size_t module_count;
-  tkrt_deviceptr_t scratch_allocation;
-  tkrt_deviceptr_t scratch; /* aligned start within scratch_allocation */
+  tkrt_scratch_t scratch; /* global scratch (the first hidden pointer) */
+  tkrt_scratch_t profile; /* profile scratch (the second) */
+  pthread_mutex_t grow_lock; /* serialises growing either scratch; launches never take it */
   /* The decided config, how it was decided and the tuner that decided it: (tuner id << 32) |
    * (tkrt_tune_source_t << 24) | config, 0 until known. One word, so a launch reads a consistent
    * decision without a lock; another tuner decides anew. Configs beyond 2^24 are refused at

@@ -87,12 +87,23 @@ static bool tkrt_same_image(const tkrt_kernel_image_t* a, const tkrt_kernel_imag
 
 /* ---------------------------------------------------------------- per-device state */
 
+static void tkrt_scratch_free(tkrt_device_t* device, tkrt_scratch_t* scratch) {
+  if (scratch->allocation) tkrt_status_free(tkrt_memory_free(device, scratch->allocation));
+  tkrt_scratch_block_t* block = atomic_load_explicit(&scratch->grown, memory_order_acquire);
+  while (block) {
+    tkrt_scratch_block_t* older = block->older;
+    tkrt_status_free(tkrt_memory_free(device, block->allocation));
+    free(block);
+    block = older;
+  }
+}
+
 static void tkrt_call_device_state_free(tkrt_call_device_state_t* state) {
   if (!state) return;
   for (size_t i = 0; i < state->config_count; ++i) tkrt_status_free(state->configs[i].unrunnable);
-  if (state->scratch_allocation) {
-    tkrt_status_free(tkrt_memory_free(state->device, state->scratch_allocation));
-  }
+  tkrt_scratch_free(state->device, &state->scratch);
+  tkrt_scratch_free(state->device, &state->profile);
+  pthread_mutex_destroy(&state->grow_lock);
   for (size_t i = 0; i < state->module_count; ++i) tkrt_module_unload(state->modules[i]);
   free(state->modules);
   tkrt_device_release(state->device);
@@ -120,8 +131,41 @@ void tkrt_call_device_states_free(tkrt_call_t* call) {
 #define TKRT_TMA_INVALID(...)                                                     \
   TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "parameter %zu (TMA descriptor): " __VA_ARGS__)
 
+/* Scales a grid in programs by the cluster into d->grid; *out_programs is the product (CTAs).
+ * A dimension that overflows is INVALID_ARGUMENT naming it; `what` says whose grid it is. */
+static tkrt_status_t tkrt_grid_scale(const uint32_t grid[3], const uint32_t cluster[3],
+                                     const char* what, tkrt_launch_params_t* d,
+                                     uint64_t* out_programs) {
+  uint64_t programs = 1;
+  for (int i = 0; i < 3; ++i) {
+    uint64_t scaled = (uint64_t)grid[i] * cluster[i];
+    if (scaled > UINT32_MAX) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%sgrid dimension %c (%u) times the cluster size (%u) overflows",
+                              what, "xyz"[i], grid[i], cluster[i]);
+    }
+    d->grid[i] = (uint32_t)scaled;
+    programs *= scaled;
+  }
+  *out_programs = programs;
+  return NULL;
+}
+
+/* Scratch bytes for `programs` CTAs of `per_cta` bytes each; OUT_OF_RANGE when that overflows. */
+static tkrt_status_t tkrt_scratch_size(uint64_t programs, uint32_t per_cta, const char* which,
+                                       uint64_t* out_bytes) {
+  if (per_cta && programs > (UINT64_MAX >> 1) / per_cta) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "%s scratch of %u bytes for each of %llu programs overflows", which,
+                            per_cta, (unsigned long long)programs);
+  }
+  *out_bytes = programs * per_cta;
+  return NULL;
+}
+
 /* Computes the launch dims of a config on the device and checks them (no device work). */
 static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
+                                         const tkrt_device_t* device,
                                          const tkrt_device_info_t* info,
                                          const tkrt_kernel_image_t* image,
                                          tkrt_config_state_t* cs) {
@@ -132,6 +176,13 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
     if (config->params[i].kind != TKRT_PARAM_TMA) continue;
     TKRT_RETURN_IF_ERROR(tkrt_hal_tma_validate(&config->params[i].value.tma, i));
     if (!(info->features & TKRT_DEVICE_FEATURE_TMA)) {
+      const char* reason = tkrt_hal_device_tma_unsupported(device);
+      if (reason) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                                "parameter %zu is a TMA descriptor (a tensor descriptor), which "
+                                "the %s backend cannot build on device %d (%s): %s",
+                                i, info->backend, info->ordinal, info->arch, reason);
+      }
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                               "parameter %zu is a TMA descriptor, which the %s backend cannot build "
                               "on this device (%s): it needs a device with TMA (CUDA, compute "
@@ -148,19 +199,11 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
      * leaves them 0 when the blob has num_ctas. */
     for (int i = 0; i < 3; ++i) cluster[i] = kd->cluster_dims[i] ? kd->cluster_dims[i] : 1;
   }
+  memcpy(cs->cluster, cluster, sizeof(cluster));
   tkrt_launch_params_t* d = &cs->dims;
   memset(d, 0, sizeof(*d));
   uint64_t programs = 1;
-  for (int i = 0; i < 3; ++i) {
-    uint64_t scaled = (uint64_t)config->grid[i] * cluster[i];
-    if (scaled > UINT32_MAX) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "grid dimension %c (%u) times the cluster size (%u) overflows",
-                              "xyz"[i], config->grid[i], cluster[i]);
-    }
-    d->grid[i] = (uint32_t)scaled;
-    programs *= scaled;
-  }
+  TKRT_RETURN_IF_ERROR(tkrt_grid_scale(config->grid, cluster, "", d, &programs));
   cs->empty_grid = programs == 0;
   uint64_t threads = (uint64_t)kd->num_warps * info->warp_size;
   uint32_t most = info->max_block_dim[0] < info->max_threads_per_block ? info->max_block_dim[0]
@@ -180,12 +223,10 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
   }
   d->flags |= kd->launch_flags;
   d->shared_mem_bytes = image->shared_mem_bytes ? image->shared_mem_bytes : kd->shared_mem_bytes;
-  if (kd->global_scratch_size && programs > (UINT64_MAX >> 1) / kd->global_scratch_size) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                            "global scratch of %u bytes for each of %llu programs overflows",
-                            kd->global_scratch_size, (unsigned long long)programs);
-  }
-  cs->scratch_bytes = programs * kd->global_scratch_size;
+  TKRT_RETURN_IF_ERROR(
+      tkrt_scratch_size(programs, kd->global_scratch_size, "global", &cs->scratch_bytes));
+  TKRT_RETURN_IF_ERROR(
+      tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &cs->profile_bytes));
   if (cs->empty_grid) return NULL;
   return tkrt_hal_validate_launch(info, d);
 }
@@ -249,6 +290,28 @@ static void tkrt_load_images(tkrt_device_t* device, tkrt_image_load_t* loads, si
   for (size_t i = 0; i < started; ++i) pthread_join(helpers[i], NULL);
 }
 
+/* Allocates `bytes` of scratch aligned to `align` (a power of two): *out_allocation is what to
+ * free, *out_ptr the aligned start. Device allocations are at least 256-byte aligned, so only a
+ * larger alignment costs slack. */
+static tkrt_status_t tkrt_scratch_alloc(tkrt_device_t* device, const char* which, uint64_t bytes,
+                                        uint32_t align, tkrt_deviceptr_t* out_allocation,
+                                        tkrt_deviceptr_t* out_ptr) {
+  size_t slack = align > TKRT_DEFAULT_SCRATCH_ALIGN ? align : 0;
+  if (bytes > SIZE_MAX - slack) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "%s scratch of %llu bytes is too large",
+                            which, (unsigned long long)bytes);
+  }
+  tkrt_deviceptr_t allocation = 0;
+  tkrt_status_t status = tkrt_memory_alloc(device, (size_t)bytes + slack, &allocation);
+  if (status) {
+    return tkrt_status_annotate(status, "allocating %llu bytes of %s scratch",
+                                (unsigned long long)bytes, which);
+  }
+  *out_allocation = allocation;
+  *out_ptr = (allocation + align - 1) & ~(uint64_t)(align - 1);
+  return NULL;
+}
+
 static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_device_t* device,
                                                    tkrt_call_device_state_t** out_state) {
   const tkrt_device_info_t* info = tkrt_device_info(device);
@@ -259,6 +322,10 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
   tkrt_device_retain(device);
   state->config_count = count;
   atomic_init(&state->decision, 0);
+  pthread_mutex_init(&state->grow_lock, NULL);
+  atomic_init(&state->scratch.grown, NULL);
+  atomic_init(&state->profile.grown, NULL);
+  state->scratch.align = state->profile.align = TKRT_DEFAULT_SCRATCH_ALIGN;
   state->modules = calloc(count, sizeof(*state->modules));
   tkrt_image_load_t* loads = calloc(count, sizeof(*loads));
   size_t* config_load = calloc(count, sizeof(*config_load)); /* config -> its entry in loads */
@@ -272,15 +339,14 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
 
   /* 1. Choose each config's image and check its launch dims (no device work). */
   size_t runnable = 0, first_unrunnable = count;
-  uint64_t scratch_bytes = 0;
-  uint32_t scratch_align = TKRT_DEFAULT_SCRATCH_ALIGN;
+  uint64_t scratch_bytes = 0, profile_bytes = 0;
   size_t c = 0;
   for (c = 0; c < count; ++c) {
     tkrt_config_state_t* cs = &state->configs[c];
     const tkrt_kernel_t* kernel = call->configs[c].kernel;
     const tkrt_kernel_image_t* image = NULL;
     tkrt_status_t why = tkrt_select_image(kernel, device, &image);
-    if (!why) why = tkrt_config_resolve(call, c, info, image, cs);
+    if (!why) why = tkrt_config_resolve(call, c, device, info, image, cs);
     if (why) {
       /* A config that does not fit this device is skipped (tuning picks among the others). */
       char label[160];
@@ -321,8 +387,13 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     if (status) goto config_failed;
     ++runnable;
     if (cs->scratch_bytes > scratch_bytes) scratch_bytes = cs->scratch_bytes;
+    if (cs->profile_bytes > profile_bytes) profile_bytes = cs->profile_bytes;
+    /* Every runnable config's alignment, whether its own grid needs scratch or not: a per-launch
+     * grid may need it later, and grown allocations keep the alignment. */
     uint32_t align = kernel->desc.global_scratch_align;
-    if (align > scratch_align) scratch_align = align;
+    if (align > state->scratch.align) state->scratch.align = align;
+    align = kernel->desc.profile_scratch_align;
+    if (align > state->profile.align) state->profile.align = align;
   }
   if (runnable == 0) {
     /* Nothing can run here: report the first config's reason (the only one for plain calls). */
@@ -335,21 +406,19 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
     }
     goto fail;
   }
+  /* One allocation each per (call, device), sized for the largest config's own grid, reused by
+   * every launch; per-launch grids that need more grow it (tkrt_scratch_grow). */
   if (scratch_bytes) {
-    /* One allocation per (call, device), sized for the largest config, reused by every launch. */
-    size_t slack = scratch_align > TKRT_DEFAULT_SCRATCH_ALIGN ? scratch_align : 0;
-    if (scratch_bytes > SIZE_MAX - slack) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "global scratch of %llu bytes is too large",
-                                (unsigned long long)scratch_bytes);
-      goto fail;
-    }
-    status = tkrt_memory_alloc(device, scratch_bytes + slack, &state->scratch_allocation);
-    if (status) {
-      status = tkrt_status_annotate(status, "allocating %llu bytes of global scratch",
-                                    (unsigned long long)scratch_bytes);
-      goto fail;
-    }
-    state->scratch = (state->scratch_allocation + scratch_align - 1) & ~(uint64_t)(scratch_align - 1);
+    status = tkrt_scratch_alloc(device, "global", scratch_bytes, state->scratch.align,
+                                &state->scratch.allocation, &state->scratch.ptr);
+    if (status) goto fail;
+    state->scratch.capacity = scratch_bytes;
+  }
+  if (profile_bytes) {
+    status = tkrt_scratch_alloc(device, "profile", profile_bytes, state->profile.align,
+                                &state->profile.allocation, &state->profile.ptr);
+    if (status) goto fail;
+    state->profile.capacity = profile_bytes;
   }
   free(loads);
   free(config_load);
@@ -413,7 +482,162 @@ tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device) {
   return tkrt_call_device_state_get(call, device, &state);
 }
 
+/* ---------------------------------------------------------------- per-launch grids */
+
+/* The scratch that holds `needed` bytes, read without a lock: the allocation made at prepare or
+ * the newest grown one (capacities only grow); 0 when neither is large enough. */
+static tkrt_deviceptr_t tkrt_scratch_find(tkrt_scratch_t* scratch, uint64_t needed) {
+  if (needed <= scratch->capacity) return scratch->ptr;
+  tkrt_scratch_block_t* block = atomic_load_explicit(&scratch->grown, memory_order_acquire);
+  return block && needed <= block->capacity ? block->ptr : 0;
+}
+
+static const char* tkrt_call_name(const tkrt_call_t* call) {
+  return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
+}
+
+/* Grows a scratch to hold `needed` bytes for a launch on args->stream: never while that stream
+ * captures (allocating would break the capture, and a graph must not depend on a launch-time
+ * allocation). The new allocation is at least twice the old, so that grids that keep growing
+ * allocate a logarithmic number of times; the old ones stay until the state is freed, since
+ * kernels already queued may still use them. */
+static tkrt_status_t tkrt_scratch_grow(const tkrt_call_t* call, tkrt_call_device_state_t* state,
+                                       tkrt_scratch_t* scratch, const char* which,
+                                       uint64_t needed, const tkrt_call_launch_args_t* args,
+                                       tkrt_deviceptr_t* out_ptr) {
+  bool capturing = false;
+  TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(args->device, args->stream, &capturing));
+  pthread_mutex_lock(&state->grow_lock);
+  tkrt_status_t status = NULL;
+  tkrt_deviceptr_t ptr = tkrt_scratch_find(scratch, needed);
+  if (!ptr) {
+    tkrt_scratch_block_t* newest = atomic_load_explicit(&scratch->grown, memory_order_relaxed);
+    uint64_t held = newest ? newest->capacity : scratch->capacity;
+    if (capturing) {
+      const tkrt_device_info_t* info = tkrt_device_info(args->device);
+      status = TKRT_STATUS_MAKE(
+          TKRT_STATUS_FAILED_PRECONDITION,
+          "call '%s' needs %llu bytes of %s scratch for this launch's grid on %s device %d and "
+          "holds %llu; the stream is capturing, and allocating more now would break the capture: "
+          "launch once with the largest grid first, outside the capture",
+          tkrt_call_name(call), (unsigned long long)needed, which, info->backend, info->ordinal,
+          (unsigned long long)held);
+      goto done;
+    }
+    tkrt_scratch_block_t* block = calloc(1, sizeof(*block));
+    if (!block) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto done;
+    }
+    uint64_t bytes = held <= UINT64_MAX / 4 && held * 2 > needed ? held * 2 : needed;
+    status = tkrt_scratch_alloc(args->device, which, bytes, scratch->align, &block->allocation,
+                                &block->ptr);
+    if (status && bytes > needed) {
+      /* Not room for the doubling: exactly what this launch needs. */
+      tkrt_status_free(status);
+      bytes = needed;
+      status = tkrt_scratch_alloc(args->device, which, bytes, scratch->align, &block->allocation,
+                                  &block->ptr);
+    }
+    if (status) {
+      free(block);
+      status = tkrt_status_annotate(status, "call '%s': growing %s scratch from %llu bytes",
+                                    tkrt_call_name(call), which, (unsigned long long)held);
+      goto done;
+    }
+    block->capacity = bytes;
+    block->older = newest;
+    atomic_store_explicit(&scratch->grown, block, memory_order_release);
+    ptr = block->ptr;
+  }
+  *out_ptr = ptr;
+done:
+  pthread_mutex_unlock(&state->grow_lock);
+  return status;
+}
+
+/* The scratch pointer for `needed` bytes (0 when none is needed), growing it when it must. */
+static tkrt_status_t tkrt_scratch_for_launch(const tkrt_call_t* call,
+                                             tkrt_call_device_state_t* state,
+                                             tkrt_scratch_t* scratch, const char* which,
+                                             uint64_t needed, const tkrt_call_launch_args_t* args,
+                                             tkrt_deviceptr_t* out_ptr) {
+  *out_ptr = 0;
+  if (!needed) return NULL;
+  *out_ptr = tkrt_scratch_find(scratch, needed);
+  if (*out_ptr) return NULL;
+  return tkrt_scratch_grow(call, state, scratch, which, needed, args, out_ptr);
+}
+
+/* A launch with a grid callback: asks it for config `index`'s grid (pre-filled with the config's
+ * own), then computes what tkrt_config_resolve computes once for fixed grids: the scaled grid,
+ * whether it is empty, the launch checks, and the scratch it needs (grown when needed). *out_empty
+ * set: a zero grid, nothing to launch. Nothing is enqueued here. */
+static tkrt_status_t tkrt_launch_grid(const tkrt_call_t* call, tkrt_call_device_state_t* state,
+                                      size_t index, const tkrt_call_launch_args_t* args,
+                                      tkrt_launch_params_t* out_dims, bool* out_empty,
+                                      tkrt_deviceptr_t* out_scratch,
+                                      tkrt_deviceptr_t* out_profile) {
+  const tkrt_config_desc_t* config = &call->configs[index];
+  const tkrt_config_state_t* cs = &state->configs[index];
+  const tkrt_kernel_desc_t* kd = &config->kernel->desc;
+  char label[160];
+  uint32_t grid[3];
+  memcpy(grid, config->grid, sizeof(grid));
+  tkrt_status_t status = args->grid(args->grid_user, index, grid);
+  if (status) {
+    return tkrt_status_annotate(status, "the grid callback for %s",
+                                tkrt_config_label(call, index, label, sizeof(label)));
+  }
+  *out_dims = cs->dims;
+  uint64_t programs = 0;
+  status = tkrt_grid_scale(grid, cs->cluster, "per-launch ", out_dims, &programs);
+  if (!status && programs) status = tkrt_hal_validate_launch(tkrt_device_info(args->device), out_dims);
+  uint64_t scratch_bytes = 0, profile_bytes = 0;
+  if (!status) status = tkrt_scratch_size(programs, kd->global_scratch_size, "global", &scratch_bytes);
+  if (!status) status = tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &profile_bytes);
+  if (status) {
+    return tkrt_status_annotate(status, "per-launch grid (%u, %u, %u) of %s", grid[0], grid[1],
+                                grid[2], tkrt_config_label(call, index, label, sizeof(label)));
+  }
+  *out_empty = programs == 0;
+  if (*out_empty) return NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_scratch_for_launch(call, state, &state->scratch, "global",
+                                               scratch_bytes, args, out_scratch));
+  return tkrt_scratch_for_launch(call, state, &state->profile, "profile", profile_bytes, args,
+                                 out_profile);
+}
+
 /* ---------------------------------------------------------------- launching */
+
+/* Config `index`'s TMA parameter `i` with the launch's shape k merged in, validated. *out is the
+ * call's descriptor when the launch gives none (or rank 0) for it. */
+static tkrt_status_t tkrt_tma_for_launch(const tkrt_call_t* call, size_t index, size_t i,
+                                         size_t k, const tkrt_call_launch_args_t* args,
+                                         const tkrt_tma_desc_t** out, tkrt_tma_desc_t* merged) {
+  const tkrt_tma_desc_t* own = &call->configs[index].params[i].value.tma;
+  *out = own;
+  if (k >= args->tma_shape_count || args->tma_shapes[k].rank == 0) return NULL;
+  const tkrt_tma_shape_t* shape = &args->tma_shapes[k];
+  char label[160];
+  if (shape->rank != own->rank) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "per-launch TMA shape %zu (parameter %zu of %s) has rank %u; the "
+                            "parameter's is %u",
+                            k, i, tkrt_config_label(call, index, label, sizeof(label)),
+                            shape->rank, own->rank);
+  }
+  *merged = *own;
+  memcpy(merged->shape, shape->shape, sizeof(merged->shape));
+  memcpy(merged->strides, shape->strides, sizeof(merged->strides));
+  tkrt_status_t status = tkrt_hal_tma_validate(merged, i);
+  if (status) {
+    return tkrt_status_annotate(status, "per-launch TMA shape %zu of %s", k,
+                                tkrt_config_label(call, index, label, sizeof(label)));
+  }
+  *out = merged;
+  return NULL;
+}
 
 tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                       const tkrt_call_device_state_t* state, size_t index,
@@ -437,6 +661,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   /* Validate every parameter before enqueueing anything. */
   size_t next_buffer = 0;
   size_t next_scalar = 0;
+  size_t next_tma = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     const tkrt_param_t* p = &config->params[i];
     if (p->kind != TKRT_PARAM_ARRAY && p->kind != TKRT_PARAM_TMA) {
@@ -465,6 +690,11 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     }
     const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
     if (p->kind == TKRT_PARAM_TMA) {
+      if (args->tma_shape_count) {
+        const tkrt_tma_desc_t* tma;
+        tkrt_tma_desc_t merged;
+        TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged));
+      }
       if (!buffer->ptr || buffer->ptr % TKRT_TMA_BASE_ALIGN != 0) {
         return TKRT_TMA_INVALID("its buffer's address 0x%llx is not %u-byte aligned", i,
                                 (unsigned long long)buffer->ptr, TKRT_TMA_BASE_ALIGN);
@@ -494,7 +724,27 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                             args->scalar_count,
                             tkrt_config_label(call, index, label, sizeof(label)), next_scalar);
   }
-  if (cs->empty_grid) return NULL;
+  if (args->tma_shape_count > next_tma) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%zu per-launch TMA shapes given; %s has %zu TMA parameters",
+                            args->tma_shape_count,
+                            tkrt_config_label(call, index, label, sizeof(label)), next_tma);
+  }
+  /* The grid, its checks and the scratch: the config's, resolved at prepare, or this launch's. */
+  const tkrt_launch_params_t* dims = &cs->dims;
+  tkrt_deviceptr_t scratch = cs->scratch_bytes ? state->scratch.ptr : 0;
+  tkrt_deviceptr_t profile = cs->profile_bytes ? state->profile.ptr : 0;
+  tkrt_launch_params_t launch;
+  if (args->grid) {
+    bool empty = false;
+    /* Growing scratch takes the state's lock and publishes atomically: the state is shared. */
+    TKRT_RETURN_IF_ERROR(tkrt_launch_grid(call, (tkrt_call_device_state_t*)state, index, args,
+                                          &launch, &empty, &scratch, &profile));
+    if (empty) return NULL;
+  } else {
+    if (cs->empty_grid) return NULL;
+    launch = *dims;
+  }
 
   if (total > TKRT_STACK_PARAMS) {
     values = malloc(total * sizeof(*values));
@@ -524,6 +774,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   /* Pack: every value sits in its own 8-byte slot; the HAL copies them at launch. */
   next_buffer = 0;
   next_scalar = 0;
+  next_tma = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
     const tkrt_param_t* p = &config->params[i];
     void* slot = &values[i];
@@ -570,7 +821,14 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_TMA: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
         slot = tma_slots + (size_t)tma_next++ * tma_size;
-        status = tkrt_hal_device_encode_tma(args->device, &p->value.tma, buffer->ptr, slot);
+        const tkrt_tma_desc_t* tma = &p->value.tma;
+        tkrt_tma_desc_t merged;
+        if (args->tma_shape_count) {
+          /* Validated above; merged again (no allocation) rather than kept per parameter. */
+          status = tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged);
+          if (status) goto done;
+        }
+        status = tkrt_hal_device_encode_tma(args->device, tma, buffer->ptr, slot);
         if (status) {
           status = tkrt_status_annotate(status, "parameter %zu (TMA descriptor) of %s", i,
                                         tkrt_config_label(call, index, label, sizeof(label)));
@@ -582,12 +840,11 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     params[i] = slot;
   }
   /* The two hidden pointers every Triton kernel may declare: global and profile scratch. */
-  values[config->param_count] = cs->scratch_bytes ? state->scratch : 0;
-  values[config->param_count + 1] = 0;
+  values[config->param_count] = scratch;
+  values[config->param_count + 1] = profile;
   params[config->param_count] = &values[config->param_count];
   params[config->param_count + 1] = &values[config->param_count + 1];
 
-  tkrt_launch_params_t launch = cs->dims;
   launch.params = params;
   launch.param_count = (uint32_t)total;
   status = tkrt_hal_function_launch(cs->function, &launch, args->stream);
@@ -622,6 +879,14 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "tkrt_call_launch: %zu buffers announced but none given",
                             args->input_count + args->output_count);
+  }
+  if ((!args->scalars && args->scalar_count) || (!args->tma_shapes && args->tma_shape_count)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_call_launch: %zu %s announced but none given",
+                            args->scalars || !args->scalar_count ? args->tma_shape_count
+                                                                 : args->scalar_count,
+                            args->scalars || !args->scalar_count ? "per-launch TMA shapes"
+                                                                 : "per-launch scalars");
   }
   tkrt_call_device_state_t* state = tkrt_call_device_state_find(call, args->device);
   if (!state) {

@@ -195,6 +195,10 @@ struct tkrt_hal_backend {
   tkrt_status_t (*native_stream_ordinal)(void* stream, int* out_ordinal);
   uint32_t tma_descriptor_size;  /* 0: no TMA descriptors */
   uint32_t tma_descriptor_align;
+  /* Why a backend without TMA descriptors has none, for the error that refuses a TMA parameter
+   * (a sentence after "parameter N is a TMA descriptor, which "); NULL: the generic reason
+   * (its devices lack TKRT_DEVICE_FEATURE_TMA). */
+  const char* tma_unsupported;
 
   /* What the layers above ask of a backend, answered here and nowhere else. */
   const char* const* aliases; /* other names backend lists accept ("cpu"); NULL-terminated */
@@ -274,15 +278,23 @@ static inline uint32_t tkrt_hal_device_tma_align(const tkrt_device_t* device) {
   return device->backend->tma_descriptor_align;
 }
 
+/* Why the device's backend builds no TMA descriptors (tkrt_hal_backend_t.tma_unsupported), or
+ * NULL. */
+static inline const char* tkrt_hal_device_tma_unsupported(const tkrt_device_t* device) {
+  return device->backend->tma_unsupported;
+}
+
 /* Encodes a TMA descriptor (see encode_tma above); UNIMPLEMENTED on a backend without TMA. */
 static inline tkrt_status_t tkrt_hal_device_encode_tma(tkrt_device_t* device,
                                                        const struct tkrt_tma_desc* desc,
                                                        tkrt_deviceptr_t base, void* out) {
   const tkrt_hal_device_vtable_t* vtable = TKRT_HAL_VTABLE(device);
   if (!vtable->encode_tma) {
+    const char* reason = device->backend->tma_unsupported;
     return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                            "the %s backend (device %d, %s) cannot build TMA descriptors",
-                            device->backend->name, device->info.ordinal, device->info.arch);
+                            "the %s backend (device %d, %s) cannot build TMA descriptors%s%s",
+                            device->backend->name, device->info.ordinal, device->info.arch,
+                            reason ? ": " : "", reason ? reason : "");
   }
   return vtable->encode_tma(device, desc, base, out);
 }

@@ -87,6 +87,10 @@ tkrt_status_t tkrt_runtime_launch(tkrt_runtime_t* rt, const tkrt_runtime_launch_
   launch.scalars = args->scalars;
   launch.scalar_count = args->scalar_count;
   launch.decision = args->decision;
+  launch.grid = args->grid;
+  launch.grid_user = args->grid_user;
+  launch.tma_shapes = args->tma_shapes;
+  launch.tma_shape_count = args->tma_shape_count;
   if (desc->config_count <= 1) return tkrt_call_launch(args->call, &launch);
 
   TKRT_RETURN_IF_ERROR(tkrt_runtime_tuner(rt, &launch.tuner));

@@ -19,11 +19,55 @@
 
 /* ---------------------------------------------------------------- grid expressions */
 
+/* A grid expression is compiled into a small stack program: names bound to constants (a
+ * variant's constexprs, num_warps, num_stages, scalars given at call creation) are folded while
+ * parsing, with the same checks (overflow, division by zero) at the same offsets as evaluating
+ * would make; names bound to variables (a bound launch's scalars) become loads, evaluated per
+ * launch with the same checks. tkrt_triton_grid_eval is compile-and-run with constants only. */
+
 typedef struct tkrt_grid_name {
   const char* name;
   size_t length;
   int64_t value;
+  int is_var;   /* a variable: `index` into the values given at each run */
+  size_t index;
 } tkrt_grid_name_t;
+
+enum {
+  TKRT_GRID_OP_PUSH = 1, /* value */
+  TKRT_GRID_OP_VAR,      /* values[index] */
+  TKRT_GRID_OP_ADD,
+  TKRT_GRID_OP_SUB,
+  TKRT_GRID_OP_MUL,
+  TKRT_GRID_OP_DIV, /* Python's // */
+  TKRT_GRID_OP_MOD, /* Python's % */
+  TKRT_GRID_OP_CDIV,
+  TKRT_GRID_OP_MIN,
+  TKRT_GRID_OP_MAX,
+  TKRT_GRID_OP_DIM, /* pops the value of dimension `value` */
+};
+
+typedef struct tkrt_grid_op {
+  uint8_t code;
+  uint32_t pos;                  /* offset in the expression, for errors */
+  uint32_t rhs_start, rhs_length; /* the right operand's text (names the divisor) */
+  int64_t value;                 /* PUSH: the value; VAR: the index; DIM: the dimension */
+} tkrt_grid_op_t;
+
+#define TKRT_GRID_STACK_MAX 128
+
+struct tkrt_triton_grid_program {
+  char* expression;
+  tkrt_grid_op_t* ops;
+  size_t op_count;
+  size_t stack; /* the deepest the stack gets */
+  size_t value_count; /* values a run needs: 1 + the largest variable index, or 0 */
+};
+
+typedef struct tkrt_grid_operand {
+  int is_const;
+  int64_t value;
+} tkrt_grid_operand_t;
 
 typedef struct tkrt_grid_parser {
   const char* text;
@@ -31,6 +75,9 @@ typedef struct tkrt_grid_parser {
   const tkrt_grid_name_t* names;
   size_t name_count;
   tkrt_status_t error;
+  tkrt_grid_op_t* ops; /* capacity: strlen(text) + 8, enough for every token */
+  size_t op_count;
+  size_t capacity;
 } tkrt_grid_parser_t;
 
 static void tkrt_grid_fail(tkrt_grid_parser_t* p, const char* message, const char* detail) {
@@ -47,58 +94,149 @@ static void tkrt_grid_space(tkrt_grid_parser_t* p) {
 static int tkrt_grid_is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
 static int tkrt_grid_is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-static int64_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth);
+static const char* tkrt_grid_op_name(uint8_t code) {
+  switch (code) {
+    case TKRT_GRID_OP_ADD: return "'+'";
+    case TKRT_GRID_OP_SUB: return "'-'";
+    case TKRT_GRID_OP_MUL: return "'*'";
+    case TKRT_GRID_OP_DIV: return "'/'";
+    case TKRT_GRID_OP_MOD: return "'%'";
+    case TKRT_GRID_OP_CDIV: return "cdiv";
+    default: return "?";
+  }
+}
 
-/* Python's // and % (floor), which Triton users write grids with. */
-static int64_t tkrt_grid_floordiv(tkrt_grid_parser_t* p, int64_t a, int64_t b, int modulo) {
+/* One operation on two values, as Python computes it on integers, refusing overflow. On error,
+ * *out_error says which (1 overflow, 2 division by zero). */
+static int64_t tkrt_grid_apply(uint8_t code, int64_t a, int64_t b, int* out_error) {
+  int64_t r = 0;
+  switch (code) {
+    case TKRT_GRID_OP_ADD:
+      if (__builtin_add_overflow(a, b, &r)) *out_error = 1;
+      return r;
+    case TKRT_GRID_OP_SUB:
+      if (__builtin_sub_overflow(a, b, &r)) *out_error = 1;
+      return r;
+    case TKRT_GRID_OP_MUL:
+      if (__builtin_mul_overflow(a, b, &r)) *out_error = 1;
+      return r;
+    case TKRT_GRID_OP_MIN: return a < b ? a : b;
+    case TKRT_GRID_OP_MAX: return a > b ? a : b;
+    case TKRT_GRID_OP_CDIV:
+      /* cdiv(a, b) = (a + b - 1) // b, as triton.cdiv. */
+      if (__builtin_add_overflow(a, b, &r) || __builtin_sub_overflow(r, 1, &r)) {
+        *out_error = 1;
+        return 0;
+      }
+      a = r;
+      code = TKRT_GRID_OP_DIV;
+      break;
+    default: break;
+  }
   if (b == 0) {
-    tkrt_grid_fail(p, "division by zero", NULL);
+    *out_error = 2;
     return 0;
   }
   if (a == INT64_MIN && b == -1) {
-    tkrt_grid_fail(p, "integer overflow", NULL);
+    *out_error = 1;
     return 0;
   }
-  int64_t q = a / b, r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) {
+  int64_t q = a / b, m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) {
     --q;
-    r += b;
+    m += b;
   }
-  return modulo ? r : q;
+  return code == TKRT_GRID_OP_MOD ? m : q;
 }
 
-static int64_t tkrt_grid_checked(tkrt_grid_parser_t* p, char op, int64_t a, int64_t b) {
-  int64_t r = 0;
-  int overflow = 0;
-  switch (op) {
-    case '+': overflow = __builtin_add_overflow(a, b, &r); break;
-    case '-': overflow = __builtin_sub_overflow(a, b, &r); break;
-    case '*': overflow = __builtin_mul_overflow(a, b, &r); break;
-    case '/': return tkrt_grid_floordiv(p, a, b, 0);
-    case '%': return tkrt_grid_floordiv(p, a, b, 1);
+static tkrt_status_t tkrt_grid_op_error(const char* expression, const tkrt_grid_op_t* op,
+                                        int error, int64_t divisor) {
+  if (error == 2) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "grid expression \"%s\", at offset %u: division by zero in %s (the "
+                            "divisor '%.*s' is %lld)",
+                            expression, op->pos, tkrt_grid_op_name(op->code),
+                            (int)op->rhs_length, expression + op->rhs_start, (long long)divisor);
   }
-  if (overflow) tkrt_grid_fail(p, "integer overflow", NULL);
+  return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                          "grid expression \"%s\", at offset %u: integer overflow in %s",
+                          expression, op->pos, tkrt_grid_op_name(op->code));
+}
+
+static void tkrt_grid_emit(tkrt_grid_parser_t* p, size_t at, uint8_t code, int64_t value,
+                           size_t rhs_start, size_t rhs_end) {
+  if (p->error) return;
+  if (p->op_count == p->capacity) {
+    tkrt_grid_fail(p, "too many operations", NULL);
+    return;
+  }
+  memmove(&p->ops[at + 1], &p->ops[at], (p->op_count - at) * sizeof(p->ops[0]));
+  tkrt_grid_op_t* op = &p->ops[at];
+  memset(op, 0, sizeof(*op));
+  op->code = code;
+  op->pos = (uint32_t)p->pos;
+  op->rhs_start = (uint32_t)rhs_start;
+  op->rhs_length = (uint32_t)(rhs_end > rhs_start ? rhs_end - rhs_start : 0);
+  op->value = value;
+  p->op_count++;
+}
+
+/* a OP b where b's code (if any) was emitted from `mark` on; folds two constants. */
+static tkrt_grid_operand_t tkrt_grid_binary(tkrt_grid_parser_t* p, uint8_t code,
+                                            tkrt_grid_operand_t a, size_t mark,
+                                            tkrt_grid_operand_t b, size_t rhs_start,
+                                            size_t rhs_end) {
+  tkrt_grid_operand_t r = {0, 0};
+  if (p->error) return r;
+  if (a.is_const && b.is_const) {
+    int error = 0;
+    r.is_const = 1;
+    r.value = tkrt_grid_apply(code, a.value, b.value, &error);
+    if (error) {
+      tkrt_grid_op_t op = {code, (uint32_t)p->pos, (uint32_t)rhs_start,
+                           (uint32_t)(rhs_end - rhs_start), 0};
+      p->error = tkrt_grid_op_error(p->text, &op, error, b.value);
+      r.value = 0;
+    }
+    return r;
+  }
+  if (a.is_const) tkrt_grid_emit(p, mark, TKRT_GRID_OP_PUSH, a.value, 0, 0);
+  if (b.is_const) tkrt_grid_emit(p, p->op_count, TKRT_GRID_OP_PUSH, b.value, 0, 0);
+  tkrt_grid_emit(p, p->op_count, code, 0, rhs_start, rhs_end);
   return r;
 }
 
-static int64_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
+static size_t tkrt_grid_trimmed_end(const tkrt_grid_parser_t* p, size_t start) {
+  size_t end = p->pos;
+  while (end > start && (p->text[end - 1] == ' ' || p->text[end - 1] == '\t')) --end;
+  return end;
+}
+
+static tkrt_grid_operand_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth);
+
+static tkrt_grid_operand_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
+  tkrt_grid_operand_t zero = {1, 0};
   if (depth > TKRT_GRID_DEPTH_MAX) {
     tkrt_grid_fail(p, "nested too deeply", NULL);
-    return 0;
+    return zero;
   }
   tkrt_grid_space(p);
   char c = p->text[p->pos];
   if (c == '-') {
     ++p->pos;
-    return tkrt_grid_checked(p, '-', 0, tkrt_grid_primary(p, depth + 1));
+    size_t mark = p->op_count;
+    size_t start = p->pos;
+    tkrt_grid_operand_t value = tkrt_grid_primary(p, depth + 1);
+    return tkrt_grid_binary(p, TKRT_GRID_OP_SUB, zero, mark, value, start,
+                            tkrt_grid_trimmed_end(p, start));
   }
   if (c == '(') {
     ++p->pos;
-    int64_t value = tkrt_grid_expr(p, depth + 1);
+    tkrt_grid_operand_t value = tkrt_grid_expr(p, depth + 1);
     tkrt_grid_space(p);
     if (p->text[p->pos] != ')') {
       tkrt_grid_fail(p, "expected ')'", NULL);
-      return 0;
+      return zero;
     }
     ++p->pos;
     return value;
@@ -109,18 +247,19 @@ static int64_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
     long long value = strtoll(p->text + p->pos, &end, 10);
     if (errno != 0) {
       tkrt_grid_fail(p, "integer literal out of range", NULL);
-      return 0;
+      return zero;
     }
     p->pos = (size_t)(end - p->text);
     if (tkrt_grid_is_name_char(p->text[p->pos])) {
       tkrt_grid_fail(p, "malformed integer literal", NULL);
-      return 0;
+      return zero;
     }
-    return (int64_t)value;
+    tkrt_grid_operand_t r = {1, (int64_t)value};
+    return r;
   }
   if (!tkrt_grid_is_name_start(c)) {
     tkrt_grid_fail(p, c ? "expected a number, a name or '('" : "unexpected end", NULL);
-    return 0;
+    return zero;
   }
   size_t start = p->pos;
   while (tkrt_grid_is_name_char(p->text[p->pos])) ++p->pos;
@@ -128,43 +267,49 @@ static int64_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
   const char* name = p->text + start;
   tkrt_grid_space(p);
   if (p->text[p->pos] == '(') {
-    int which = length == 4 && memcmp(name, "cdiv", 4) == 0  ? 1
-                : length == 3 && memcmp(name, "min", 3) == 0 ? 2
-                : length == 3 && memcmp(name, "max", 3) == 0 ? 3
-                                                             : 0;
-    if (!which) {
+    uint8_t code = length == 4 && memcmp(name, "cdiv", 4) == 0  ? TKRT_GRID_OP_CDIV
+                   : length == 3 && memcmp(name, "min", 3) == 0 ? TKRT_GRID_OP_MIN
+                   : length == 3 && memcmp(name, "max", 3) == 0 ? TKRT_GRID_OP_MAX
+                                                                : 0;
+    if (!code) {
       char detail[80];
       snprintf(detail, sizeof(detail), "'%.*s' (functions: cdiv, min, max)",
                (int)(length > 40 ? 40 : length), name);
       p->pos = start;
       tkrt_grid_fail(p, "unknown function ", detail);
-      return 0;
+      return zero;
     }
     ++p->pos;
-    int64_t a = tkrt_grid_expr(p, depth + 1);
+    tkrt_grid_operand_t a = tkrt_grid_expr(p, depth + 1);
     tkrt_grid_space(p);
     if (p->text[p->pos] != ',') {
       tkrt_grid_fail(p, "expected ',' between the two arguments", NULL);
-      return 0;
+      return zero;
     }
     ++p->pos;
-    int64_t b = tkrt_grid_expr(p, depth + 1);
+    size_t mark = p->op_count;
+    tkrt_grid_space(p);
+    size_t rhs_start = p->pos;
+    tkrt_grid_operand_t b = tkrt_grid_expr(p, depth + 1);
+    size_t rhs_end = tkrt_grid_trimmed_end(p, rhs_start);
     tkrt_grid_space(p);
     if (p->text[p->pos] != ')') {
       tkrt_grid_fail(p, "expected ')' after the two arguments", NULL);
-      return 0;
+      return zero;
     }
     ++p->pos;
-    if (p->error) return 0;
-    if (which == 2) return a < b ? a : b;
-    if (which == 3) return a > b ? a : b;
-    /* cdiv(a, b) = (a + b - 1) // b, as triton.cdiv. */
-    return tkrt_grid_floordiv(p, tkrt_grid_checked(p, '-', tkrt_grid_checked(p, '+', a, b), 1), b,
-                              0);
+    if (p->error) return zero;
+    return tkrt_grid_binary(p, code, a, mark, b, rhs_start, rhs_end);
   }
   for (size_t i = 0; i < p->name_count; ++i) {
     if (p->names[i].length == length && memcmp(p->names[i].name, name, length) == 0) {
-      return p->names[i].value;
+      if (!p->names[i].is_var) {
+        tkrt_grid_operand_t r = {1, p->names[i].value};
+        return r;
+      }
+      tkrt_grid_emit(p, p->op_count, TKRT_GRID_OP_VAR, (int64_t)p->names[i].index, 0, 0);
+      tkrt_grid_operand_t r = {0, 0};
+      return r;
     }
   }
   char detail[400];
@@ -178,65 +323,193 @@ static int64_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
   if (used < sizeof(detail)) snprintf(detail + used, sizeof(detail) - used, ")");
   p->pos = start;
   tkrt_grid_fail(p, "unknown name ", detail);
-  return 0;
+  return zero;
 }
 
-static int64_t tkrt_grid_term(tkrt_grid_parser_t* p, int depth) {
-  int64_t value = tkrt_grid_primary(p, depth);
+static tkrt_grid_operand_t tkrt_grid_term(tkrt_grid_parser_t* p, int depth) {
+  tkrt_grid_operand_t value = tkrt_grid_primary(p, depth);
   for (;;) {
     tkrt_grid_space(p);
     char op = p->text[p->pos];
     if (op == '/' && p->text[p->pos + 1] == '/') ++p->pos; /* Python's // */
     if (op != '*' && op != '/' && op != '%') return value;
     ++p->pos;
-    int64_t rhs = tkrt_grid_primary(p, depth);
-    if (p->error) return 0;
-    value = tkrt_grid_checked(p, op, value, rhs);
+    size_t mark = p->op_count;
+    tkrt_grid_space(p);
+    size_t start = p->pos;
+    tkrt_grid_operand_t rhs = tkrt_grid_primary(p, depth);
+    if (p->error) return rhs;
+    uint8_t code = op == '*' ? TKRT_GRID_OP_MUL : op == '/' ? TKRT_GRID_OP_DIV : TKRT_GRID_OP_MOD;
+    value = tkrt_grid_binary(p, code, value, mark, rhs, start, tkrt_grid_trimmed_end(p, start));
   }
 }
 
-static int64_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth) {
-  int64_t value = tkrt_grid_term(p, depth);
+static tkrt_grid_operand_t tkrt_grid_expr(tkrt_grid_parser_t* p, int depth) {
+  tkrt_grid_operand_t value = tkrt_grid_term(p, depth);
   for (;;) {
     tkrt_grid_space(p);
     char op = p->text[p->pos];
     if (op != '+' && op != '-') return value;
     ++p->pos;
-    int64_t rhs = tkrt_grid_term(p, depth);
-    if (p->error) return 0;
-    value = tkrt_grid_checked(p, op, value, rhs);
+    size_t mark = p->op_count;
+    tkrt_grid_space(p);
+    size_t start = p->pos;
+    tkrt_grid_operand_t rhs = tkrt_grid_term(p, depth);
+    if (p->error) return rhs;
+    value = tkrt_grid_binary(p, op == '+' ? TKRT_GRID_OP_ADD : TKRT_GRID_OP_SUB, value, mark, rhs,
+                             start, tkrt_grid_trimmed_end(p, start));
   }
 }
 
-static tkrt_status_t tkrt_grid_evaluate(const char* expression, const tkrt_grid_name_t* names,
-                                        size_t name_count, uint32_t out_grid[3]) {
+void tkrt_triton_grid_program_free(tkrt_triton_grid_program_t* program) {
+  if (!program) return;
+  free(program->expression);
+  free(program->ops);
+  free(program);
+}
+
+static tkrt_status_t tkrt_grid_dim_range(const char* expression, int d, int64_t value) {
+  if (value < 0 || value > (int64_t)UINT32_MAX) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                            "grid expression \"%s\": dimension %c is %lld, not in 0..%u",
+                            expression, "xyz"[d], (long long)value, UINT32_MAX);
+  }
+  return NULL;
+}
+
+static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_name_t* names,
+                                       size_t name_count, tkrt_triton_grid_program_t** out) {
   if (!expression || strlen(expression) > TKRT_GRID_EXPR_MAX) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "grid expression is missing or longer than %d characters",
                             TKRT_GRID_EXPR_MAX);
   }
-  tkrt_grid_parser_t p = {expression, 0, names, name_count, NULL};
-  uint32_t grid[3] = {1, 1, 1};
+  size_t length = strlen(expression);
+  tkrt_triton_grid_program_t* program = calloc(1, sizeof(*program));
+  tkrt_grid_op_t* ops = calloc(2 * length + 8, sizeof(*ops));
+  char* copy = malloc(length + 1);
+  if (!program || !ops || !copy) {
+    free(program);
+    free(ops);
+    free(copy);
+    return TKRT_OOM();
+  }
+  memcpy(copy, expression, length + 1);
+  tkrt_grid_parser_t p = {copy, 0, names, name_count, NULL, ops, 0, 2 * length + 8};
+  int dims = 0;
   for (int d = 0; d < 3; ++d) {
-    int64_t value = tkrt_grid_expr(&p, 0);
-    if (p.error) return p.error;
-    if (value < 0 || value > (int64_t)UINT32_MAX) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                              "grid expression \"%s\": dimension %c is %lld, not in 0..%u",
-                              expression, "xyz"[d], (long long)value, UINT32_MAX);
+    tkrt_grid_operand_t value = tkrt_grid_expr(&p, 0);
+    if (p.error) break;
+    if (value.is_const) {
+      if ((p.error = tkrt_grid_dim_range(copy, d, value.value))) break;
+      tkrt_grid_emit(&p, p.op_count, TKRT_GRID_OP_PUSH, value.value, 0, 0);
     }
-    grid[d] = (uint32_t)value;
+    tkrt_grid_emit(&p, p.op_count, TKRT_GRID_OP_DIM, d, 0, 0);
+    dims = d + 1;
     tkrt_grid_space(&p);
     if (p.text[p.pos] == '\0') break;
     if (p.text[p.pos] != ',' || d == 2) {
       tkrt_grid_fail(&p, d == 2 ? "more than three dimensions" : "expected ',' or the end", NULL);
-      return p.error;
+      break;
     }
     ++p.pos;
+  }
+  (void)dims;
+  /* The stack's depth, and what a run needs. */
+  size_t depth = 0, deepest = 0, values = 0;
+  for (size_t i = 0; i < p.op_count && !p.error; ++i) {
+    const tkrt_grid_op_t* op = &ops[i];
+    if (op->code == TKRT_GRID_OP_PUSH || op->code == TKRT_GRID_OP_VAR) {
+      ++depth;
+      if (op->code == TKRT_GRID_OP_VAR && (size_t)op->value + 1 > values) {
+        values = (size_t)op->value + 1;
+      }
+    } else {
+      --depth; /* binary ops pop two and push one; DIM pops one */
+    }
+    if (depth > deepest) deepest = depth;
+  }
+  if (!p.error && deepest > TKRT_GRID_STACK_MAX) {
+    p.error = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                               "grid expression \"%s\" needs more than %d intermediate values",
+                               copy, TKRT_GRID_STACK_MAX);
+  }
+  if (p.error) {
+    free(program);
+    free(ops);
+    free(copy);
+    return p.error;
+  }
+  program->expression = copy;
+  program->ops = ops;
+  program->op_count = p.op_count;
+  program->stack = deepest;
+  program->value_count = values;
+  *out = program;
+  return NULL;
+}
+
+tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
+                                   const int64_t* values, size_t value_count,
+                                   uint32_t out_grid[3]) {
+  if (program->value_count > value_count || (program->value_count && !values)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL,
+                            "grid expression \"%s\" reads %zu values; %zu were given",
+                            program->expression, program->value_count, value_count);
+  }
+  int64_t stack[TKRT_GRID_STACK_MAX];
+  size_t top = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  for (size_t i = 0; i < program->op_count; ++i) {
+    const tkrt_grid_op_t* op = &program->ops[i];
+    switch (op->code) {
+      case TKRT_GRID_OP_PUSH: stack[top++] = op->value; break;
+      case TKRT_GRID_OP_VAR: stack[top++] = values[op->value]; break;
+      case TKRT_GRID_OP_DIM: {
+        int64_t value = stack[--top];
+        TKRT_RETURN_IF_ERROR(tkrt_grid_dim_range(program->expression, (int)op->value, value));
+        grid[op->value] = (uint32_t)value;
+        break;
+      }
+      default: {
+        int error = 0;
+        int64_t b = stack[--top];
+        int64_t a = stack[top - 1];
+        stack[top - 1] = tkrt_grid_apply(op->code, a, b, &error);
+        if (error) return tkrt_grid_op_error(program->expression, op, error, b);
+        break;
+      }
+    }
   }
   memcpy(out_grid, grid, sizeof(grid));
   return NULL;
 }
+
+static tkrt_status_t tkrt_grid_evaluate(const char* expression, const tkrt_grid_name_t* names,
+                                        size_t name_count, uint32_t out_grid[3]) {
+  tkrt_triton_grid_program_t* program = NULL;
+  TKRT_RETURN_IF_ERROR(tkrt_grid_compile(expression, names, name_count, &program));
+  tkrt_status_t status = tkrt_triton_grid_run(program, NULL, 0, out_grid);
+  tkrt_triton_grid_program_free(program);
+  return status;
+}
+
+size_t tkrt_triton_grid_value_count(const tkrt_triton_grid_program_t* program) {
+  return program ? program->value_count : 0;
+}
+
+const char* tkrt_triton_grid_expression(const tkrt_triton_grid_program_t* program) {
+  return program ? program->expression : "";
+}
+
+bool tkrt_triton_param_is_integer(const tkrt_triton_param_t* param) {
+  return !param->is_pointer && param->kind != TKRT_PARAM_TMA &&
+         (param->kind == TKRT_PARAM_BOOL || param->kind == TKRT_PARAM_I32 ||
+          param->kind == TKRT_PARAM_I64);
+}
+
+static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t* names,
+                                              size_t* count);
 
 /* Appends "NAME=INT, ..." bindings (true/false count as 1/0). Names point into `text`. */
 static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t* names,
@@ -293,6 +566,8 @@ static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t
     names[*count].name = name;
     names[*count].length = length;
     names[*count].value = value;
+    names[*count].is_var = 0;
+    names[*count].index = 0;
     (*count)++;
   }
   return NULL;
@@ -309,7 +584,64 @@ tkrt_status_t tkrt_triton_grid_eval(const char* expression, const char* bindings
   return tkrt_grid_evaluate(expression, names, count, out_grid);
 }
 
+tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const* var_names,
+                                       size_t var_count, const char* bindings,
+                                       tkrt_triton_grid_program_t** out_program) {
+  if (!out_program || (var_count && !var_names)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_grid_compile: NULL argument");
+  }
+  if (var_count > TKRT_GRID_NAMES_MAX) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "more than %d grid variables",
+                            TKRT_GRID_NAMES_MAX);
+  }
+  tkrt_grid_name_t names[TKRT_GRID_NAMES_MAX];
+  size_t count = 0;
+  for (size_t v = 0; v < var_count; ++v) {
+    const char* name = var_names[v] ? var_names[v] : "";
+    for (size_t i = 0; i < count; ++i) {
+      if (names[i].length == strlen(name) && memcmp(names[i].name, name, names[i].length) == 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "grid variable '%s' is named twice",
+                                name);
+      }
+    }
+    names[count++] = (tkrt_grid_name_t){name, strlen(name), 0, 1, v};
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(bindings, names, &count));
+  return tkrt_grid_compile(expression, names, count, out_program);
+}
+
+tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* variant,
+                                               tkrt_triton_grid_program_t** out_program) {
+  if (!variant || !variant->kernel || !out_program) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_grid_compile_variant: NULL argument");
+  }
+  const tkrt_triton_kernel_t* k = variant->kernel;
+  if (!variant->grid) {
+    char constant[96];
+    snprintf(constant, sizeof(constant), "%u, %u, %u", variant->grid_dims[0],
+             variant->grid_dims[1], variant->grid_dims[2]);
+    return tkrt_grid_compile(constant, NULL, 0, out_program);
+  }
+  tkrt_grid_name_t* names = calloc(TKRT_GRID_NAMES_MAX, sizeof(*names));
+  if (!names) return TKRT_OOM();
+  size_t count = 0;
+  for (size_t i = 0; i < k->param_count && count < TKRT_GRID_NAMES_MAX - 2; ++i) {
+    if (!tkrt_triton_param_is_integer(&k->params[i])) continue;
+    names[count++] = (tkrt_grid_name_t){k->params[i].name, strlen(k->params[i].name), 0, 1, i};
+  }
+  names[count++] = (tkrt_grid_name_t){"num_warps", 9, k->num_warps, 0, 0};
+  names[count++] = (tkrt_grid_name_t){"num_stages", 10, k->num_stages, 0, 0};
+  tkrt_status_t status = tkrt_grid_parse_bindings(variant->constants, names, &count);
+  if (!status) status = tkrt_grid_compile(variant->grid, names, count, out_program);
+  free(names);
+  return status;
+}
+
 /* ---------------------------------------------------------------- scalars */
+
+static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
+                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out);
 
 tkrt_status_t tkrt_triton_scalar_parse(const char* text, tkrt_triton_scalar_t* out_scalar,
                                        size_t* out_name_length) {
@@ -378,6 +710,11 @@ static uint16_t tkrt_float_to_f16(float f) {
   uint32_t rest = mantissa & 0x1FFFu;
   if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half; /* may carry into inf: right */
   return (uint16_t)(sign | half);
+}
+
+tkrt_status_t tkrt_triton_bind_scalar_public(const tkrt_triton_param_t* param,
+                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out) {
+  return tkrt_triton_bind_scalar(param, s, out);
 }
 
 static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
@@ -466,6 +803,46 @@ static tkrt_status_t tkrt_triton_same_params(const tkrt_triton_kernel_t* a,
 
 tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc,
                                       tkrt_call_t** out_call) {
+  return tkrt_triton_call_create_internal(caller_desc, false, out_call);
+}
+
+/* A tensor descriptor parameter as a TMA parameter: the meta's element type (mapped to the host
+ * enum), swizzle and box; a placeholder tensor (the TTIR block, or the box where larger, with
+ * contiguous strides, rows padded to 16 bytes) that each launch replaces with its own. */
+static void tkrt_triton_tma_param(const tkrt_triton_param_t* p, const tkrt_triton_desc_meta_t* m,
+                                  tkrt_param_t* out, tkrt_param_t* hidden) {
+  memset(out, 0, sizeof(*out));
+  out->kind = TKRT_PARAM_TMA;
+  tkrt_tma_desc_t* tma = &out->value.tma;
+  tma->elem_type = tkrt_triton_desc_host_type(m->elem_type);
+  tma->swizzle = m->swizzle;
+  tma->oob_fill = 0;
+  tma->rank = p->desc_rank;
+  uint64_t align = m->elem_size && m->elem_size < 16 ? 16 / m->elem_size : 1;
+  for (uint32_t d = 0; d < p->desc_rank; ++d) {
+    tma->block_shape[d] = m->block_size[d];
+    tma->shape[d] = p->desc_block[d] > m->block_size[d] ? p->desc_block[d] : m->block_size[d];
+  }
+  for (uint32_t d = p->desc_rank; d-- > 0;) {
+    if (d == p->desc_rank - 1) {
+      tma->strides[d] = 1;
+    } else {
+      uint64_t inner = tma->shape[d + 1] * tma->strides[d + 1];
+      tma->strides[d] = (inner + align - 1) / align * align;
+    }
+  }
+  for (uint32_t d = 0; d < p->desc_rank; ++d) {
+    memset(&hidden[d], 0, sizeof(hidden[d]));
+    hidden[d].kind = TKRT_PARAM_I32;
+    hidden[d].value.i32 = (int32_t)tma->shape[d];
+    memset(&hidden[p->desc_rank + d], 0, sizeof(hidden[d]));
+    hidden[p->desc_rank + d].kind = TKRT_PARAM_I64;
+    hidden[p->desc_rank + d].value.i64 = (int64_t)tma->strides[d];
+  }
+}
+
+tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* caller_desc,
+                                               bool allow_missing, tkrt_call_t** out_call) {
   if (!caller_desc || !out_call) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_call_create: NULL argument");
   }
@@ -505,11 +882,12 @@ tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc
                               "kernel '%s' has no parameter '%s' (its parameters: %s)", kernel_name,
                               name ? name : "(null)", listed);
     }
-    if (k0->params[index].is_pointer) {
+    if (k0->params[index].is_pointer || k0->params[index].kind == TKRT_PARAM_TMA) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "'%s' is a pointer parameter (%s) of '%s': pass it as a buffer, not "
+                              "'%s' is a %s parameter (%s) of '%s': pass it as a buffer, not "
                               "a scalar",
-                              name, k0->params[index].type, kernel_name);
+                              name, k0->params[index].is_pointer ? "pointer" : "tensor descriptor",
+                              k0->params[index].type, kernel_name);
     }
     for (size_t t = 0; t < s; ++t) {
       if (strcmp(d.scalars[t].name, name) == 0) {
@@ -518,7 +896,35 @@ tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc
     }
   }
 
-  size_t count = k0->param_count;
+  /* Tensor descriptors: lowered to TMA (tensordesc_meta) in every variant, alike. */
+  size_t descriptors = 0, count = 0;
+  for (size_t i = 0; i < k0->param_count; ++i) {
+    const tkrt_triton_param_t* p = &k0->params[i];
+    count += 1;
+    if (p->kind != TKRT_PARAM_TMA) continue;
+    count += 2 * (size_t)p->desc_rank;
+    for (size_t v = 0; v < d.variant_count; ++v) {
+      const tkrt_triton_kernel_t* k = d.variants[v].kernel;
+      if (k->desc_meta_count == 0) {
+        return TKRT_STATUS_MAKE(
+            TKRT_STATUS_UNIMPLEMENTED,
+            "kernel '%s' (variant %zu): parameter '%s' (%s) is a tensor descriptor that Triton did "
+            "not lower to TMA (the metadata's tensordesc_meta is empty, e.g. the target has no TMA "
+            "or the block does not fit it); Triton then passes it decomposed (base pointer, "
+            "shapes, strides, padding flag), which tkrt does not build",
+            kernel_name, v, p->name, p->type);
+      }
+      if (descriptors >= k->desc_meta_count ||
+          memcmp(&k->desc_meta[descriptors], &k0->desc_meta[descriptors],
+                 sizeof(k->desc_meta[0])) != 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "variant %zu of '%s': the tensordesc_meta of parameter '%s' differs "
+                                "from variant 0's",
+                                v, kernel_name, p->name);
+      }
+    }
+    ++descriptors;
+  }
   tkrt_param_t* params = calloc(count ? count : 1, sizeof(*params));
   tkrt_config_desc_t* configs = calloc(d.variant_count, sizeof(*configs));
   tkrt_alias_t* aliases = calloc(d.inout_count ? d.inout_count : 1, sizeof(*aliases));
@@ -530,25 +936,33 @@ tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc
     goto done;
   }
   size_t scalar_names = 0;
-  for (size_t i = 0; i < count && !status; ++i) {
+  size_t at = 0;
+  descriptors = 0;
+  for (size_t i = 0; i < k0->param_count && !status; ++i) {
     const tkrt_triton_param_t* p = &k0->params[i];
     if (p->is_pointer) {
-      params[i].kind = TKRT_PARAM_ARRAY;
-      params[i].value.array.ptr_divisibility = p->divisibility > 1 ? p->divisibility : 0;
+      params[at].kind = TKRT_PARAM_ARRAY;
+      params[at++].value.array.ptr_divisibility = p->divisibility > 1 ? p->divisibility : 0;
+      continue;
+    }
+    if (p->kind == TKRT_PARAM_TMA) {
+      tkrt_triton_tma_param(p, &k0->desc_meta[descriptors++], &params[at], &params[at + 1]);
+      at += 1 + 2 * (size_t)p->desc_rank;
       continue;
     }
     const tkrt_triton_scalar_t* given = NULL;
     for (size_t s = 0; s < d.scalar_count && !given; ++s) {
       if (strcmp(d.scalars[s].name, p->name) == 0) given = &d.scalars[s];
     }
-    if (!given) {
+    static const tkrt_triton_scalar_t kZero = {NULL, false, 0, 0.0};
+    if (!given && !allow_missing) {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "kernel '%s': no value for scalar parameter %zu '%s' (%s)",
                                 kernel_name, i, p->name, p->type);
       break;
     }
-    status = tkrt_triton_bind_scalar(p, given, &params[i]);
-    if (!status && !given->is_float && scalar_names < TKRT_GRID_NAMES_MAX) {
+    status = tkrt_triton_bind_scalar(p, given ? given : &kZero, &params[at++]);
+    if (!status && given && !given->is_float && scalar_names < TKRT_GRID_NAMES_MAX - 2) {
       names[scalar_names].name = p->name;
       names[scalar_names].length = strlen(p->name);
       names[scalar_names].value = given->i;
@@ -566,7 +980,10 @@ tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc
       goto done;
     }
     uint64_t ordinal = 0;
-    for (long i = 0; i < index; ++i) ordinal += k0->params[i].is_pointer;
+    /* Its buffer: pointers and descriptors take one each. */
+    for (long i = 0; i < index; ++i) {
+      ordinal += k0->params[i].is_pointer || k0->params[i].kind == TKRT_PARAM_TMA;
+    }
     for (size_t b = 0; b < a; ++b) {
       if (aliases[b].input_index == ordinal) {
         status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "in-place parameter '%s' is listed twice",
@@ -587,8 +1004,8 @@ tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* caller_desc
     config->param_count = count;
     if (variant->grid) {
       size_t name_count = scalar_names;
-      names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps};
-      names[name_count++] = (tkrt_grid_name_t){"num_stages", 10, variant->kernel->num_stages};
+      names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps, 0, 0};
+      names[name_count++] = (tkrt_grid_name_t){"num_stages", 10, variant->kernel->num_stages, 0, 0};
       status = tkrt_grid_parse_bindings(variant->constants, names, &name_count);
       if (!status) status = tkrt_grid_evaluate(variant->grid, names, name_count, config->grid);
       if (status) {
@@ -638,6 +1055,13 @@ tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
   const tkrt_config_desc_t* config = &desc->configs[0];
   size_t pointers = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
+    if (config->params[i].kind == TKRT_PARAM_TMA) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
+                              "(base, shape, strides) comes with each launch: launch it with "
+                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
+                              desc->name ? desc->name : "", i);
+    }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
   }
   if (buffer_count != pointers) {
@@ -704,8 +1128,9 @@ tkrt_status_t tkrt_triton_launch_create(tkrt_call_t* call, tkrt_device_t* device
   for (size_t i = 0; i < config->param_count; ++i) {
     if (config->params[i].kind == TKRT_PARAM_TMA) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "call '%s' was not made by tkrt_triton_call_create (parameter %zu is "
-                              "a TMA descriptor)",
+                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
+                              "(base, shape, strides) comes with each launch: launch it with "
+                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
                               name, i);
     }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;

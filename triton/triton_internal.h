@@ -5,7 +5,9 @@
 #define TKRT_TRITON_INTERNAL_H_
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tkrt/triton.h"
 
@@ -13,6 +15,21 @@
 #define TKRT_TRITON_TTIR_LIMIT ((size_t)64 << 20)   /* .ttir / .source text */
 #define TKRT_TRITON_IMAGE_LIMIT ((size_t)512 << 20) /* cubin, PTX, HSACO, host image */
 #define TKRT_TRITON_MAX_PARAMS 1024
+
+/* One entry of Triton's `tensordesc_meta` (the JSON's, one per tensor descriptor parameter, in
+ * order, when the kernel was lowered to TMA): what the host encodes the CUtensorMap with. */
+typedef struct tkrt_triton_desc_meta {
+  uint32_t swizzle;   /* CUtensorMapSwizzle */
+  uint32_t elem_size; /* bytes */
+  uint32_t elem_type; /* Triton's device-side enum (tkrt_triton_desc_host_type maps it) */
+  uint32_t rank;
+  uint32_t block_size[TKRT_TMA_MAX_RANK]; /* the TMA box, outermost first */
+  bool fp4_padded;
+} tkrt_triton_desc_meta_t;
+
+/* CUtensorMapDataType for Triton's device-side element type enum (8 -> 10, 9 -> 8, 10 -> 9; the
+ * others are the same), as Triton's launcher maps it. */
+uint32_t tkrt_triton_desc_host_type(uint32_t device_type);
 
 struct tkrt_triton_kernel_s {
   atomic_int ref_count;
@@ -24,6 +41,11 @@ struct tkrt_triton_kernel_s {
   size_t target_count;
   uint32_t num_warps;
   uint32_t num_stages; /* the first target's */
+  /* tensordesc_meta of the first target that has one (empty: descriptors, if any, were not
+   * lowered to TMA, or there are none). */
+  tkrt_triton_desc_meta_t* desc_meta;
+  size_t desc_meta_count;
+  const char* desc_meta_path; /* the JSON it came from (a target's json_path) */
 };
 
 /* Parses the parameter list of `tt.func public @<kernel_name>(...)` in TTIR text (NULL name: the
@@ -46,5 +68,48 @@ tkrt_status_t tkrt_triton_host_signature(const void* data, size_t size, const ch
 tkrt_status_t tkrt_triton_check_host_signature(const tkrt_triton_param_t* params, size_t count,
                                                const char* ttir_path, const char* kernel,
                                                const char* signature, const char* image_path);
+
+/* ---------------------------------------------------------------- grid programs */
+
+/* A variant's grid expression compiled once: its constants, num_warps and num_stages folded, the
+ * kernel's integer scalar parameters left as variables read from a per-launch array indexed by
+ * parameter index (tkrt_triton_kernel_param). Immutable; run it from any thread. */
+typedef struct tkrt_triton_grid_program tkrt_triton_grid_program_t;
+
+/* Compiles `variant`'s grid (its `grid`, else its grid_dims as a constant program). Names: the
+ * kernel's integer scalar parameters (variables), num_warps, num_stages, the variant's constants.
+ * Errors are those of tkrt_triton_grid_eval (INVALID_ARGUMENT naming the expression and offset;
+ * OUT_OF_RANGE for a constant dimension outside 0..2^32-1). */
+tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* variant,
+                                               tkrt_triton_grid_program_t** out_program);
+/* Compiles an expression whose variables are `var_names` (value k is values[k] at each run) and
+ * whose constants are bound by "NAME=INT,..." `bindings` (may be NULL). For tools and fuzzers. */
+tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const* var_names,
+                                       size_t var_count, const char* bindings,
+                                       tkrt_triton_grid_program_t** out_program);
+/* Evaluates with int64 values: every operation checked (overflow, division by zero naming the
+ * divisor: INVALID_ARGUMENT), each dimension in 0..2^32-1 (OUT_OF_RANGE); out_grid untouched on
+ * error. No allocation, no lock. */
+tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
+                                   const int64_t* values, size_t value_count,
+                                   uint32_t out_grid[3]);
+/* How many values a run reads (1 + the largest variable index), 0 for a constant grid. */
+size_t tkrt_triton_grid_value_count(const tkrt_triton_grid_program_t* program);
+const char* tkrt_triton_grid_expression(const tkrt_triton_grid_program_t* program);
+void tkrt_triton_grid_program_free(tkrt_triton_grid_program_t* program);
+
+/* tkrt_triton_call_create, where a scalar without a value (allowed when `allow_missing`) takes 0
+ * and is no name of the grid: for bound launches, whose scalars come per launch (their grids are
+ * programs; the call's own grids are then its variants' grid_dims). */
+tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* desc,
+                                               bool allow_missing, tkrt_call_t** out_call);
+
+/* A scalar argument into the call's parameter (range, divisibility, fp16/bf16 conversion), as
+ * tkrt_triton_call_create binds it. */
+tkrt_status_t tkrt_triton_bind_scalar_public(const tkrt_triton_param_t* param,
+                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out);
+
+/* Whether a parameter is an integer scalar (i1, i8..i64): a grid variable, range-checked. */
+bool tkrt_triton_param_is_integer(const tkrt_triton_param_t* param);
 
 #endif /* TKRT_TRITON_INTERNAL_H_ */

@@ -204,7 +204,10 @@ typedef struct tkrt_triton_output {
   uint32_t warp_size, num_warps, num_ctas, num_stages, shared, tmem_size;
   uint32_t cluster_dims[3];
   uint32_t global_scratch_size, global_scratch_align;
+  uint32_t profile_scratch_size, profile_scratch_align;
   uint32_t launch_flags;
+  tkrt_triton_desc_meta_t* desc_meta;
+  size_t desc_meta_count;
   tkrt_triton_param_t* params;
   size_t param_count;
   char* signature_path;
@@ -227,6 +230,7 @@ static void tkrt_triton_output_clear(tkrt_triton_output_t* o) {
   free(o->signature_path);
   free(o->native_code_left_out);
   tkrt_triton_params_free(o->params, o->param_count);
+  free(o->desc_meta);
   for (size_t i = 0; i < o->image_count; ++i) {
     free((void*)o->images[i].data);
     free((void*)o->images[i].arch);
@@ -357,6 +361,123 @@ fail:
   return status;
 }
 
+uint32_t tkrt_triton_desc_host_type(uint32_t device_type) {
+  switch (device_type) {
+    case 8: return 10;
+    case 9: return 8;
+    case 10: return 9;
+    default: return device_type;
+  }
+}
+
+/* `tensordesc_meta`: null, absent or [] (no descriptor lowered to TMA), else one object per
+ * descriptor parameter; every field is checked. */
+static tkrt_status_t tkrt_triton_desc_meta_read(const tkrt_json_value_t* root,
+                                                const char* json_path, tkrt_triton_output_t* o) {
+  const tkrt_json_value_t* list = tkrt_json_get(root, "tensordesc_meta");
+  if (!list || list->type == TKRT_JSON_NULL) return NULL;
+  if (list->type != TKRT_JSON_ARRAY) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s: field 'tensordesc_meta' is %s; it must be a list of objects",
+                            json_path, tkrt_json_type_name(list->type));
+  }
+  if (list->count == 0) return NULL;
+  if (list->count > TKRT_TRITON_MAX_PARAMS) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s: field 'tensordesc_meta' has %zu entries (at most %d)", json_path,
+                            list->count, TKRT_TRITON_MAX_PARAMS);
+  }
+  tkrt_triton_desc_meta_t* meta = calloc(list->count, sizeof(*meta));
+  if (!meta) return TKRT_OOM();
+  tkrt_status_t status = NULL;
+  for (size_t i = 0; i < list->count && !status; ++i) {
+    const tkrt_json_value_t* e = &list->items[i];
+    tkrt_triton_desc_meta_t* m = &meta[i];
+    char field[96];
+    if (e->type != TKRT_JSON_OBJECT) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field 'tensordesc_meta[%zu]' is %s; it must be an object",
+                                json_path, i, tkrt_json_type_name(e->type));
+      break;
+    }
+    /* Field names for errors: tensordesc_meta[i].swizzle (the key after the last '.'). */
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].swizzle", i);
+    if ((status = tkrt_triton_field_u32(e, json_path, field, 1, 0, 0, 3, &m->swizzle))) break;
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].elem_size", i);
+    if ((status = tkrt_triton_field_u32(e, json_path, field, 1, 0, 1, 8, &m->elem_size))) break;
+    if (m->elem_size & (m->elem_size - 1)) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field '%s' is %u; it must be 1, 2, 4 or 8", json_path, field,
+                                m->elem_size);
+      break;
+    }
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].elem_type", i);
+    if ((status = tkrt_triton_field_u32(e, json_path, field, 1, 0, 0, 15, &m->elem_type))) break;
+    if (tkrt_triton_desc_host_type(m->elem_type) > 12) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field '%s' is %u, which is no CUtensorMapDataType tkrt "
+                                "knows (0..12)",
+                                json_path, field, m->elem_type);
+      break;
+    }
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].fp4_padded", i);
+    if ((status = tkrt_triton_field_bool(e, json_path, field, &m->fp4_padded))) break;
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].block_size", i);
+    const tkrt_json_value_t* block = tkrt_json_get(e, "block_size");
+    int ok = block && block->type == TKRT_JSON_ARRAY && block->count >= 1 &&
+             block->count <= TKRT_TMA_MAX_RANK;
+    for (size_t d = 0; ok && d < block->count; ++d) {
+      const tkrt_json_value_t* v = &block->items[d];
+      ok = v->type == TKRT_JSON_NUMBER && v->is_integer && v->integer >= 1 && v->integer <= 256;
+      if (ok) m->block_size[d] = (uint32_t)v->integer;
+    }
+    if (!ok) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field '%s' must be a list of 1..%d integers in 1..256 (the "
+                                "TMA box)",
+                                json_path, field, TKRT_TMA_MAX_RANK);
+      break;
+    }
+    m->rank = (uint32_t)block->count;
+  }
+  if (status) {
+    free(meta);
+    return status;
+  }
+  o->desc_meta = meta;
+  o->desc_meta_count = list->count;
+  return NULL;
+}
+
+/* The meta against the TTIR's descriptor parameters: one entry each, of the same rank and
+ * element size. */
+static tkrt_status_t tkrt_triton_desc_meta_check(const tkrt_triton_output_t* o) {
+  if (o->desc_meta_count == 0) return NULL;
+  size_t descriptors = 0;
+  for (size_t i = 0; i < o->param_count; ++i) {
+    const tkrt_triton_param_t* p = &o->params[i];
+    if (p->kind != TKRT_PARAM_TMA) continue;
+    if (descriptors < o->desc_meta_count) {
+      const tkrt_triton_desc_meta_t* m = &o->desc_meta[descriptors];
+      if (m->rank != p->desc_rank || (m->elem_size != p->element_bytes && !m->fp4_padded)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s: field 'tensordesc_meta[%zu]' (rank %u, elem_size %u) does not "
+                                "fit parameter '%s: %s' of %s",
+                                o->json_path, descriptors, m->rank, m->elem_size, p->name, p->type,
+                                o->signature_path);
+      }
+    }
+    ++descriptors;
+  }
+  if (descriptors != o->desc_meta_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "%s: field 'tensordesc_meta' has %zu entries but %s declares %zu "
+                            "tensor descriptor parameters",
+                            o->json_path, o->desc_meta_count, o->signature_path, descriptors);
+  }
+  return NULL;
+}
+
 static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kinds,
                                              bool allow_native_code, tkrt_triton_output_t* o) {
   memset(o, 0, sizeof(*o));
@@ -447,31 +568,20 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
                               json_path, o->global_scratch_align);
     goto done;
   }
-  /* tkrt passes a null profile-scratch pointer (as Triton does when not instrumenting). */
-  uint32_t profile_size = 0, profile_align = 1;
+  /* Profile scratch (kernels instrumented for proton): allocated per launch like global scratch. */
   if ((status = tkrt_triton_field_u32(root, json_path, "profile_scratch_size", 0, 0, 0, UINT32_MAX,
-                                      &profile_size)) ||
+                                      &o->profile_scratch_size)) ||
       (status = tkrt_triton_field_u32(root, json_path, "profile_scratch_align", 0, 1, 1, 1u << 20,
-                                      &profile_align))) {
+                                      &o->profile_scratch_align))) {
     goto done;
   }
-  if (profile_size) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                              "%s: field 'profile_scratch_size' is %u: the kernel was built with "
-                              "instrumentation (proton), whose profile buffer tkrt does not "
-                              "allocate; rebuild without instrumentation",
-                              json_path, profile_size);
+  if (o->profile_scratch_align & (o->profile_scratch_align - 1)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field 'profile_scratch_align' is %u, not a power of two",
+                              json_path, o->profile_scratch_align);
     goto done;
   }
-  const tkrt_json_value_t* tensordesc = tkrt_json_get(root, "tensordesc_meta");
-  if (tensordesc && tensordesc->type != TKRT_JSON_NULL &&
-      !(tensordesc->type == TKRT_JSON_ARRAY && tensordesc->count == 0)) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                              "%s: field 'tensordesc_meta' is not empty: the kernel takes tensor "
-                              "descriptors, which tkrt does not build for Triton's output yet",
-                              json_path);
-    goto done;
-  }
+  if ((status = tkrt_triton_desc_meta_read(root, json_path, o))) goto done;
   bool cooperative = false, pdl = false;
   if ((status = tkrt_triton_field_bool(root, json_path, "launch_cooperative_grid", &cooperative)) ||
       (status = tkrt_triton_field_bool(root, json_path, "launch_pdl", &pdl))) {
@@ -605,7 +715,8 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   }
   if ((status = tkrt_triton_read_file(sig_path, TKRT_TRITON_TTIR_LIMIT, &text, &size)) ||
       (status = tkrt_triton_parse_signature(text, size, o->name, sig_path, &o->params,
-                                            &o->param_count))) {
+                                            &o->param_count)) ||
+      (status = tkrt_triton_desc_meta_check(o))) {
     goto done;
   }
   /* A host image declares its kernel's signature too: tkrt passes parameters by the TTIR's, so
@@ -754,6 +865,7 @@ static void tkrt_triton_kernel_destroy(tkrt_triton_kernel_t* k) {
   tkrt_kernel_release(k->kernel);
   free(k->name);
   tkrt_triton_params_free(k->params, k->param_count);
+  free(k->desc_meta);
   for (size_t i = 0; i < k->target_count; ++i) {
     tkrt_triton_target_t* t = &k->targets[i];
     free((void*)t->json_path);
@@ -794,6 +906,7 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
   }
   desc.launch_flags = first->launch_flags;
   desc.global_scratch_align = 1;
+  desc.profile_scratch_align = 1;
   size_t n = 0;
   for (size_t i = 0; i < count; ++i) {
     const tkrt_triton_output_t* o = &outputs[i];
@@ -803,6 +916,12 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     }
     if (o->global_scratch_align > desc.global_scratch_align) {
       desc.global_scratch_align = o->global_scratch_align;
+    }
+    if (o->profile_scratch_size > desc.profile_scratch_size) {
+      desc.profile_scratch_size = o->profile_scratch_size;
+    }
+    if (o->profile_scratch_align > desc.profile_scratch_align) {
+      desc.profile_scratch_align = o->profile_scratch_align;
     }
     const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(o->backend);
     if (runs && runs->triton_arch_is_integer && !desc.compute_capability) {
@@ -857,6 +976,14 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
       status = TKRT_OOM();
       goto fail;
     }
+  }
+  for (size_t i = 0; i < count && !k->desc_meta; ++i) {
+    if (!outputs[i].desc_meta_count) continue;
+    k->desc_meta = outputs[i].desc_meta;
+    k->desc_meta_count = outputs[i].desc_meta_count;
+    k->desc_meta_path = k->targets[i].json_path;
+    outputs[i].desc_meta = NULL;
+    outputs[i].desc_meta_count = 0;
   }
   k->params = outputs[0].params;
   k->param_count = outputs[0].param_count;

@@ -135,12 +135,55 @@ static tkrt_status_t tkrt_ttir_set_type(const tkrt_ttir_cursor_t* c, const char*
     param->type = tkrt_ttir_strndup(spelled, strlen(spelled));
     return param->type ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
+  static const char kDesc[] = "!tt.tensordesc<tensor<";
   if (length >= 14 && memcmp(text, "!tt.tensordesc", 14) == 0) {
-    snprintf(message, sizeof(message),
-             "'%s' is a tensor descriptor (%.*s); tkrt does not build Triton tensor descriptors "
-             "for kernels loaded from Triton's output yet",
-             param->name, (int)length, text);
-    return tkrt_ttir_error_code(c, TKRT_STATUS_UNIMPLEMENTED, kernel, index, message);
+    /* !tt.tensordesc<tensor<64x128xf16>> (an encoding after a ',' is allowed and ignored). */
+    size_t i = sizeof(kDesc) - 1;
+    uint32_t rank = 0;
+    uint32_t block[TKRT_TMA_MAX_RANK] = {0};
+    int ok = length > i && memcmp(text, kDesc, i) == 0;
+    while (ok && i < length && text[i] >= '0' && text[i] <= '9') {
+      uint64_t value = 0;
+      size_t digits = 0;
+      while (i < length && text[i] >= '0' && text[i] <= '9' && digits < 10) {
+        value = value * 10 + (uint64_t)(text[i++] - '0');
+        ++digits;
+      }
+      if (i >= length || text[i] != 'x' || value == 0 || value > 65536 ||
+          rank == TKRT_TMA_MAX_RANK) {
+        ok = 0;
+        break;
+      }
+      block[rank++] = (uint32_t)value;
+      ++i;
+    }
+    size_t element_length = 0;
+    while (ok && i + element_length < length && text[i + element_length] != '>' &&
+           text[i + element_length] != ',') {
+      ++element_length;
+    }
+    const tkrt_ttir_type_t* type = ok ? tkrt_ttir_find_type(text + i, element_length) : NULL;
+    if (!ok || rank == 0 || !type) {
+      snprintf(message, sizeof(message),
+               "'%s' has the tensor descriptor type '%.*s', which tkrt cannot read (expected "
+               "!tt.tensordesc<tensor<DIMSxTYPE>> with 1..%d dimensions)",
+               param->name, (int)(length > TKRT_TTIR_TEXT_MAX ? TKRT_TTIR_TEXT_MAX : length),
+               text, TKRT_TMA_MAX_RANK);
+      return tkrt_ttir_error(c, kernel, index, message);
+    }
+    size_t used = (size_t)snprintf(spelled, sizeof(spelled), "tensordesc<%s[", type->triton);
+    for (uint32_t d = 0; d < rank && used < sizeof(spelled); ++d) {
+      int n = snprintf(spelled + used, sizeof(spelled) - used, "%s%u", d ? ", " : "", block[d]);
+      if (n > 0) used += (size_t)n;
+    }
+    if (used < sizeof(spelled)) snprintf(spelled + used, sizeof(spelled) - used, "]>");
+    param->is_pointer = false;
+    param->kind = TKRT_PARAM_TMA;
+    param->element_bytes = type->bytes;
+    param->desc_rank = rank;
+    memcpy(param->desc_block, block, sizeof(block));
+    param->type = tkrt_ttir_strndup(spelled, strlen(spelled));
+    return param->type ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
   const tkrt_ttir_type_t* type = tkrt_ttir_find_type(text, length);
   if (!type || type->kind == 0) {
@@ -178,6 +221,55 @@ static tkrt_status_t tkrt_ttir_attributes(const tkrt_ttir_cursor_t* c, const cha
     }
     param->divisibility = (uint32_t)value;
   }
+  return NULL;
+}
+
+typedef struct tkrt_ttir_loc {
+  size_t start, length; /* the loc("name") of a parameter in the text; length 0: none */
+} tkrt_ttir_loc_t;
+
+/* A tensor descriptor parameter of rank r is followed by r i32 parameters (its shape) and r i64
+ * parameters (its strides) that Triton adds, with the descriptor's loc name. They are checked and
+ * dropped from the list (the descriptor supplies them at launch). */
+static tkrt_status_t tkrt_ttir_fold_descriptors(const tkrt_ttir_cursor_t* c, const char* kernel,
+                                                tkrt_triton_param_t* params,
+                                                const tkrt_ttir_loc_t* locs, size_t* count) {
+  for (size_t i = 0; i < *count;) {
+    tkrt_triton_param_t* p = &params[i];
+    size_t hidden = p->kind == TKRT_PARAM_TMA ? 2 * (size_t)p->desc_rank : 0;
+    for (size_t h = 0; h < hidden; ++h) {
+      size_t j = i + 1 + h;
+      const char* want = h < p->desc_rank ? "i32" : "i64";
+      int same_loc = j < *count && locs[j].length == locs[i].length &&
+                     (locs[i].length == 0 ||
+                      memcmp(c->text + locs[j].start, c->text + locs[i].start, locs[i].length) == 0);
+      if (j >= *count || strcmp(params[j].type, want) != 0 || !same_loc) {
+        char message[3 * TKRT_TTIR_TEXT_MAX + 200];
+        snprintf(message, sizeof(message),
+                 "tensor descriptor '%s' (%s) must be followed by %u i32 shape and %u i64 stride "
+                 "parameters of the same loc, as Triton writes them; parameter %zu is %s%s%s%s",
+                 p->name, p->type, p->desc_rank, p->desc_rank, j,
+                 j < *count ? params[j].name : "missing", j < *count ? ": " : "",
+                 j < *count ? params[j].type : "",
+                 j < *count && !same_loc ? " of another loc" : "");
+        return tkrt_ttir_error(c, kernel, i, message);
+      }
+    }
+    i += 1 + hidden;
+  }
+  /* All checked: drop the hidden ones. */
+  size_t out = 0;
+  for (size_t i = 0; i < *count;) {
+    size_t hidden = params[i].kind == TKRT_PARAM_TMA ? 2 * (size_t)params[i].desc_rank : 0;
+    for (size_t h = 0; h < hidden; ++h) {
+      free((void*)params[i + 1 + h].name);
+      free((void*)params[i + 1 + h].type);
+    }
+    if (out != i) params[out] = params[i];
+    ++out;
+    i += 1 + hidden;
+  }
+  *count = out;
   return NULL;
 }
 
@@ -242,6 +334,7 @@ tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const c
                                                      ? found_length : sizeof(kernel) - 1),
            found_name);
   tkrt_triton_param_t* params = NULL;
+  tkrt_ttir_loc_t* locs = NULL;
   size_t count = 0, capacity = 0;
   tkrt_status_t status = NULL;
   for (;;) {
@@ -261,13 +354,17 @@ tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const c
     if (count == capacity) {
       size_t grown = capacity ? capacity * 2 : 8;
       tkrt_triton_param_t* more = realloc(params, grown * sizeof(*more));
-      if (!more) {
+      if (more) params = more;
+      tkrt_ttir_loc_t* more_locs = more ? realloc(locs, grown * sizeof(*more_locs)) : NULL;
+      if (more_locs) locs = more_locs;
+      if (!more || !more_locs) {
         status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
         break;
       }
-      params = more;
       capacity = grown;
     }
+    locs[count].start = 0;
+    locs[count].length = 0;
     tkrt_triton_param_t* p = &params[count];
     memset(p, 0, sizeof(*p));
     ++count;
@@ -323,6 +420,18 @@ tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const c
       tkrt_ttir_space(&c);
     }
     if (c.size - c.pos >= 4 && memcmp(text + c.pos, "loc(", 4) == 0) {
+      /* loc("a_desc"(#loc)): the source name, which ties a descriptor's hidden parameters to it. */
+      if (c.size - c.pos > 5 && text[c.pos + 4] == '"') {
+        size_t q = c.pos + 5;
+        while (q < c.size && q - c.pos < TKRT_TTIR_TEXT_MAX && text[q] != '"' && text[q] != '\\' &&
+               text[q] != '\n') {
+          ++q;
+        }
+        if (q < c.size && text[q] == '"') {
+          locs[count - 1].start = c.pos + 5;
+          locs[count - 1].length = q - (c.pos + 5);
+        }
+      }
       c.pos += 3;
       if (!tkrt_ttir_skip_group(&c, '(', ')')) {
         status = tkrt_ttir_error(&c, kernel, count - 1, "the loc(...) is not closed");
@@ -341,6 +450,8 @@ tkrt_status_t tkrt_triton_parse_signature(const char* text, size_t size, const c
     status = tkrt_ttir_error(&c, kernel, count - 1, "expected ',' or ')' after the parameter");
     break;
   }
+  if (!status) status = tkrt_ttir_fold_descriptors(&c, kernel, params, locs, &count);
+  free(locs);
   if (status) {
     tkrt_triton_params_free(params, count);
     return status;

@@ -133,6 +133,14 @@ tkrt_status_t tkrt_cuda_device_create(const tkrt_hal_backend_t* backend,
   device->context = context;
   status = tkrt_cuda_device_query_info(device);
   if (status) goto cleanup;
+  if (device->base.info.features & TKRT_DEVICE_FEATURE_TMA) {
+    device->tma_cache = malloc(sizeof(*device->tma_cache));
+    if (!device->tma_cache) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+      goto cleanup;
+    }
+    tkrt_hal_tma_cache_init(device->tma_cache, (uint32_t)sizeof(CUtensorMap));
+  }
   TKRT_LOG_AT(TKRT_LOG_INFO, "cuda",
               "device %d: %s, %s (PTX compiled for %s), %u SMs, driver %d, features 0x%x",
               ordinal, device->base.info.name, device->base.info.arch, device->ptx_target,
@@ -156,6 +164,7 @@ void tkrt_cuda_destroy(tkrt_device_t* base) {
                   base->info.ordinal, (int)result);
     }
   }
+  free(device->tma_cache);
   free(device->cache_dir);
   free(device);
 }

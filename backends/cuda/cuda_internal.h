@@ -10,6 +10,7 @@
 
 #include "backends/cuda/cuda_symbols.h"
 #include "hal/hal.h"
+#include "hal/hal_tma_cache.h"
 
 /* ---------------------------------------------------------------- errors (cuda_status.c) */
 
@@ -40,6 +41,8 @@ typedef struct tkrt_cuda_device {
   char ptx_target[16];
   char* cache_dir;     /* the cubin cache folder; NULL: no cache */
   bool trust_shared_cache;
+  /* Recently encoded TMA descriptors (devices with TKRT_DEVICE_FEATURE_TMA; else NULL). */
+  tkrt_hal_tma_cache_t* tma_cache;
 } tkrt_cuda_device_t;
 
 tkrt_cuda_device_t* tkrt_cuda_device_cast(tkrt_device_t* device);

@@ -113,8 +113,9 @@ _Static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
 _Static_assert(sizeof(CUtensorMap) <= TKRT_HAL_TMA_DESC_MAX, "the core's stack slots hold it");
 _Static_assert(_Alignof(CUtensorMap) <= 128, "the core aligns the slots enough");
 
-tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_desc* desc,
-                                   tkrt_deviceptr_t address, void* out) {
+static tkrt_status_t tkrt_cuda_encode_tma_now(tkrt_device_t* base,
+                                              const struct tkrt_tma_desc* desc,
+                                              tkrt_deviceptr_t address, void* out) {
   tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base;
   const tkrt_cuda_driver_t* driver = device->driver;
   if (!driver->cuTensorMapEncodeTiled) {
@@ -148,4 +149,14 @@ tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_de
                             desc->elem_type, rank, (unsigned long long)address, desc->swizzle);
   }
   return NULL;
+}
+
+/* Steady launches of the same tensor reuse the bytes: the device's cache (hal/hal_tma_cache.h)
+ * is keyed by every input of the encode, so a hit is exactly what the driver would write. */
+tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_desc* desc,
+                                   tkrt_deviceptr_t address, void* out) {
+  tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base;
+  if (!device->tma_cache) return tkrt_cuda_encode_tma_now(base, desc, address, out);
+  return tkrt_hal_tma_cache_encode(device->tma_cache, base, desc, address, out,
+                                   tkrt_cuda_encode_tma_now);
 }

@@ -101,6 +101,8 @@ const tkrt_hal_backend_t tkrt_hip_backend = {
     .dlpack_device_types = kHipDlpackTypes,
     .dlpack_device_type_count = sizeof(kHipDlpackTypes) / sizeof(kHipDlpackTypes[0]),
     .triton_target = "hip",
+    .tma_unsupported = "the HIP backend has no tensor-descriptor (TMA) support yet: HIP has no "
+                       "equivalent of CUDA's tensor maps that tkrt can encode",
     .triton_arch_expected = "the processor name as a string (e.g. \"gfx942\")",
     .triton_image_matches = tkrt_hip_triton_image_matches,
     .parse_param = tkrt_hip_parse_param,

@@ -234,8 +234,40 @@ static void ttir_signatures(void) {
 
   EXPECT_STATUS(sig(text, "other", &p, &count), TKRT_STATUS_NOT_FOUND,
                 "k.ttir has no 'tt.func public @other(' line");
+  /* Tensor descriptors: one parameter; the rank i32 shape and i64 stride parameters that follow
+   * it with its loc are checked and hidden. */
+  ASSERT_OK(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64x128xf16>> loc(\"d\"(#loc)), "
+                "%d_0: i32 loc(\"d\"(#loc)), %d_1: i32 loc(\"d\"(#loc)), %d_2: i64 loc(\"d\"(#loc)), "
+                "%d_3: i64 loc(\"d\"(#loc)), %n: i32 {tt.divisibility = 16 : i32} loc(\"n\"(#loc))) {",
+                "k", &p, &count));
+  ASSERT_TRUE(count == 2);
+  EXPECT_STREQ(p[0].name, "d");
+  EXPECT_STREQ(p[0].type, "tensordesc<fp16[64, 128]>");
+  EXPECT_TRUE(p[0].kind == TKRT_PARAM_TMA && !p[0].is_pointer && p[0].element_bytes == 2);
+  EXPECT_TRUE(p[0].desc_rank == 2 && p[0].desc_block[0] == 64 && p[0].desc_block[1] == 128);
+  EXPECT_STREQ(p[1].name, "n");
+  EXPECT_TRUE(p[1].desc_rank == 0 && p[1].divisibility == 16);
+  tkrt_triton_params_free(p, count);
   EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64xf16>>) {", "k", &p, &count),
-                TKRT_STATUS_UNIMPLEMENTED, "'d' is a tensor descriptor");
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "k.ttir:1: signature of 'k', parameter 0: tensor descriptor 'd' "
+                "(tensordesc<fp16[64]>) must be followed by 1 i32 shape and 1 i64 stride "
+                "parameters of the same loc, as Triton writes them; parameter 1 is missing");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64xf16>> loc(\"d\"), %d_0: i64 "
+                    "loc(\"d\"), %d_1: i64 loc(\"d\")) {",
+                    "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 is d_0: i64");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64xf16>> loc(\"d\"), %d_0: i32 "
+                    "loc(\"e\"), %d_1: i64 loc(\"d\")) {",
+                    "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "parameter 1 is d_0: i32 of another loc");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<1x2x3x4x5x6xf16>>) {", "k", &p,
+                    &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "has the tensor descriptor type");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<64xq7>>) {", "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "has the tensor descriptor type");
+  EXPECT_STATUS(sig("tt.func public @k(%d: !tt.tensordesc<tensor<0x64xf16>>) {", "k", &p, &count),
+                TKRT_STATUS_INVALID_ARGUMENT, "has the tensor descriptor type");
   EXPECT_STATUS(sig("tt.func public @k(%a: i32, %v: vector<4xf32>) {", "k", &p, &count),
                 TKRT_STATUS_INVALID_ARGUMENT,
                 "k.ttir:1: signature of 'k', parameter 1: 'v' has type 'vector<4xf32>'");
@@ -399,12 +431,19 @@ static void bad_files(void) {
        "add_kernel.cubin is for sm_90a but "},
       {"\"arch\": 90, \"warp_size\": 32}", "\"arch\": 90}", TKRT_STATUS_INVALID_ARGUMENT,
        "field 'target.warp_size' is missing"},
-      {"\"profile_scratch_size\": 0", "\"profile_scratch_size\": 4096", TKRT_STATUS_UNIMPLEMENTED,
-       "field 'profile_scratch_size' is 4096"},
+      {"\"profile_scratch_align\": 1", "\"profile_scratch_align\": 12", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'profile_scratch_align' is 12, not a power of two"},
       {"\"global_scratch_align\": 1", "\"global_scratch_align\": 3", TKRT_STATUS_INVALID_ARGUMENT,
        "field 'global_scratch_align' is 3, not a power of two"},
-      {"\"tensordesc_meta\": []", "\"tensordesc_meta\": [{}]", TKRT_STATUS_UNIMPLEMENTED,
-       "field 'tensordesc_meta' is not empty"},
+      {"\"tensordesc_meta\": []", "\"tensordesc_meta\": [{}]", TKRT_STATUS_INVALID_ARGUMENT,
+       "add_kernel.json: field 'tensordesc_meta[0].swizzle' is missing"},
+      {"\"tensordesc_meta\": []", "\"tensordesc_meta\": {}", TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'tensordesc_meta' is an object; it must be a list of objects"},
+      {"\"tensordesc_meta\": []",
+       "\"tensordesc_meta\": [{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 6, "
+       "\"block_size\": [64], \"fp4_padded\": false}]",
+       TKRT_STATUS_INVALID_ARGUMENT,
+       "field 'tensordesc_meta' has 1 entries but "},
       {"\"launch_pdl\": false", "\"launch_pdl\": 0", TKRT_STATUS_INVALID_ARGUMENT,
        "field 'launch_pdl' is a number; it must be true or false"},
       {"\"name\": \"add_kernel\"", "\"name\": \"sub_kernel\"", TKRT_STATUS_NOT_FOUND,

@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tkrt runtime: bound launches of Triton kernels (tkrt/triton_bound.h). A call made once with the
+ * scalars' defaults and prepared on the device; per launch, every argument is checked against
+ * its parameter (kind, integer range, tt.divisibility, descriptor rank / block / strides / base),
+ * the scalars and descriptor shapes go to the core as per-launch values, and the grid is each
+ * variant's compiled program run on this launch's scalars. A tuning key picks, per distinct
+ * tuple of its scalars' values, a call of its own (the same call with those values, so its digest
+ * and therefore its tuning decision differ), made and prepared on first use and kept in a table
+ * read without a lock. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/versioned.h"
+#include "runtime/runtime_internal.h"
+#include "tkrt/triton_bound.h"
+#include "triton/triton_internal.h"
+
+#define TKRT_BOUND_STACK 64    /* arguments / buffers / scalars handled on the stack */
+#define TKRT_BOUND_BUCKETS 64  /* tuning-key table */
+#define TKRT_BOUND_KEYS_MAX 16 /* scalars in a tuning key */
+#define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
+
+/* One tuning-key value's call: immutable once published. */
+typedef struct tkrt_bound_key_entry {
+  struct tkrt_bound_key_entry* next;
+  tkrt_call_t* call;
+  int64_t values[];
+} tkrt_bound_key_entry_t;
+
+/* Where a parameter's launch values go. */
+typedef struct tkrt_bound_slot {
+  size_t buffer;  /* pointers, descriptors: the buffer index */
+  size_t scalar;  /* scalars: the call's scalar index; descriptors: the first hidden one's */
+  size_t tma;     /* descriptors: the TMA parameter's index */
+  int has_default;
+  tkrt_scalar_t default_value;  /* the call's value when has_default */
+  int64_t default_integer;      /* for the grid */
+  uint32_t tma_block[TKRT_TMA_MAX_RANK]; /* descriptors: meta's box (fp4_padded: see below) */
+  bool fp4_padded;
+} tkrt_bound_slot_t;
+
+struct tkrt_triton_bound_s {
+  tkrt_runtime_t* runtime; /* retained */
+  tkrt_device_t* device;   /* retained */
+  char* name;
+  tkrt_triton_kernel_t* kernel; /* variant 0's, retained: its parameters are the arguments */
+  size_t param_count;
+  tkrt_bound_slot_t* slots;
+  size_t buffer_count, scalar_count, tma_count;
+  size_t alias_count;
+  size_t* alias_buffers; /* the buffer index of each in-place pointer, in the call's order */
+  size_t variant_count;
+  tkrt_triton_variant_t* variants; /* copies: kernels retained, strings owned, grid NULL */
+  tkrt_triton_grid_program_t** programs;
+  tkrt_triton_scalar_t* defaults; /* names owned */
+  size_t default_count;
+  char** inout;
+  size_t inout_count;
+  tkrt_call_t* call; /* the defaults' call */
+  /* Tuning key. */
+  size_t key_count;
+  size_t key_params[TKRT_BOUND_KEYS_MAX];
+  _Atomic(tkrt_bound_key_entry_t*) buckets[TKRT_BOUND_BUCKETS];
+  pthread_mutex_t key_lock;
+};
+
+void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+static char* tkrt_bound_strdup(const char* text) {
+  if (!text) return NULL;
+  size_t n = strlen(text) + 1;
+  char* copy = malloc(n);
+  if (copy) memcpy(copy, text, n);
+  return copy;
+}
+
+void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
+  if (!b) return;
+  for (size_t i = 0; i < TKRT_BOUND_BUCKETS; ++i) {
+    tkrt_bound_key_entry_t* e = atomic_load_explicit(&b->buckets[i], memory_order_acquire);
+    while (e) {
+      tkrt_bound_key_entry_t* next = e->next;
+      tkrt_call_release(e->call);
+      free(e);
+      e = next;
+    }
+  }
+  pthread_mutex_destroy(&b->key_lock);
+  tkrt_call_release(b->call);
+  for (size_t v = 0; v < b->variant_count; ++v) {
+    tkrt_triton_grid_program_free(b->programs ? b->programs[v] : NULL);
+    if (b->variants) {
+      tkrt_triton_kernel_release(b->variants[v].kernel);
+      free((void*)b->variants[v].constants);
+      free((void*)b->variants[v].description);
+    }
+  }
+  free(b->programs);
+  free(b->variants);
+  for (size_t i = 0; i < b->default_count; ++i) free((void*)b->defaults[i].name);
+  free(b->defaults);
+  for (size_t i = 0; i < b->inout_count; ++i) free(b->inout[i]);
+  free(b->inout);
+  free(b->slots);
+  free(b->alias_buffers);
+  free(b->name);
+  tkrt_triton_kernel_release(b->kernel);
+  tkrt_device_release(b->device);
+  tkrt_runtime_release(b->runtime);
+  free(b);
+}
+
+tkrt_call_t* tkrt_triton_bound_call(const tkrt_triton_bound_t* bound) {
+  return bound ? bound->call : NULL;
+}
+
+size_t tkrt_triton_bound_arg_count(const tkrt_triton_bound_t* bound) {
+  return bound ? bound->param_count : 0;
+}
+
+/* The call of `b` with the key scalars set to `key_values` (NULL: the defaults). */
+static tkrt_status_t tkrt_bound_make_call(const tkrt_triton_bound_t* b, const int64_t* key_values,
+                                          tkrt_call_t** out_call) {
+  tkrt_triton_scalar_t stack[TKRT_BOUND_STACK];
+  size_t count = b->default_count + (key_values ? b->key_count : 0);
+  tkrt_triton_scalar_t* scalars = count <= TKRT_BOUND_STACK ? stack : malloc(count * sizeof(*scalars));
+  if (!scalars) return TKRT_OOM();
+  size_t n = 0;
+  for (size_t i = 0; i < b->default_count; ++i) {
+    int keyed = 0;
+    for (size_t k = 0; key_values && k < b->key_count; ++k) {
+      keyed |= strcmp(b->kernel->params[b->key_params[k]].name, b->defaults[i].name) == 0;
+    }
+    if (!keyed) scalars[n++] = b->defaults[i];
+  }
+  for (size_t k = 0; key_values && k < b->key_count; ++k) {
+    scalars[n++] = (tkrt_triton_scalar_t){b->kernel->params[b->key_params[k]].name, false,
+                                          key_values[k], 0.0};
+  }
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.name = b->name;
+  desc.variants = b->variants;
+  desc.variant_count = b->variant_count;
+  desc.scalars = scalars;
+  desc.scalar_count = n;
+  desc.inout = (const char* const*)b->inout;
+  desc.inout_count = b->inout_count;
+  tkrt_status_t status = tkrt_triton_call_create_internal(&desc, true, out_call);
+  if (scalars != stack) free(scalars);
+  return status;
+}
+
+tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_desc,
+                                       const tkrt_triton_bound_options_t* caller_options,
+                                       tkrt_triton_bound_t** out_bound) {
+  if (!caller_desc || !caller_options || !out_bound) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_bound_create: NULL argument");
+  }
+  tkrt_triton_call_desc_t d;
+  tkrt_triton_call_desc_init(&d);
+  TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&d, sizeof(d), caller_desc, "tkrt_triton_bound_create"));
+  tkrt_triton_bound_options_t o;
+  tkrt_triton_bound_options_init(&o);
+  TKRT_RETURN_IF_ERROR(
+      tkrt_versioned_read(&o, sizeof(o), caller_options, "tkrt_triton_bound_create options"));
+  if (!o.device) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_bound_create: options.device is required");
+  }
+  if (d.variant_count == 0 || !d.variants || !d.variants[0].kernel) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_bound_create: no variant (or a variant without kernel)");
+  }
+  if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout) ||
+      (o.tuning_key_count && !o.tuning_key)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_bound_create: scalars, inout or tuning_key announced but "
+                            "NULL");
+  }
+  tkrt_runtime_t* runtime = o.runtime ? o.runtime : tkrt_runtime_default();
+  if (!runtime) return TKRT_OOM();
+  const tkrt_triton_kernel_t* k0 = d.variants[0].kernel;
+  const char* kernel_name = d.name ? d.name : k0->name;
+  if (o.tuning_key_count > TKRT_BOUND_KEYS_MAX) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s': a tuning key of %zu scalars (at most %d)", kernel_name,
+                            o.tuning_key_count, TKRT_BOUND_KEYS_MAX);
+  }
+  /* Key names: integer scalar parameters, once each. */
+  size_t key_params[TKRT_BOUND_KEYS_MAX];
+  for (size_t k = 0; k < o.tuning_key_count; ++k) {
+    const char* name = o.tuning_key[k] ? o.tuning_key[k] : "(null)";
+    long index = tkrt_triton_kernel_find_param(k0, name);
+    if (index < 0 || !tkrt_triton_param_is_integer(&k0->params[index])) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "'%s': tuning key '%s' is %s; a tuning key names integer scalar "
+                              "parameters",
+                              kernel_name, name,
+                              index < 0 ? "no parameter of the kernel" : k0->params[index].type);
+    }
+    for (size_t j = 0; j < k; ++j) {
+      if (key_params[j] == (size_t)index) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': tuning key '%s' is named twice", kernel_name, name);
+      }
+    }
+    key_params[k] = (size_t)index;
+  }
+
+  tkrt_triton_bound_t* b = calloc(1, sizeof(*b));
+  if (!b) return TKRT_OOM();
+  pthread_mutex_init(&b->key_lock, NULL);
+  tkrt_runtime_retain(runtime);
+  b->runtime = runtime;
+  tkrt_device_retain(o.device);
+  b->device = o.device;
+  tkrt_triton_kernel_retain((tkrt_triton_kernel_t*)k0);
+  b->kernel = (tkrt_triton_kernel_t*)k0;
+  b->param_count = k0->param_count;
+  b->key_count = d.variant_count > 1 ? o.tuning_key_count : 0;
+  memcpy(b->key_params, key_params, o.tuning_key_count * sizeof(size_t));
+  tkrt_status_t status = NULL;
+  b->name = tkrt_bound_strdup(kernel_name);
+  b->slots = calloc(b->param_count ? b->param_count : 1, sizeof(*b->slots));
+  b->variants = calloc(d.variant_count, sizeof(*b->variants));
+  b->programs = calloc(d.variant_count, sizeof(*b->programs));
+  b->defaults = calloc(d.scalar_count ? d.scalar_count : 1, sizeof(*b->defaults));
+  b->inout = calloc(d.inout_count ? d.inout_count : 1, sizeof(*b->inout));
+  if (!b->name || !b->slots || !b->variants || !b->programs || !b->defaults || !b->inout) {
+    status = TKRT_OOM();
+    goto fail;
+  }
+  for (size_t s = 0; s < d.scalar_count; ++s) {
+    b->defaults[s] = d.scalars[s];
+    b->defaults[s].name = tkrt_bound_strdup(d.scalars[s].name ? d.scalars[s].name : "");
+    b->default_count++;
+    if (!b->defaults[s].name) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  for (size_t i = 0; i < d.inout_count; ++i) {
+    b->inout[i] = tkrt_bound_strdup(d.inout[i] ? d.inout[i] : "");
+    b->inout_count++;
+    if (!b->inout[i]) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  /* Variants: their grids compiled into programs; the call's own grid is the program's value at
+   * the defaults where they give every scalar, else 1 x 1 x 1 (each launch gives its own). */
+  for (size_t v = 0; v < d.variant_count; ++v) {
+    const tkrt_triton_variant_t* from = &d.variants[v];
+    tkrt_triton_variant_t* to = &b->variants[v];
+    if (!from->kernel) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "variant %zu has no kernel", v);
+      goto fail;
+    }
+    tkrt_triton_kernel_retain(from->kernel);
+    to->kernel = from->kernel;
+    b->variant_count++;
+    to->constants = tkrt_bound_strdup(from->constants);
+    to->description = tkrt_bound_strdup(from->description);
+    if ((from->constants && !to->constants) || (from->description && !to->description)) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+    status = tkrt_triton_grid_compile_variant(from, &b->programs[v]);
+    if (status) {
+      status = tkrt_status_annotate(status, "variant %zu of '%s'", v, kernel_name);
+      goto fail;
+    }
+  }
+
+  /* Where each argument goes: buffers in order of the buffer-taking parameters, scalars in order
+   * of the call's scalar parameters (a descriptor's hidden shape and strides among them). */
+  size_t descriptor = 0;
+  for (size_t i = 0; i < b->param_count; ++i) {
+    const tkrt_triton_param_t* p = &k0->params[i];
+    tkrt_bound_slot_t* slot = &b->slots[i];
+    if (p->is_pointer) {
+      slot->buffer = b->buffer_count++;
+    } else if (p->kind == TKRT_PARAM_TMA) {
+      slot->buffer = b->buffer_count++;
+      slot->tma = b->tma_count++;
+      slot->scalar = b->scalar_count;
+      b->scalar_count += 2 * (size_t)p->desc_rank;
+      if (descriptor < k0->desc_meta_count) {
+        const tkrt_triton_desc_meta_t* m = &k0->desc_meta[descriptor];
+        memcpy(slot->tma_block, m->block_size, sizeof(slot->tma_block));
+        slot->fp4_padded = m->fp4_padded;
+      }
+      ++descriptor;
+    } else {
+      slot->scalar = b->scalar_count++;
+    }
+  }
+
+  /* The call with the defaults (it checks them, the in-place names and the descriptors). */
+  if ((status = tkrt_bound_make_call(b, NULL, &b->call))) goto fail;
+  const tkrt_call_desc_t* cd = tkrt_call_get_desc(b->call);
+  const tkrt_param_t* call_params = cd->configs[0].params;
+  for (size_t i = 0; i < b->param_count; ++i) {
+    const tkrt_triton_param_t* p = &k0->params[i];
+    if (p->is_pointer || p->kind == TKRT_PARAM_TMA) continue;
+    for (size_t s = 0; s < b->default_count; ++s) {
+      if (strcmp(b->defaults[s].name, p->name) != 0) continue;
+      b->slots[i].has_default = 1;
+      b->slots[i].default_integer = b->defaults[s].is_float ? 0 : b->defaults[s].i;
+    }
+    /* The call's parameter with this scalar: the value as bound (converted, range-checked). */
+    size_t at = 0, scalar = 0;
+    for (; at < cd->configs[0].param_count; ++at) {
+      tkrt_param_kind_t kind = call_params[at].kind;
+      if (kind == TKRT_PARAM_ARRAY || kind == TKRT_PARAM_TMA) continue;
+      if (scalar++ == b->slots[i].scalar) break;
+    }
+    if (at < cd->configs[0].param_count) {
+      b->slots[i].default_value.kind = call_params[at].kind;
+      memcpy(&b->slots[i].default_value.value, &call_params[at].value,
+             sizeof(b->slots[i].default_value.value));
+    }
+  }
+  b->alias_count = cd->alias_count;
+  b->alias_buffers = calloc(cd->alias_count ? cd->alias_count : 1, sizeof(size_t));
+  if (!b->alias_buffers) {
+    status = TKRT_OOM();
+    goto fail;
+  }
+  for (size_t a = 0; a < cd->alias_count; ++a) b->alias_buffers[a] = cd->aliases[a].input_index;
+  status = tkrt_runtime_prepare(runtime, b->call, b->device, NULL, NULL);
+  if (status) goto fail;
+  bool capturing = false;
+  status = tkrt_stream_is_capturing(b->device, NULL, &capturing);
+  if (!status && capturing) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                              "'%s': the device's default stream is capturing; create the bound "
+                              "call before capturing (preparing loads the kernels)",
+                              kernel_name);
+  }
+  if (status) goto fail;
+  *out_bound = b;
+  return NULL;
+fail:
+  tkrt_triton_bound_destroy(b);
+  return status;
+}
+
+/* ---------------------------------------------------------------- launching */
+
+typedef struct tkrt_bound_grid_user {
+  const tkrt_triton_bound_t* bound;
+  const int64_t* values;
+} tkrt_bound_grid_user_t;
+
+static tkrt_status_t tkrt_bound_grid(void* user, size_t config, uint32_t out_grid[3]) {
+  const tkrt_bound_grid_user_t* u = user;
+  if (config >= u->bound->variant_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "'%s': config %zu of %zu", u->bound->name,
+                            config, u->bound->variant_count);
+  }
+  tkrt_status_t status = tkrt_triton_grid_run(u->bound->programs[config], u->values,
+                                              u->bound->param_count, out_grid);
+  if (status) status = tkrt_status_annotate(status, "variant %zu of '%s'", config, u->bound->name);
+  return status;
+}
+
+static const char* tkrt_bound_kind_name(uint32_t kind) {
+  switch (kind) {
+    case TKRT_TRITON_ARG_DEFAULT: return "a default";
+    case TKRT_TRITON_ARG_POINTER: return "a pointer";
+    case TKRT_TRITON_ARG_INT: return "an integer";
+    case TKRT_TRITON_ARG_FLOAT: return "a float";
+    case TKRT_TRITON_ARG_DESCRIPTOR: return "a tensor descriptor";
+    default: return "an unknown kind";
+  }
+}
+
+#define TKRT_ARG_ERROR(code, ...) TKRT_STATUS_MAKE(code, __VA_ARGS__)
+
+/* An integer or float argument into the call's scalar for `p`. */
+static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
+                                       const tkrt_triton_param_t* p, const tkrt_triton_arg_t* a,
+                                       tkrt_scalar_t* out, int64_t* out_integer) {
+  const tkrt_bound_slot_t* slot = &b->slots[i];
+  if (a->kind == TKRT_TRITON_ARG_DEFAULT) {
+    if (!slot->has_default) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s': argument %zu (%s: %s) has no value: pass it (the bound call "
+                            "has no default for it)",
+                            b->name, i, p->name, p->type);
+    }
+    *out = slot->default_value;
+    *out_integer = slot->default_integer;
+    return NULL;
+  }
+  int floating = p->kind == TKRT_PARAM_F32 || p->kind == TKRT_PARAM_F64 ||
+                 p->kind == TKRT_PARAM_U32;
+  if (a->kind == TKRT_TRITON_ARG_FLOAT && !floating) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) is an integer parameter but was given the "
+                          "float %g",
+                          b->name, i, p->name, p->type, a->f);
+  }
+  if (a->kind != TKRT_TRITON_ARG_INT && a->kind != TKRT_TRITON_ARG_FLOAT) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) is a scalar but was given %s", b->name, i,
+                          p->name, p->type, tkrt_bound_kind_name(a->kind));
+  }
+  memset(out, 0, sizeof(*out));
+  out->kind = p->kind;
+  *out_integer = 0;
+  if (floating) {
+    double value = a->kind == TKRT_TRITON_ARG_FLOAT ? a->f : (double)a->i;
+    if (p->kind == TKRT_PARAM_F32) {
+      out->value.f32 = (float)value;
+    } else if (p->kind == TKRT_PARAM_F64) {
+      out->value.f64 = value;
+    } else {
+      /* fp16 / bf16: the call's own conversion, through a one-scalar bind. */
+      tkrt_triton_scalar_t s = {p->name, true, 0, value};
+      tkrt_param_t bound;
+      TKRT_RETURN_IF_ERROR(tkrt_triton_bind_scalar_public(p, &s, &bound));
+      out->value.u32 = bound.value.u32;
+    }
+    return NULL;
+  }
+  int64_t v = a->i;
+  int64_t low, high;
+  if (p->kind == TKRT_PARAM_BOOL) {
+    low = 0, high = 1;
+  } else if (p->kind == TKRT_PARAM_I64) {
+    low = INT64_MIN, high = INT64_MAX;
+  } else {
+    /* Signless in TTIR: the signed and the unsigned range of the width. */
+    unsigned bits = p->element_bytes * 8;
+    low = -((int64_t)1 << (bits - 1));
+    high = ((int64_t)1 << bits) - 1;
+  }
+  if (v < low || v > high) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
+                          "'%s': argument %zu (%s: %s) = %" PRId64 " is out of range (%" PRId64
+                          "..%" PRId64 ")",
+                          b->name, i, p->name, p->type, v, low, high);
+  }
+  if (p->divisibility > 1 && v % (int64_t)p->divisibility != 0) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) = %" PRId64 " is not a multiple of %u: the "
+                          "kernel was compiled with tt.divisibility = %u for %s (Triton "
+                          "specialised it for multiples of %u)",
+                          b->name, i, p->name, p->type, v, p->divisibility, p->divisibility,
+                          p->name, p->divisibility);
+  }
+  if (p->kind == TKRT_PARAM_BOOL) out->value.b = v != 0;
+  else if (p->kind == TKRT_PARAM_I64) out->value.i64 = v;
+  else out->value.i32 = (int32_t)(uint32_t)(uint64_t)v;
+  *out_integer = v;
+  return NULL;
+}
+
+/* A descriptor argument: its base as the buffer, its shape and strides for the TMA encode and as
+ * the hidden i32 shape / i64 stride scalars. */
+static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t i,
+                                           const tkrt_triton_param_t* p,
+                                           const tkrt_triton_arg_t* a, tkrt_buffer_t* buffer,
+                                           tkrt_tma_shape_t* shape, tkrt_scalar_t* hidden) {
+  const tkrt_bound_slot_t* slot = &b->slots[i];
+  if (a->kind != TKRT_TRITON_ARG_DESCRIPTOR) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) is a tensor descriptor but was given %s",
+                          b->name, i, p->name, p->type, tkrt_bound_kind_name(a->kind));
+  }
+  uint32_t rank = p->desc_rank;
+  if (a->rank != rank) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) has rank %u; the kernel takes rank %u",
+                          b->name, i, p->name, p->type, a->rank, rank);
+  }
+  int block_given = 0;
+  for (uint32_t d = 0; d < rank; ++d) block_given |= a->block[d] != 0;
+  for (uint32_t d = 0; block_given && d < rank; ++d) {
+    if (a->block[d] != (int64_t)p->desc_block[d]) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s': argument %zu (%s: %s) has block dimension %u = %" PRId64
+                            "; the kernel was compiled for %u (block shape of the descriptor "
+                            "must match the kernel's)",
+                            b->name, i, p->name, p->type, d, a->block[d], p->desc_block[d]);
+    }
+  }
+  if (a->strides[rank - 1] != 1) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s): the innermost stride is %" PRId64
+                          "; a tensor descriptor's must be 1",
+                          b->name, i, p->name, p->type, a->strides[rank - 1]);
+  }
+  if (a->ptr % 16 != 0) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s): the base 0x%" PRIx64
+                          " is not 16-byte aligned (TMA needs it)",
+                          b->name, i, p->name, p->type, (uint64_t)a->ptr);
+  }
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (a->shape[d] < 1 || a->shape[d] > INT32_MAX) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
+                            "'%s': argument %zu (%s: %s): shape dimension %u is %" PRId64
+                            ", not in 1..%d",
+                            b->name, i, p->name, p->type, d, a->shape[d], INT32_MAX);
+    }
+    if (a->strides[d] < 1) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
+                            "'%s': argument %zu (%s: %s): stride %u is %" PRId64
+                            ", not positive",
+                            b->name, i, p->name, p->type, d, a->strides[d]);
+    }
+    if (d + 1 < rank && p->element_bytes &&
+        ((uint64_t)a->strides[d] * p->element_bytes) % 16 != 0) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s': argument %zu (%s: %s): stride %u is %" PRId64
+                            " elements, %" PRIu64 " bytes: TMA needs a multiple of 16 bytes",
+                            b->name, i, p->name, p->type, d, a->strides[d],
+                            (uint64_t)a->strides[d] * p->element_bytes);
+    }
+  }
+  buffer->ptr = a->ptr;
+  buffer->size = a->size;
+  shape->rank = rank;
+  for (uint32_t d = 0; d < rank; ++d) {
+    shape->shape[d] = (uint64_t)a->shape[d];
+    shape->strides[d] = (uint64_t)a->strides[d];
+    memset(&hidden[d], 0, sizeof(hidden[d]));
+    hidden[d].kind = TKRT_PARAM_I32;
+    hidden[d].value.i32 = (int32_t)a->shape[d];
+    memset(&hidden[rank + d], 0, sizeof(hidden[d]));
+    hidden[rank + d].kind = TKRT_PARAM_I64;
+    hidden[rank + d].value.i64 = a->strides[d];
+  }
+  /* Two fp4 values per byte: the encode sees twice the innermost extent (as Triton's launcher). */
+  if (slot->fp4_padded) shape->shape[rank - 1] *= 2;
+  return NULL;
+}
+
+/* The call for this launch's tuning-key values: found without a lock, or made, prepared and
+ * published under the table's lock. */
+static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_stream_t stream,
+                                           const int64_t* values, tkrt_call_t** out_call) {
+  tkrt_triton_bound_t* b = (tkrt_triton_bound_t*)cb;
+  int64_t key[TKRT_BOUND_KEYS_MAX];
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t k = 0; k < b->key_count; ++k) {
+    key[k] = values[b->key_params[k]];
+    hash = (hash ^ (uint64_t)key[k]) * 1099511628211ull;
+    hash ^= hash >> 29;
+  }
+  _Atomic(tkrt_bound_key_entry_t*)* bucket = &b->buckets[hash % TKRT_BOUND_BUCKETS];
+  size_t key_bytes = b->key_count * sizeof(int64_t);
+  for (tkrt_bound_key_entry_t* e = atomic_load_explicit(bucket, memory_order_acquire); e;
+       e = e->next) {
+    if (memcmp(e->values, key, key_bytes) == 0) {
+      *out_call = e->call;
+      return NULL;
+    }
+  }
+  bool capturing = false;
+  TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(b->device, stream, &capturing));
+  if (capturing) {
+    char shown[256];
+    size_t used = 0;
+    shown[0] = '\0';
+    for (size_t k = 0; k < b->key_count && used < sizeof(shown); ++k) {
+      int n = snprintf(shown + used, sizeof(shown) - used, "%s%s=%" PRId64, k ? ", " : "",
+                       b->kernel->params[b->key_params[k]].name, key[k]);
+      if (n > 0) used += (size_t)n;
+    }
+    return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                            "'%s': tuning key value (%s) not seen before, inside a stream capture: "
+                            "its call must be made, loaded and tuned first; launch it once with "
+                            "these values before capturing",
+                            b->name, shown);
+  }
+  pthread_mutex_lock(&b->key_lock);
+  tkrt_status_t status = NULL;
+  tkrt_bound_key_entry_t* found = NULL;
+  for (tkrt_bound_key_entry_t* e = atomic_load_explicit(bucket, memory_order_acquire); e && !found;
+       e = e->next) {
+    if (memcmp(e->values, key, key_bytes) == 0) found = e;
+  }
+  if (!found) {
+    tkrt_bound_key_entry_t* e = calloc(1, sizeof(*e) + key_bytes);
+    if (!e) status = TKRT_OOM();
+    if (!status) {
+      memcpy(e->values, key, key_bytes);
+      status = tkrt_bound_make_call(b, key, &e->call);
+    }
+    if (!status) status = tkrt_runtime_prepare(b->runtime, e->call, b->device, stream, NULL);
+    if (status) {
+      if (e) tkrt_call_release(e->call);
+      free(e);
+    } else {
+      e->next = atomic_load_explicit(bucket, memory_order_relaxed);
+      atomic_store_explicit(bucket, e, memory_order_release);
+      found = e;
+    }
+  }
+  pthread_mutex_unlock(&b->key_lock);
+  if (found) *out_call = found->call;
+  return status;
+}
+
+tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
+                                       const tkrt_triton_arg_t* args, size_t arg_count,
+                                       tkrt_launch_decision_t* decision) {
+  if (!b || (arg_count && !args)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_bound_launch: NULL argument");
+  }
+  if (arg_count != b->param_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "'%s' takes %zu arguments (its parameters); %zu were given", b->name,
+                            b->param_count, arg_count);
+  }
+  if (b->tma_count &&
+      !(tkrt_device_info(b->device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+    for (size_t i = 0; i < b->param_count; ++i) {
+      if (b->kernel->params[i].kind != TKRT_PARAM_TMA) continue;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "'%s': argument %zu (%s: %s) is a tensor descriptor, which needs "
+                              "TMA; the %s backend's device has none",
+                              b->name, i, b->kernel->params[i].name, b->kernel->params[i].type,
+                              tkrt_device_backend_name(b->device));
+    }
+  }
+  /* Stack arrays for the usual counts, the heap above. */
+  tkrt_buffer_t buffers_stack[TKRT_BOUND_STACK];
+  tkrt_scalar_t scalars_stack[TKRT_BOUND_STACK];
+  tkrt_tma_shape_t shapes_stack[8];
+  int64_t values_stack[TKRT_BOUND_STACK];
+  size_t buffer_total = b->buffer_count + b->alias_count;
+  tkrt_buffer_t* buffers = buffer_total <= TKRT_BOUND_STACK
+                               ? buffers_stack
+                               : malloc(buffer_total * sizeof(*buffers));
+  tkrt_scalar_t* scalars = b->scalar_count <= TKRT_BOUND_STACK
+                               ? scalars_stack
+                               : malloc(b->scalar_count * sizeof(*scalars));
+  tkrt_tma_shape_t* shapes = b->tma_count <= 8 ? shapes_stack
+                                               : malloc(b->tma_count * sizeof(*shapes));
+  int64_t* values = b->param_count <= TKRT_BOUND_STACK ? values_stack
+                                                       : malloc(b->param_count * sizeof(*values));
+  tkrt_status_t status = NULL;
+  if (!buffers || !scalars || !shapes || !values) status = TKRT_OOM();
+  for (size_t i = 0; i < b->param_count && !status; ++i) {
+    const tkrt_triton_param_t* p = &b->kernel->params[i];
+    const tkrt_triton_arg_t* a = &args[i];
+    const tkrt_bound_slot_t* slot = &b->slots[i];
+    values[i] = 0;
+    if (p->is_pointer) {
+      if (a->kind != TKRT_TRITON_ARG_POINTER) {
+        status = TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': argument %zu (%s: %s) is a pointer but was given %s",
+                                b->name, i, p->name, p->type, tkrt_bound_kind_name(a->kind));
+        break;
+      }
+      if (p->divisibility > 1 && a->size != 0 && a->ptr % p->divisibility != 0) {
+        status = TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': argument %zu (%s: %s) = 0x%" PRIx64 " is not a multiple of "
+                                "%u: the kernel was compiled with tt.divisibility = %u for %s",
+                                b->name, i, p->name, p->type, (uint64_t)a->ptr, p->divisibility,
+                                p->divisibility, p->name);
+        break;
+      }
+      buffers[slot->buffer].ptr = a->ptr;
+      buffers[slot->buffer].size = a->size;
+    } else if (p->kind == TKRT_PARAM_TMA) {
+      status = tkrt_bound_descriptor(b, i, p, a, &buffers[slot->buffer], &shapes[slot->tma],
+                                     &scalars[slot->scalar]);
+    } else {
+      status = tkrt_bound_scalar(b, i, p, a, &scalars[slot->scalar], &values[i]);
+    }
+  }
+  tkrt_call_t* call = b->call;
+  if (!status && b->key_count) status = tkrt_bound_keyed_call(b, stream, values, &call);
+  if (!status) {
+    /* The in-place pointers again, as outputs: the tuner saves and restores them. */
+    for (size_t a = 0; a < b->alias_count; ++a) {
+      buffers[b->buffer_count + a] = buffers[b->alias_buffers[a]];
+    }
+    tkrt_bound_grid_user_t grid_user = {b, values};
+    tkrt_runtime_launch_args_t launch;
+    tkrt_runtime_launch_args_init(&launch);
+    launch.call = call;
+    launch.device = b->device;
+    launch.stream = stream;
+    launch.buffers = buffers;
+    launch.input_count = b->buffer_count;
+    launch.output_count = b->alias_count;
+    launch.scalars = scalars;
+    launch.scalar_count = b->scalar_count;
+    launch.alias_mode = TKRT_RUNTIME_ALIAS_BY_SIZE;
+    launch.decision = decision;
+    launch.grid = tkrt_bound_grid;
+    launch.grid_user = &grid_user;
+    launch.tma_shapes = b->tma_count ? shapes : NULL;
+    launch.tma_shape_count = b->tma_count;
+    status = tkrt_runtime_launch(b->runtime, &launch);
+  }
+  if (buffers != buffers_stack) free(buffers);
+  if (scalars != scalars_stack) free(scalars);
+  if (shapes != shapes_stack) free(shapes);
+  if (values != values_stack) free(values);
+  return status;
+}
