@@ -1315,7 +1315,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
             f"{f', key {list(self.key)}' if self.key else ''}>")
 
   if _native is None:
-    def __call__(self, *args: Any, stream: Any = None) -> None:
+    def __call__(self, *args: Any, **keywords: Any) -> None:
+      stream = keywords.pop("stream", None)
+      if keywords:
+        raise TypeError(f"launching {self.kernel.name}: unexpected keyword argument "
+                        f"'{next(iter(keywords))}' (a launch takes the arguments and stream=)")
       self._launch_ctypes(args, stream)
 
   def _launch_ctypes(self, args: Sequence[Any], stream: Any) -> None:
