@@ -806,8 +806,7 @@ static int launcher_traverse(PyObject* op, visitproc visit, void* arg) {
   launcher_t* self = (launcher_t*)op;
   Py_VISIT(self->dict);
   for (Py_ssize_t i = 0; self->plan && i < self->plan_count; i++) Py_VISIT(self->plan[i].value);
-  Py_VISIT(Py_TYPE(op));
-  return 0;
+  return 0; /* a static type: a heap subclass's own traverse visits its type */
 }
 
 static int launcher_clear(PyObject* op) {
@@ -826,8 +825,7 @@ static void launcher_dealloc(PyObject* op) {
   Py_CLEAR(self->context);
   PyMem_Free(self->plan);
   PyMem_Free(self->arrays);
-  type->tp_free(op);
-  if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) Py_DECREF(type);
+  type->tp_free(op); /* a heap subclass's type is released by its own dealloc (subtype_dealloc) */
 }
 
 static PyMethodDef launcher_methods[] = {
