@@ -309,6 +309,10 @@ def run(work):
           f"{tt.launch_path_reason})")
   check((tt.launch_path == "native") == (tt.launch_path_reason is None),
         f"launch_path_reason says why not native ({tt.launch_path_reason})")
+  if tt.launch_path == "native":
+    check(issubclass(tt.PreparedLaunch, tt._native.Launcher)
+          and tt.PreparedLaunch.__flags__ & (1 << 11),  # Py_TPFLAGS_HAVE_VECTORCALL
+          "PreparedLaunch is the native launcher, called through vectorcall")
 
   dev = tt.device("host")
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
@@ -451,6 +455,17 @@ def run(work):
   tuned(x2, y2, x2)
   dev.synchronize()
   check(same_bits(x2, want), "autotuned: later launches use the decision")
+  # ---- autotuned with a tuning key: each value of n decided once, in place, per-launch n
+  keyed = tt.prepare(variants, device="host", inout=["x_ptr"], tuner=tt.Tuner(store_dir="off",
+                     target_ms=1), key=["n"], n=N)
+  check(keyed.key == ("n",) and "key ['n']" in repr(keyed), f"key= is kept ({keyed!r})")
+  for n in (N, 3000, N, 3000, 700):
+    x2, y2 = inputs()
+    want = x2 + y2
+    keyed(x2, y2, x2, n)
+    dev.synchronize()
+    check(same_bits(x2[:n], want[:n]) and same_bits(x2[n:], inputs()[0][n:]),
+          f"autotuned with key n={n}: x[:n] += y[:n] exactly once, the rest untouched")
   # ---- tkrt.triton.configure: the default runtime's settings, in a fresh process (this one's
   # runtime is in use), refused when wrong and once a device is open; tune_policy
   # never: an autotuned call without a Tuner runs the default config untuned
