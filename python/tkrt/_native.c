@@ -23,6 +23,13 @@
 
 #include "tkrt/triton_bound.h"
 
+#if PY_VERSION_HEX < 0x030A0000 /* Python 3.9 (the package's oldest) lacks Py_NewRef */
+static inline PyObject* Py_NewRef(PyObject* o) {
+  Py_INCREF(o);
+  return o;
+}
+#endif
+
 /* ------------------------------------------------------------------ DLPack (dlpack.h 1.x) */
 
 typedef struct {
@@ -109,13 +116,15 @@ typedef struct {
   int32_t gpu_type;   /* TORCH / CUPY: the DLPack device type of its GPU arrays */
 } type_entry_t;
 
-#define TYPE_CACHE 32
-static type_entry_t g_types[TYPE_CACHE];
-static int g_type_count;
+/* The classified types: entries are allocated one by one and never move or go away (a caller may
+ * hold one across calls into Python, which can let another thread classify a new type), and each
+ * keeps its type alive. Types that hold arrays are few and live as long as the process. */
+static type_entry_t** g_types;
+static Py_ssize_t g_type_count, g_type_capacity;
 
 static type_entry_t* type_entry(PyTypeObject* type) {
-  for (int i = 0; i < g_type_count; i++) {
-    if (g_types[i].type == type) return &g_types[i];
+  for (Py_ssize_t i = 0; i < g_type_count; i++) {
+    if (g_types[i]->type == type) return g_types[i];
   }
   if (!g_classify) {
     PyErr_SetString(PyExc_RuntimeError, "tkrt._native is not configured");
@@ -130,34 +139,47 @@ static type_entry_t* type_entry(PyTypeObject* type) {
     Py_DECREF(r);
     return NULL;
   }
-  type_entry_t e = {0};
-  e.read = read;
-  e.gpu_type = gpu_type;
+  for (Py_ssize_t i = 0; i < g_type_count; i++) { /* classified meanwhile by another thread */
+    if (g_types[i]->type == type) {
+      Py_DECREF(r);
+      return g_types[i];
+    }
+  }
+  if (g_type_count == g_type_capacity) {
+    Py_ssize_t capacity = g_type_capacity ? 2 * g_type_capacity : 16;
+    type_entry_t** grown = PyMem_Realloc(g_types, sizeof(*grown) * (size_t)capacity);
+    if (!grown) {
+      Py_DECREF(r);
+      PyErr_NoMemory();
+      return NULL;
+    }
+    g_types = grown;
+    g_type_capacity = capacity;
+  }
+  type_entry_t* e = PyMem_Calloc(1, sizeof(*e));
+  if (!e) {
+    Py_DECREF(r);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  e->read = read;
+  e->gpu_type = gpu_type;
   if (read == READ_EXCHANGE) {
     const dl_exchange_api_t* api = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
     if (!api || api->header.version.major != 1 || !api->dltensor_from_py_object_no_sync) {
       PyErr_Clear();
-      e.read = READ_DLPACK; /* an API this reader does not know: the capsule path */
+      e->read = READ_DLPACK; /* an API this reader does not know: the capsule path */
     } else {
-      e.api = api;
-      e.capsule = Py_NewRef(capsule);
+      e->api = api;
+      e->capsule = Py_NewRef(capsule);
     }
   }
-  e.dtypes = dtypes == Py_None ? NULL : Py_NewRef(dtypes);
-  e.stream = stream == Py_None ? NULL : Py_NewRef(stream);
+  e->dtypes = dtypes == Py_None ? NULL : Py_NewRef(dtypes);
+  e->stream = stream == Py_None ? NULL : Py_NewRef(stream);
+  e->type = (PyTypeObject*)Py_NewRef((PyObject*)type);
   Py_DECREF(r);
-  if (g_type_count == TYPE_CACHE) { /* full: the oldest entry leaves (types rarely vary) */
-    type_entry_t* old = &g_types[0];
-    Py_XDECREF(old->type);
-    Py_XDECREF(old->capsule);
-    Py_XDECREF(old->dtypes);
-    Py_XDECREF(old->stream);
-    memmove(&g_types[0], &g_types[1], sizeof(g_types[0]) * (TYPE_CACHE - 1));
-    g_type_count--;
-  }
-  e.type = (PyTypeObject*)Py_NewRef((PyObject*)type);
-  g_types[g_type_count] = e;
-  return &g_types[g_type_count++];
+  g_types[g_type_count++] = e;
+  return e;
 }
 
 /* ------------------------------------------------------------------ the launcher */
