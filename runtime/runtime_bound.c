@@ -215,6 +215,17 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     key_params[k] = (size_t)index;
   }
 
+  /* Descriptors need TMA: refused on devices without it before anything is loaded. */
+  if (!(tkrt_device_info(o.device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+    for (size_t i = 0; i < k0->param_count; ++i) {
+      if (k0->params[i].kind != TKRT_PARAM_TMA) continue;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "'%s': parameter %zu (%s: %s) is a tensor descriptor, which needs "
+                              "TMA; the %s backend's device has none (CUDA on sm_90 and newer)",
+                              kernel_name, i, k0->params[i].name, k0->params[i].type,
+                              tkrt_device_backend_name(o.device));
+    }
+  }
   tkrt_triton_bound_t* b = calloc(1, sizeof(*b));
   if (!b) return TKRT_OOM();
   pthread_mutex_init(&b->key_lock, NULL);
@@ -302,6 +313,36 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     } else {
       slot->scalar = b->scalar_count++;
     }
+  }
+
+  /* The call's own grids (for tkrt_triton_bound_call's users): each program at the defaults, a
+   * scalar without one counting 0 as in the call. */
+  {
+    int64_t stack_values[TKRT_BOUND_STACK];
+    int64_t* values = b->param_count <= TKRT_BOUND_STACK
+                          ? stack_values
+                          : calloc(b->param_count, sizeof(*values));
+    if (!values) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+    for (size_t i = 0; i < b->param_count; ++i) {
+      values[i] = 0;
+      for (size_t s = 0; s < b->default_count; ++s) {
+        if (!b->defaults[s].is_float && strcmp(b->defaults[s].name, k0->params[i].name) == 0) {
+          values[i] = b->defaults[s].i;
+        }
+      }
+    }
+    for (size_t v = 0; v < b->variant_count; ++v) {
+      tkrt_status_t grid = tkrt_triton_grid_run(b->programs[v], values, b->param_count,
+                                                b->variants[v].grid_dims);
+      if (grid) {
+        tkrt_status_free(grid);
+        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 1;
+      }
+    }
+    if (values != stack_values) free(values);
   }
 
   /* The call with the defaults (it checks them, the in-place names and the descriptors). */
@@ -527,6 +568,26 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
                             " elements, %" PRIu64 " bytes: TMA needs a multiple of 16 bytes",
                             b->name, i, p->name, p->type, d, a->strides[d],
                             (uint64_t)a->strides[d] * p->element_bytes);
+    }
+  }
+  /* The bytes the tensor spans must lie in the buffer, where its size is known. */
+  if (a->size != TKRT_BUFFER_SIZE_UNKNOWN && p->element_bytes) {
+    uint64_t last = 0, term = 0;
+    int overflow = 0;
+    for (uint32_t d = 0; d < rank && !overflow; ++d) {
+      overflow = __builtin_mul_overflow((uint64_t)(a->shape[d] - 1), (uint64_t)a->strides[d],
+                                        &term) ||
+                 __builtin_add_overflow(last, term, &last);
+    }
+    uint64_t bytes = 0;
+    overflow = overflow || __builtin_add_overflow(last, 1, &last) ||
+               __builtin_mul_overflow(last, (uint64_t)p->element_bytes, &bytes);
+    if (overflow || bytes > a->size) {
+      return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
+                            "'%s': argument %zu (%s: %s): its shape and strides span %s%" PRIu64
+                            " bytes but the buffer holds %" PRIu64,
+                            b->name, i, p->name, p->type, overflow ? "more than " : "",
+                            overflow ? UINT64_MAX : bytes, a->size);
     }
   }
   buffer->ptr = a->ptr;

@@ -10,6 +10,7 @@
 
 #include "tools/tkrt_cli.h"
 #include "tkrt/environment.h"
+#include "tkrt/triton_bound.h"
 
 #define TRITON_MAX_VARIANTS 32
 #define TRITON_MAX_PATHS 8
@@ -57,6 +58,12 @@ static const char kTritonUsage[] =
     "  --arg NAME=VALUE       a scalar parameter (integer, 0x-hex, or float)\n"
     "  --arg NAME=@FILE       a pointer parameter: a buffer holding FILE's bytes\n"
     "  --arg NAME=zeros:BYTES a pointer parameter: a zero-filled buffer of BYTES bytes\n"
+    "  --arg NAME=@FILE --desc NAME=SHAPE[/STRIDES]\n"
+    "                         a tensor descriptor parameter (Triton's host TensorDescriptor): the\n"
+    "                         buffer as for a pointer, and the tensor's shape in elements,\n"
+    "                         outermost first (e.g. 256x512), with strides in elements (e.g.\n"
+    "                         /512,1; default contiguous; the innermost must be 1). Needs a\n"
+    "                         device with TMA (CUDA, sm_90 and newer)\n"
     "  --inout NAME           the pointer parameter is read and written in place (saved and\n"
     "                         restored around autotuning)\n"
     "  --expect NAME=FILE     compare that buffer after the launch with FILE's bytes\n"
@@ -77,7 +84,9 @@ static const char kTritonUsage[] =
     "  --target-ms MS --max-iterations N   tuning effort (default 10 ms, 100)\n"
     "  --json             one JSON object on stdout, as for serialized calls (\"kernel\", \"device\",\n"
     "                     \"decision\", \"configs\", \"outputs\", \"timing\", \"result\")\n"
-    "Every pointer parameter needs an --arg, every scalar one too. `tkrt tune` benchmarks every\n"
+    "Every pointer and descriptor parameter needs an --arg (a descriptor a --desc too), every scalar\n"
+    "one too. Launches go through the bound launch (tkrt/triton_bound.h), which checks every\n"
+    "argument against the kernel's specialisations (tt.divisibility). `tkrt tune` benchmarks every\n"
     "variant (even with a stored decision) and stores the decision.\n"
     "exit status: 0 success (outputs as expected), 1 an output differs, 2 bad usage, 3 error.\n";
 
@@ -103,6 +112,8 @@ typedef struct triton_opts {
   size_t arg_count, expect_count, save_count;
   const char* inout[TRITON_MAX_ARGS];
   size_t inout_count;
+  triton_named_t descs[TRITON_MAX_ARGS];
+  size_t desc_count;
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
@@ -126,6 +137,7 @@ enum {
   OPT_TRITON_CACHE,
   OPT_KERNEL,
   OPT_JSON,
+  OPT_DESC,
 };
 
 /* ---------------------------------------------------------------- recognising Triton paths */
@@ -367,6 +379,7 @@ static const struct option kTritonRunOptions[] = {
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"save", required_argument, NULL, OPT_SAVE},
     {"inout", required_argument, NULL, OPT_INOUT},
+    {"desc", required_argument, NULL, OPT_DESC},
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"atol", required_argument, NULL, OPT_ATOL},
     {"target-ms", required_argument, NULL, TKRT_CLI_OPT_TARGET_MS},
@@ -426,9 +439,16 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
         break;
       case OPT_ARG:
       case OPT_EXPECT:
-      case OPT_SAVE: {
-        size_t* count = c == OPT_ARG ? &o->arg_count : c == OPT_EXPECT ? &o->expect_count : &o->save_count;
-        triton_named_t* list = c == OPT_ARG ? o->args : c == OPT_EXPECT ? o->expects : o->saves;
+      case OPT_SAVE:
+      case OPT_DESC: {
+        size_t* count = c == OPT_ARG      ? &o->arg_count
+                        : c == OPT_EXPECT ? &o->expect_count
+                        : c == OPT_SAVE   ? &o->save_count
+                                          : &o->desc_count;
+        triton_named_t* list = c == OPT_ARG      ? o->args
+                               : c == OPT_EXPECT ? o->expects
+                               : c == OPT_SAVE   ? o->saves
+                                                 : o->descs;
         if (*count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many %s", a);
         int rc = parse_named(o->command, a, next, &list[*count]);
         if (rc) return rc;
@@ -576,6 +596,10 @@ typedef struct triton_session {
   tkrt_runtime_t* runtime;  /* the command's: settings, device and tuner */
   tkrt_device_t* device;    /* the runtime's */
   tkrt_autotuner_t* tuner;  /* the runtime's */
+  tkrt_triton_bound_t* bound; /* what launches */
+  tkrt_triton_arg_t* args;    /* one per parameter */
+  size_t arg_count;
+  /* One buffer per pointer or descriptor parameter, in order. */
   tkrt_buffer_t* buffers;
   const tkrt_triton_param_t** pointer_params;
   size_t pointer_count;
@@ -587,6 +611,8 @@ static void session_close(triton_session_t* s) {
   }
   free(s->buffers);
   free(s->pointer_params);
+  free(s->args);
+  tkrt_triton_bound_destroy(s->bound);
   tkrt_call_release(s->call);
   for (size_t i = 0; i < TRITON_MAX_VARIANTS; ++i) tkrt_triton_kernel_release(s->kernels[i]);
   tkrt_runtime_release(s->runtime); /* its device and tuner */
@@ -603,10 +629,10 @@ static const triton_named_t* find_named(const triton_named_t* list, size_t count
 
 /* Every --arg / --expect / --save names a parameter of the right kind. */
 static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kernel_t* k) {
-  const triton_named_t* lists[] = {o->args, o->expects, o->saves};
-  const size_t counts[] = {o->arg_count, o->expect_count, o->save_count};
-  static const char* const options[] = {"--arg", "--expect", "--save"};
-  for (int l = 0; l < 3; ++l) {
+  const triton_named_t* lists[] = {o->args, o->expects, o->saves, o->descs};
+  const size_t counts[] = {o->arg_count, o->expect_count, o->save_count, o->desc_count};
+  static const char* const options[] = {"--arg", "--expect", "--save", "--desc"};
+  for (int l = 0; l < 4; ++l) {
     for (size_t i = 0; i < counts[l]; ++i) {
       char name[256];
       snprintf(name, sizeof(name), "%.*s", (int)lists[l][i].name_length, lists[l][i].name);
@@ -616,7 +642,13 @@ static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kerne
                                 "%s %s: kernel '%s' has no parameter '%s' (see `tkrt info --image`)",
                                 options[l], lists[l][i].name, tkrt_triton_kernel_name(k), name);
       }
-      if (l > 0 && !tkrt_triton_kernel_param(k, (size_t)index)->is_pointer) {
+      const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, (size_t)index);
+      if (l == 3 && p->kind != TKRT_PARAM_TMA) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s %s: '%s' is %s, not a tensor descriptor", options[l],
+                                lists[l][i].name, name, p->type);
+      }
+      if (l > 0 && !p->is_pointer && p->kind != TKRT_PARAM_TMA) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s %s: '%s' is a scalar, not a buffer",
                                 options[l], lists[l][i].name, name);
       }
@@ -656,6 +688,76 @@ static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_de
   return NULL;
 }
 
+/* --desc NAME=SHAPE[/STRIDES] for descriptor parameter `p` (index i): "256x512" or
+ * "256x512/512,1", in elements; strides default to contiguous. */
+static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_t* p, size_t i,
+                                tkrt_triton_arg_t* out) {
+  const triton_named_t* desc = find_named(o->descs, o->desc_count, p->name);
+  if (!desc) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "parameter %zu '%s' (%s) is a tensor descriptor: add --desc %s=SHAPE "
+                            "(the tensor's shape in elements, e.g. --desc %s=%s)",
+                            i, p->name, p->type, p->name, p->name,
+                            p->desc_rank == 1 ? "4096" : p->desc_rank == 2 ? "256x256" : "8x256x256");
+  }
+  const char* text = desc->value;
+  const char* at = text;
+  uint32_t rank = 0, strides = 0;
+  int64_t shape[TKRT_TMA_MAX_RANK] = {0}, stride[TKRT_TMA_MAX_RANK] = {0};
+  for (int part = 0; part < 2; ++part) {
+    char separator = part == 0 ? 'x' : ',';
+    for (;;) {
+      char* end = NULL;
+      if (*at < '0' || *at > '9') break;
+      unsigned long long value = strtoull(at, &end, 10);
+      uint32_t* n = part == 0 ? &rank : &strides;
+      if (value == 0 || value > INT64_MAX || *n == TKRT_TMA_MAX_RANK) {
+        *n = TKRT_TMA_MAX_RANK + 1;
+        break;
+      }
+      (part == 0 ? shape : stride)[(*n)++] = (int64_t)value;
+      at = end;
+      if (*at != separator) break;
+      ++at;
+      if (*at < '0' || *at > '9') {
+        *n = TKRT_TMA_MAX_RANK + 1; /* a separator with no number after it */
+        break;
+      }
+    }
+    if (part == 0 && *at == '/') {
+      ++at;
+      continue;
+    }
+    break;
+  }
+  if (*at || rank == 0 || rank > TKRT_TMA_MAX_RANK || (strides && strides != rank) ||
+      strides > TKRT_TMA_MAX_RANK) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "--desc %s: expected SHAPE[/STRIDES], e.g. 256x512 or 256x512/512,1 "
+                            "(1 to %d positive integers, as many strides as dimensions)",
+                            desc->name, TKRT_TMA_MAX_RANK);
+  }
+  if (rank != p->desc_rank) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "--desc %s: %u dimensions, but '%s' (%s) has %u", desc->name, rank,
+                            p->name, p->type, p->desc_rank);
+  }
+  if (!strides) {
+    stride[rank - 1] = 1;
+    for (uint32_t d = rank - 1; d-- > 0;) {
+      if (__builtin_mul_overflow(stride[d + 1], shape[d + 1], &stride[d])) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "--desc %s: the shape is too large",
+                                desc->name);
+      }
+    }
+  }
+  out->kind = TKRT_TRITON_ARG_DESCRIPTOR;
+  out->rank = rank;
+  memcpy(out->shape, shape, sizeof(shape));
+  memcpy(out->strides, stride, sizeof(stride));
+  return NULL;
+}
+
 static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, int* usage) {
   tkrt_triton_load_options_t load;
   tkrt_triton_load_options_init(&load);
@@ -680,7 +782,7 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     char name[256];
     snprintf(name, sizeof(name), "%.*s", (int)o->args[i].name_length, o->args[i].name);
     const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, (size_t)tkrt_triton_kernel_find_param(k, name));
-    if (p->is_pointer) continue;
+    if (p->is_pointer || p->kind == TKRT_PARAM_TMA) continue;
     size_t length = 0;
     TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
         tkrt_triton_scalar_parse(o->args[i].name, &scalars[scalar_count], &length), "--arg"));
@@ -698,17 +800,25 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
   tkrt_status_t created = tkrt_triton_call_create(&desc, &s->call);
   if (created && tkrt_status_code(created) != TKRT_STATUS_INVALID_ARGUMENT) *usage = 0;
   TKRT_RETURN_IF_ERROR(created);
-  /* Every pointer parameter has an --arg, of the right form. */
+  /* Every pointer parameter has an --arg, of the right form; every descriptor a --desc too. */
   size_t count = tkrt_triton_kernel_param_count(k);
+  s->args = calloc(count ? count : 1, sizeof(*s->args));
+  if (!s->args) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  s->arg_count = count;
   for (size_t i = 0; i < count; ++i) {
     const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
     const triton_named_t* arg = find_named(o->args, o->arg_count, p->name);
+    int buffer = p->is_pointer || p->kind == TKRT_PARAM_TMA;
     if (!arg) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "parameter %zu '%s' (%s) has no value: add --arg %s=%s", i, p->name,
-                              p->type, p->name, p->is_pointer ? "@FILE (or zeros:BYTES)" : "VALUE");
+                              p->type, p->name, buffer ? "@FILE (or zeros:BYTES)" : "VALUE");
     }
-    if (!p->is_pointer) continue;
+    s->args[i].kind = TKRT_TRITON_ARG_DEFAULT; /* scalars: the call's value (from --arg) */
+    if (p->kind == TKRT_PARAM_TMA) {
+      TKRT_RETURN_IF_ERROR(parse_desc(o, p, i, &s->args[i]));
+    }
+    if (!buffer) continue;
     if (arg->value[0] != '@' && strncmp(arg->value, "zeros:", 6) != 0) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "--arg %s: '%s' is a pointer (%s); give @FILE or zeros:BYTES",
@@ -733,6 +843,15 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     TKRT_RETURN_IF_ERROR(native_code_left_out(s->kernels[v], s->device));
   }
   TKRT_RETURN_IF_ERROR(tkrt_runtime_tuner(s->runtime, &s->tuner));
+  /* The bound call launches (and is what is pinned and reported). */
+  tkrt_triton_bound_options_t bound_options;
+  tkrt_triton_bound_options_init(&bound_options);
+  bound_options.runtime = s->runtime;
+  bound_options.device = s->device;
+  TKRT_RETURN_IF_ERROR(tkrt_triton_bound_create(&desc, &bound_options, &s->bound));
+  tkrt_call_release(s->call);
+  s->call = tkrt_triton_bound_call(s->bound);
+  tkrt_call_retain(s->call);
   TKRT_RETURN_IF_ERROR(tkrt_cli_session_pin(&o->session, s->tuner, s->call, usage));
 
   /* One buffer per pointer parameter, in order. */
@@ -747,7 +866,7 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
                               "parameter %zu '%s' (%s) has no value: add --arg %s=%s", i, p->name,
                               p->type, p->name, p->is_pointer ? "@FILE (or zeros:BYTES)" : "VALUE");
     }
-    if (!p->is_pointer) continue;
+    if (!p->is_pointer && p->kind != TKRT_PARAM_TMA) continue;
     size_t slot = s->pointer_count++;
     s->pointer_params[slot] = p;
     void* data = NULL;
@@ -780,13 +899,16 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     if (!status) status = tkrt_stream_synchronize(s->device, NULL);
     free(data);
     TKRT_RETURN_IF_ERROR(status);
+    if (p->is_pointer) s->args[i].kind = TKRT_TRITON_ARG_POINTER;
+    s->args[i].ptr = s->buffers[slot].ptr;
+    s->args[i].size = s->buffers[slot].size;
   }
   return NULL;
 }
 
 static tkrt_status_t triton_launch_once(void* user) {
   triton_session_t* s = user;
-  return tkrt_triton_call_launch(s->call, s->device, NULL, s->buffers, s->pointer_count, s->tuner);
+  return tkrt_triton_bound_launch(s->bound, NULL, s->args, s->arg_count, NULL);
 }
 
 static int triton_run(int argc, char** argv, int tune) {
@@ -959,7 +1081,7 @@ int tkrt_cli_triton_dispatch(int argc, char** argv) {
     }
     /* Options only Triton's output takes, given with something else: say what the path is not,
      * rather than that the serialized-call path knows no --grid. */
-    static const char* const triton_only[] = {"--grid", "--const", "--also", "--arg", "--inout",
+    static const char* const triton_only[] = {"--grid", "--const", "--also", "--arg", "--inout", "--desc",
                                               "--image-kind"};
     for (int i = 2; argc >= 2 && argv[1][0] != '-' && i < argc && strcmp(argv[i], "--"); ++i) {
       for (size_t t = 0; t < sizeof(triton_only) / sizeof(triton_only[0]); ++t) {

@@ -4,10 +4,12 @@
  * folder's .ttir, a file anyone who can write the folder or cache wrote). Each input is scanned
  * three times: for any public function, and for "add_kernel" and "matmul_kernel" as the loader
  * asks for the JSON's name; the text is NUL-terminated as the loader reads files.
- * Checks: no crash or leak; a refusal is INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED (a tensor
- * descriptor) or RESOURCE_EXHAUSTED, naming the file; a parsed signature has at most 1024 parameters, each with a non-empty name of name
- * characters, a type, and a kind and sizes that agree with its type. Seeds: the Triton vectors'
- * .ttir files and test/fuzz/corpus_ttir. */
+ * Checks: no crash or leak; a refusal is INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED or
+ * RESOURCE_EXHAUSTED, naming the file; a parsed signature has at most 1024 parameters, each with
+ * a non-empty name of name characters, a type, and a kind and sizes that agree with its type; a
+ * tensor descriptor (kind TMA, type "tensordesc<...>") has a rank of 1..5 and block dimensions of
+ * 1..65536, other parameters rank 0. Seeds: the Triton vectors' .ttir files (matmul_tma's three
+ * descriptors among them) and test/fuzz/corpus_ttir. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,12 @@ static void scan(const char* text, size_t size, const char* kernel) {
     }
     if (p->is_pointer != (p->kind == TKRT_PARAM_ARRAY)) abort();
     if (p->is_pointer != (p->type[0] == '*')) abort();
+    int descriptor = p->kind == TKRT_PARAM_TMA;
+    if (descriptor != (strncmp(p->type, "tensordesc<", 11) == 0)) abort();
+    if (descriptor != (p->desc_rank != 0) || p->desc_rank > TKRT_TMA_MAX_RANK) abort();
+    for (uint32_t d = 0; d < TKRT_TMA_MAX_RANK; ++d) {
+      if ((d < p->desc_rank) != (p->desc_block[d] != 0) || p->desc_block[d] > 65536) abort();
+    }
     if (!p->is_pointer && (p->element_bytes == 0 || p->element_bytes > 8)) abort();
   }
   tkrt_triton_params_free(params, count);

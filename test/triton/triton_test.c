@@ -6,6 +6,7 @@
  * Usage: triton_test <triton-3.6 vectors dir> <host add BLOCK=256> <BLOCK=512> <BLOCK=1024> [case...]
  */
 #include <ftw.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "test/harness.h"
 #include "tkrt/host_kernel.h"
 #include "tkrt/tkrt.h"
+#include "tkrt/triton_bound.h"
 
 static const char* g_vectors;
 static const char* g_host[3]; /* add_kernel host images for BLOCK 256, 512, 1024 */
@@ -1240,6 +1242,842 @@ static void host_signature_crafted_elf(void) {
   }
 }
 
+/* ---------------------------------------------------------------- tensor descriptors, bound launches */
+
+/* A copy of a shared Triton 3.6 output folder (<rel>/cuda_sm90/<stem>.*), its JSON replaced by
+ * `json_edit` when given, a host image beside it when given. */
+static const char* make_copy_dir(const char* name, const char* rel, const char* stem,
+                                 const char* host_image, const char* json_edit, char* out,
+                                 size_t capacity) {
+  static const char* const exts[] = {".cubin", ".ptx", ".ttir", ".json"};
+  make_dir(name, out, capacity);
+  for (size_t i = 0; i < 4; ++i) {
+    char from[1024], file[128];
+    snprintf(file, sizeof(file), "%s%s", stem, exts[i]);
+    snprintf(from, sizeof(from), "%s/%s/cuda_sm90/%s", g_vectors, rel, file);
+    copy_file(from, out, file);
+  }
+  char file[128];
+  snprintf(file, sizeof(file), "%s.json", stem);
+  if (json_edit) write_text(out, file, json_edit);
+  if (host_image) {
+    snprintf(file, sizeof(file), "%s.so", stem);
+    copy_file(host_image, out, file);
+  }
+  return out;
+}
+
+static void tensordesc_loader(void) {
+  char dir[1024];
+  vector_path(dir, sizeof(dir), "matmul_tma");
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(dir, &k));
+  /* The TTIR's 18 parameters are 6: three descriptors (their shapes and strides hidden), M, N, K. */
+  ASSERT_TRUE(tkrt_triton_kernel_param_count(k) == 6);
+  static const char* const names[] = {"a_desc", "b_desc", "c_desc", "M", "N", "K"};
+  static const char* const types[] = {"tensordesc<fp16[64, 64]>", "tensordesc<fp16[64, 128]>",
+                                      "tensordesc<fp16[64, 128]>", "i32", "i32", "i32"};
+  for (size_t i = 0; i < 6; ++i) {
+    const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
+    EXPECT_STREQ(p->name, names[i]);
+    EXPECT_STREQ(p->type, types[i]);
+    EXPECT_TRUE(p->kind == (i < 3 ? TKRT_PARAM_TMA : TKRT_PARAM_I32));
+    EXPECT_EQ_U64(p->desc_rank, i < 3 ? 2 : 0);
+    EXPECT_EQ_U64(p->element_bytes, i < 3 ? 2 : 4);
+    EXPECT_EQ_U64(p->divisibility, i < 3 ? 0 : 16);
+  }
+  EXPECT_EQ_U64(tkrt_triton_kernel_param(k, 1)->desc_block[0], 64);
+  EXPECT_EQ_U64(tkrt_triton_kernel_param(k, 1)->desc_block[1], 128);
+  EXPECT_TRUE(tkrt_triton_kernel_find_param(k, "a_desc_0") < 0);
+  /* The meta: one entry per descriptor; b's TMA box (64x64) is smaller than its block. */
+  ASSERT_TRUE(k->desc_meta_count == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(k->desc_meta[i].swizzle == 3 && k->desc_meta[i].elem_size == 2 &&
+                k->desc_meta[i].elem_type == 6 && !k->desc_meta[i].fp4_padded);
+    EXPECT_TRUE(k->desc_meta[i].rank == 2 && k->desc_meta[i].block_size[0] == 64 &&
+                k->desc_meta[i].block_size[1] == 64);
+  }
+  EXPECT_EQ_U64(tkrt_triton_desc_host_type(8), 10);
+  EXPECT_EQ_U64(tkrt_triton_desc_host_type(9), 8);
+  EXPECT_EQ_U64(tkrt_triton_desc_host_type(10), 9);
+  EXPECT_EQ_U64(tkrt_triton_desc_host_type(6), 6);
+  const tkrt_kernel_desc_t* kd = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_TRUE(kd->profile_scratch_size == 0 && kd->profile_scratch_align == 1);
+
+  /* The call: each descriptor is a TMA parameter (the meta's type, swizzle and box, a placeholder
+   * tensor) and its 2 + 2 hidden scalars. */
+  tkrt_triton_scalar_t mnk[3] = {{"M", false, 256, 0}, {"N", false, 256, 0}, {"K", false, 256, 0}};
+  tkrt_triton_variant_t variant = {k, "cdiv(M, 64) * cdiv(N, 128)", {0, 0, 0}, NULL, NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  desc.scalars = mnk;
+  desc.scalar_count = 3;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  const tkrt_config_desc_t* config = &tkrt_call_get_desc(call)->configs[0];
+  ASSERT_TRUE(config->param_count == 18);
+  EXPECT_EQ_U64(config->grid[0], 8);
+  for (size_t d = 0; d < 3; ++d) {
+    const tkrt_param_t* tma = &config->params[5 * d];
+    ASSERT_TRUE(tma->kind == TKRT_PARAM_TMA);
+    EXPECT_TRUE(tma->value.tma.elem_type == 6 && tma->value.tma.swizzle == 3 &&
+                tma->value.tma.oob_fill == 0 && tma->value.tma.rank == 2);
+    EXPECT_TRUE(tma->value.tma.block_shape[0] == 64 && tma->value.tma.block_shape[1] == 64);
+    uint64_t inner = d == 0 ? 64 : 128;
+    EXPECT_TRUE(tma->value.tma.shape[0] == 64 && tma->value.tma.shape[1] == inner);
+    EXPECT_TRUE(tma->value.tma.strides[0] == inner && tma->value.tma.strides[1] == 1);
+    EXPECT_TRUE(config->params[5 * d + 1].kind == TKRT_PARAM_I32 &&
+                config->params[5 * d + 1].value.i32 == 64);
+    EXPECT_TRUE(config->params[5 * d + 2].kind == TKRT_PARAM_I32 &&
+                config->params[5 * d + 2].value.i32 == (int32_t)inner);
+    EXPECT_TRUE(config->params[5 * d + 3].kind == TKRT_PARAM_I64 &&
+                config->params[5 * d + 3].value.i64 == (int64_t)inner);
+    EXPECT_TRUE(config->params[5 * d + 4].kind == TKRT_PARAM_I64 &&
+                config->params[5 * d + 4].value.i64 == 1);
+  }
+  EXPECT_TRUE(config->params[15].kind == TKRT_PARAM_I32 && config->params[15].value.i32 == 256);
+  /* Launch paths that take no shapes refuse descriptors; the host has no TMA. */
+  tkrt_device_t* device = open_host();
+  if (device) {
+    tkrt_buffer_t buffers[3] = {{0, 0}, {0, 0}, {0, 0}};
+    EXPECT_STATUS(tkrt_triton_call_launch(call, device, NULL, buffers, 3, NULL),
+                  TKRT_STATUS_INVALID_ARGUMENT,
+                  "parameter 0 is a tensor descriptor, whose tensor (base, shape, strides) comes "
+                  "with each launch: launch it with tkrt_triton_bound_launch");
+    tkrt_triton_launch_t* launch = NULL;
+    EXPECT_STATUS(tkrt_triton_launch_create(call, device, NULL, &launch),
+                  TKRT_STATUS_INVALID_ARGUMENT, "parameter 0 is a tensor descriptor");
+    tkrt_triton_bound_options_t options;
+    tkrt_triton_bound_options_init(&options);
+    options.device = device;
+    tkrt_triton_bound_t* bound = NULL;
+    EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_UNIMPLEMENTED,
+                  "'matmul_tma_kernel': parameter 0 (a_desc: tensordesc<fp16[64, 64]>) is a tensor "
+                  "descriptor, which needs TMA; the host backend's device has none");
+    EXPECT_TRUE(bound == NULL);
+    tkrt_device_release(device);
+  }
+  tkrt_call_release(call);
+  call = NULL;
+  desc.scalars = (tkrt_triton_scalar_t[]){{"a_desc", false, 1, 0}};
+  desc.scalar_count = 1;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "'a_desc' is a tensor descriptor parameter (tensordesc<fp16[64, 64]>)");
+  tkrt_triton_kernel_release(k);
+
+  /* Meta errors name the file and the field; descriptors Triton did not lower to TMA (empty
+   * meta) load but make no call. */
+  char path[1100];
+  snprintf(path, sizeof(path), "%s/cuda_sm90/matmul_tma_kernel.json", dir);
+  size_t size = 0;
+  char* bytes = tkrt_test_read_file(path, &size);
+  ASSERT_TRUE(bytes);
+  char* original = calloc(1, size + 1); /* the file is not NUL-terminated */
+  ASSERT_TRUE(original);
+  memcpy(original, bytes, size);
+  free(bytes);
+  static const char kMeta0[] = "{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 6, \"block_size\": [64, 64], \"fp4_padded\": false}";
+  static const struct {
+    const char* to;
+    tkrt_status_code_t code;
+    const char* message;
+  } edits[] = {
+      {"{\"swizzle\": 4, \"elem_size\": 2, \"elem_type\": 6, \"block_size\": [64, 64], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0].swizzle' is 4; it must be an integer in 0..3"},
+      {"{\"swizzle\": 3, \"elem_size\": 3, \"elem_type\": 6, \"block_size\": [64, 64], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0].elem_size' is 3; it must be 1, 2, 4 or 8"},
+      {"{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 13, \"block_size\": [64, 64], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0].elem_type' is 13, which is no CUtensorMapDataType"},
+      {"{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 6, \"block_size\": [64, 0], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0].block_size' must be a list of 1..5 integers in 1..256"},
+      {"{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 6, \"block_size\": [64, 64], \"fp4_padded\": 1}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0].fp4_padded' is a number; it must be true or false"},
+      {"{\"swizzle\": 3, \"elem_size\": 2, \"elem_type\": 6, \"block_size\": [64], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0]' (rank 1, elem_size 2) does not fit parameter 'a_desc: tensordesc<fp16[64, 64]>'"},
+      {"{\"swizzle\": 3, \"elem_size\": 4, \"elem_type\": 6, \"block_size\": [64, 64], \"fp4_padded\": false}",
+       TKRT_STATUS_INVALID_ARGUMENT, "(rank 2, elem_size 4) does not fit parameter 'a_desc"},
+      {"7", TKRT_STATUS_INVALID_ARGUMENT, "field 'tensordesc_meta[0]' is a number; it must be an object"},
+  };
+  const char* at = strstr(original, kMeta0);
+  ASSERT_TRUE(at);
+  char json[8192];
+  for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); ++i) {
+    snprintf(json, sizeof(json), "%.*s%s%s", (int)(at - original), original, edits[i].to,
+             at + strlen(kMeta0));
+    char name[32];
+    snprintf(name, sizeof(name), "meta%zu", i);
+    make_copy_dir(name, "matmul_tma", "matmul_tma_kernel", NULL, json, dir, sizeof(dir));
+    EXPECT_STATUS(load1(dir, &k), edits[i].code, edits[i].message);
+  }
+  /* Two entries for three descriptors. */
+  snprintf(json, sizeof(json), "%.*s%s", (int)(at - original), original,
+           at + strlen(kMeta0) + 2 /* ", " */);
+  make_copy_dir("meta_short", "matmul_tma", "matmul_tma_kernel", NULL, json, dir, sizeof(dir));
+  EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "field 'tensordesc_meta' has 2 entries but ");
+  /* Empty: loads, but a call is UNIMPLEMENTED naming the kernel and the parameter. */
+  const char* list = strstr(original, "\"tensordesc_meta\": [");
+  const char* end = list ? strstr(list, "}]") : NULL;
+  ASSERT_TRUE(list && end);
+  snprintf(json, sizeof(json), "%.*s\"tensordesc_meta\": []%s", (int)(list - original), original,
+           end + 2);
+  make_copy_dir("meta_empty", "matmul_tma", "matmul_tma_kernel", NULL, json, dir, sizeof(dir));
+  ASSERT_OK(load1(dir, &k));
+  variant.kernel = k;
+  desc.scalars = mnk;
+  desc.scalar_count = 3;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_UNIMPLEMENTED,
+                "kernel 'matmul_tma_kernel' (variant 0): parameter 'a_desc' (tensordesc<fp16[64, "
+                "64]>) is a tensor descriptor that Triton did not lower to TMA (the metadata's "
+                "tensordesc_meta is empty");
+  tkrt_triton_kernel_release(k);
+  /* Profile scratch: read into the kernel. */
+  const char* ps = strstr(original, "\"profile_scratch_size\": 0, \"profile_scratch_align\": 1");
+  ASSERT_TRUE(ps);
+  snprintf(json, sizeof(json), "%.*s\"profile_scratch_size\": 4096, \"profile_scratch_align\": 128%s",
+           (int)(ps - original), original,
+           ps + strlen("\"profile_scratch_size\": 0, \"profile_scratch_align\": 1"));
+  make_copy_dir("profile", "matmul_tma", "matmul_tma_kernel", NULL, json, dir, sizeof(dir));
+  ASSERT_OK(load1(dir, &k));
+  kd = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
+  EXPECT_TRUE(kd->profile_scratch_size == 4096 && kd->profile_scratch_align == 128);
+  tkrt_triton_kernel_release(k);
+  free(original);
+}
+
+/* Triton's JIT specialisations: add_jit's n has tt.divisibility 16; scale_jit's stride == 1 was
+ * folded away (no parameter). */
+static void jit_specialisations(void) {
+  char dir[1024];
+  tkrt_triton_kernel_t* k = NULL;
+  vector_path(dir, sizeof(dir), "scale_jit");
+  ASSERT_OK(load1(dir, &k));
+  ASSERT_TRUE(tkrt_triton_kernel_param_count(k) == 3);
+  EXPECT_STREQ(tkrt_triton_kernel_param(k, 0)->name, "x_ptr");
+  EXPECT_STREQ(tkrt_triton_kernel_param(k, 1)->name, "out_ptr");
+  EXPECT_STREQ(tkrt_triton_kernel_param(k, 2)->name, "n");
+  EXPECT_TRUE(tkrt_triton_kernel_find_param(k, "stride") < 0);
+  tkrt_triton_kernel_release(k);
+
+  vector_path(dir, sizeof(dir), "add_jit");
+  ASSERT_OK(load1(dir, &k));
+  EXPECT_EQ_U64(tkrt_triton_kernel_param(k, 3)->divisibility, 16);
+  tkrt_triton_kernel_release(k);
+}
+
+/* A runtime on the host backend whose tuner stores decisions in `store` ("off": none). */
+static tkrt_runtime_t* host_runtime(const char* store) {
+  tkrt_runtime_options_t options;
+  tkrt_runtime_options_init(&options);
+  tkrt_runtime_t* rt = NULL;
+  tkrt_status_t status = tkrt_runtime_create(&options, &rt);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_runtime_create", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+    return NULL;
+  }
+  EXPECT_OK(tkrt_runtime_configure(rt, "backend", "host"));
+  EXPECT_OK(tkrt_runtime_configure(rt, "tune_dir", store));
+  EXPECT_OK(tkrt_runtime_configure(rt, "target_ms", "1"));
+  return rt;
+}
+
+/* Device buffers x, y (x[i] = i / 4, y[i] = 3 / (i + 1)) and out of `n` floats each. */
+typedef struct bound_buffers {
+  tkrt_device_t* device;
+  int n;
+  float* x;
+  float* y;
+  tkrt_deviceptr_t dx, dy, dout;
+} bound_buffers_t;
+
+static void bound_buffers_make(bound_buffers_t* a, tkrt_device_t* device, int n) {
+  memset(a, 0, sizeof(*a));
+  a->device = device;
+  a->n = n;
+  size_t bytes = (size_t)n * sizeof(float);
+  a->x = malloc(bytes);
+  a->y = malloc(bytes);
+  for (int i = 0; i < n; ++i) {
+    a->x[i] = (float)i * 0.25f;
+    a->y[i] = 3.0f / (float)(i + 1);
+  }
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &a->dx));
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &a->dy));
+  EXPECT_OK(tkrt_memory_alloc(device, bytes, &a->dout));
+  EXPECT_OK(tkrt_memcpy_htod_async(device, a->dx, a->x, bytes, NULL));
+  EXPECT_OK(tkrt_memcpy_htod_async(device, a->dy, a->y, bytes, NULL));
+}
+
+static void bound_buffers_free(bound_buffers_t* a) {
+  tkrt_status_free(tkrt_memory_free(a->device, a->dx));
+  tkrt_status_free(tkrt_memory_free(a->device, a->dy));
+  tkrt_status_free(tkrt_memory_free(a->device, a->dout));
+  free(a->x);
+  free(a->y);
+}
+
+static void bound_args(const bound_buffers_t* a, tkrt_triton_arg_t args[4], int64_t n) {
+  memset(args, 0, 4 * sizeof(*args));
+  uint64_t bytes = (uint64_t)a->n * sizeof(float);
+  args[0] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = a->dx, .size = bytes};
+  args[1] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = a->dy, .size = bytes};
+  args[2] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = a->dout, .size = bytes};
+  args[3] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_INT, .i = n};
+}
+
+/* Launches with scalar n over a fresh out (all 0xFF bytes) and checks every element: the first n
+ * are x + y bit for bit, the rest untouched. Returns the mismatches, -1 when it did not run. */
+static long bound_add(const tkrt_triton_bound_t* bound, bound_buffers_t* a, int64_t n,
+                      tkrt_launch_decision_t* decision) {
+  size_t bytes = (size_t)a->n * sizeof(float);
+  EXPECT_OK(tkrt_memset_async(a->device, a->dout, 0xFF, bytes, NULL));
+  tkrt_triton_arg_t args[4];
+  bound_args(a, args, n);
+  tkrt_status_t status = tkrt_triton_bound_launch(bound, NULL, args, 4, decision);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_triton_bound_launch", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+    return -1;
+  }
+  float* out = malloc(bytes);
+  EXPECT_OK(tkrt_memcpy_dtoh_async(a->device, out, a->dout, bytes, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(a->device, NULL));
+  long wrong = 0;
+  uint32_t untouched = 0xFFFFFFFFu;
+  for (int i = 0; i < a->n; ++i) {
+    float want = a->x[i] + a->y[i];
+    wrong += i < n ? memcmp(&out[i], &want, 4) != 0 : memcmp(&out[i], &untouched, 4) != 0;
+  }
+  free(out);
+  return wrong;
+}
+
+/* Bound launches of add_jit (tt.divisibility 16 on n) with its host image, on the host backend:
+ * n per launch with the grid following it, the divisibility, kind and range checks, a missing
+ * scalar, and a default. */
+static void bound_host(void) {
+  tkrt_runtime_t* rt = host_runtime("off");
+  if (!rt) return;
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  char dir[1024];
+  make_copy_dir("add_jit_host", "add_jit", "add_kernel", g_host[0], NULL, dir, sizeof(dir));
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(dir, &k));
+  tkrt_triton_variant_t variant = {k, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=256", NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  EXPECT_EQ_U64(tkrt_triton_bound_arg_count(bound), 4);
+  EXPECT_TRUE(tkrt_triton_bound_call(bound) != NULL);
+
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 8192);
+  /* The grid follows n: 4096 fills 16 programs of 256, 8192 all, 1024 only the first 1024. */
+  tkrt_launch_decision_t decision;
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, &decision), 0);
+  EXPECT_TRUE(decision.source == TKRT_TUNE_SOURCE_SINGLE);
+  EXPECT_EQ_U64(bound_add(bound, &a, 8192, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 1024, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 0, NULL), 0);
+
+  /* Argument errors, nothing launched. */
+  tkrt_triton_arg_t args[4];
+  bound_args(&a, args, 100);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel': argument 3 (n: i32) = 100 is not a multiple of 16: the kernel was "
+                "compiled with tt.divisibility = 16 for n (Triton specialised it for multiples of "
+                "16)");
+  bound_args(&a, args, INT64_C(1) << 32);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "argument 3 (n: i32) = 4294967296 is out of range (-2147483648..4294967295)");
+  bound_args(&a, args, 4096);
+  args[3].kind = TKRT_TRITON_ARG_DEFAULT;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) has no value: pass it (the bound call has no default for it)");
+  args[3].kind = TKRT_TRITON_ARG_FLOAT;
+  args[3].f = 4096.0;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) is an integer parameter but was given the float 4096");
+  args[3].kind = TKRT_TRITON_ARG_POINTER;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) is a scalar but was given a pointer");
+  bound_args(&a, args, 4096);
+  args[1].kind = TKRT_TRITON_ARG_INT;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (y_ptr: *fp32) is a pointer but was given an integer");
+  bound_args(&a, args, 4096);
+  args[1].kind = TKRT_TRITON_ARG_DESCRIPTOR;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (y_ptr: *fp32) is a pointer but was given a tensor descriptor");
+  bound_args(&a, args, 4096);
+  args[0].ptr += 4;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 0 (x_ptr: *fp32) = 0x");
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel' takes 4 arguments (its parameters); 3 were given");
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+
+  /* A default for n: DEFAULT takes it, an INT replaces it (and the grid follows). */
+  tkrt_triton_scalar_t n = {"n", false, 2048, 0};
+  desc.scalars = &n;
+  desc.scalar_count = 1;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  EXPECT_EQ_U64(tkrt_call_get_desc(tkrt_triton_bound_call(bound))->configs[0].grid[0], 8);
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, NULL), 0);
+  EXPECT_OK(tkrt_memset_async(device, a.dout, 0xFF, (size_t)a.n * 4, NULL));
+  bound_args(&a, args, 0);
+  args[3].kind = TKRT_TRITON_ARG_DEFAULT;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL));
+  float* out = malloc((size_t)a.n * 4);
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, out, a.dout, (size_t)a.n * 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  long wrong = 0;
+  for (int i = 0; i < a.n; ++i) {
+    float want = a.x[i] + a.y[i];
+    uint32_t untouched = 0xFFFFFFFFu;
+    wrong += i < 2048 ? memcmp(&out[i], &want, 4) != 0 : memcmp(&out[i], &untouched, 4) != 0;
+  }
+  EXPECT_EQ_U64(wrong, 0);
+  free(out);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+
+  /* Creation errors: a default that breaks the specialisation, tuning keys, the grid. */
+  n.i = 100;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "scalar 'n' = 100 is not divisible by 16");
+  desc.scalar_count = 0;
+  variant.grid = "cdiv(n, BLOK)";
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "variant 0 of 'add_kernel': grid expression \"cdiv(n, BLOK)\", at offset 8: "
+                "unknown name 'BLOK' (known: n, num_warps, num_stages, BLOCK)");
+  /* A grid whose divisor is a scalar: division by zero at launch names it. */
+  variant.grid = "n // (n - 4096)";
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  bound_args(&a, args, 4096);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "grid expression \"n // (n - 4096)\", at offset 15: division by zero in '/' (the "
+                "divisor '(n - 4096)' is 0)");
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  options.device = NULL;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "options.device is required");
+  bound_buffers_free(&a);
+  tkrt_triton_kernel_release(k);
+  tkrt_runtime_release(rt);
+}
+
+/* The decisions in a store folder (one <digest>.decision file each). */
+static size_t count_files(const char* dir) {
+  size_t count = 0;
+  char command[1200];
+  snprintf(command, sizeof(command), "find '%s' -type f -name '*.decision' | wc -l", dir);
+  FILE* p = popen(command, "r");
+  if (!p) return 0;
+  if (fscanf(p, "%zu", &count) != 1) count = 0;
+  pclose(p);
+  return count;
+}
+
+/* An autotuned bound call with tuning key n: one decision per value of n, each decided once,
+ * stored, and read back by a new runtime with the same store. */
+static void bound_tuning_key(void) {
+  char store[1024];
+  make_dir("tune_store", store, sizeof(store));
+  tkrt_runtime_t* rt = host_runtime(store);
+  if (!rt) return;
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("keyed", &hv));
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = hv.variants;
+  desc.variant_count = 3;
+  static const char* const key[] = {"n"};
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  options.tuning_key = key;
+  options.tuning_key_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 20000);
+  tkrt_launch_decision_t decision;
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
+  EXPECT_TRUE(decision.decided && decision.source == TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(count_files(store), 1);
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
+  EXPECT_TRUE(!decision.decided && decision.source == TKRT_TUNE_SOURCE_TUNED);
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 7000, &decision), 0);
+  EXPECT_TRUE(decision.decided && decision.source == TKRT_TUNE_SOURCE_TUNED);
+  EXPECT_EQ_U64(count_files(store), 2);
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
+  EXPECT_TRUE(!decision.decided);
+  EXPECT_EQ_U64(count_files(store), 2);
+  /* Inside a capture, a key value seen before launches (recorded); an unseen one is refused. */
+  if (tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_GRAPHS) {
+    tkrt_stream_t stream = NULL;
+    ASSERT_OK(tkrt_stream_create(device, &stream));
+    ASSERT_OK(tkrt_stream_begin_capture(device, stream));
+    tkrt_triton_arg_t args[4];
+    bound_args(&a, args, 9000);
+    EXPECT_STATUS(tkrt_triton_bound_launch(bound, stream, args, 4, NULL),
+                  TKRT_STATUS_FAILED_PRECONDITION,
+                  "'add_kernel': tuning key value (n=9000) not seen before, inside a stream "
+                  "capture: its call must be made, loaded and tuned first; launch it once with "
+                  "these values before capturing");
+    bound_args(&a, args, 7000);
+    EXPECT_OK(tkrt_triton_bound_launch(bound, stream, args, 4, NULL));
+    tkrt_graph_t* graph = NULL;
+    EXPECT_OK(tkrt_stream_end_capture(device, stream, &graph));
+    /* Replayed: out[0..7000) = x + y. */
+    EXPECT_OK(tkrt_memset_async(device, a.dout, 0, (size_t)a.n * 4, stream));
+    if (graph) EXPECT_OK(tkrt_graph_launch(device, graph, stream));
+    EXPECT_OK(tkrt_stream_synchronize(device, stream));
+    float got[2];
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, got, a.dout + 6999 * 4, 8, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    float want = a.x[6999] + a.y[6999];
+    EXPECT_TRUE(memcmp(&got[0], &want, 4) == 0 && got[1] == 0.0f);
+    if (graph) EXPECT_OK(tkrt_graph_destroy(device, graph));
+    EXPECT_OK(tkrt_stream_destroy(device, stream));
+    EXPECT_EQ_U64(count_files(store), 2);
+  }
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  bound_buffers_free(&a);
+
+  /* A new runtime on the same store reads both decisions back. */
+  tkrt_runtime_t* rt2 = host_runtime(store);
+  tkrt_device_t* device2 = NULL;
+  ASSERT_OK(tkrt_runtime_device(rt2, "host", 0, &device2));
+  options.runtime = rt2;
+  options.device = device2;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  bound_buffers_make(&a, device2, 20000);
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 7000, &decision), 0);
+  EXPECT_TRUE(decision.decided && decision.source == TKRT_TUNE_SOURCE_STORE);
+  memset(&decision, 0, sizeof(decision));
+  EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
+  EXPECT_TRUE(decision.decided && decision.source == TKRT_TUNE_SOURCE_STORE);
+  EXPECT_EQ_U64(count_files(store), 2);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  bound_buffers_free(&a);
+
+  /* Key names: integer scalars, once. */
+  static const char* const bad_key[] = {"x_ptr"};
+  options.tuning_key = bad_key;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel': tuning key 'x_ptr' is *fp32; a tuning key names integer scalar "
+                "parameters");
+  static const char* const unknown_key[] = {"m"};
+  options.tuning_key = unknown_key;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "tuning key 'm' is no parameter of the kernel");
+  static const char* const twice[] = {"n", "n"};
+  options.tuning_key = twice;
+  options.tuning_key_count = 2;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+                "tuning key 'n' is named twice");
+  host_variants_release(&hv);
+  tkrt_runtime_release(rt2);
+  tkrt_runtime_release(rt);
+}
+
+
+typedef struct bound_thread {
+  const tkrt_triton_bound_t* bound;
+  tkrt_device_t* device;
+  int index;
+  long wrong;
+} bound_thread_t;
+
+static void* bound_thread_main(void* user) {
+  bound_thread_t* t = user;
+  static const int64_t kN[4] = {4096, 8192, 12288, 4096};
+  bound_buffers_t a;
+  bound_buffers_make(&a, t->device, 12288);
+  for (int i = 0; i < 8; ++i) {
+    long wrong = bound_add(t->bound, &a, kN[(i + t->index) % 4], NULL);
+    t->wrong += wrong < 0 ? 1 : wrong;
+  }
+  bound_buffers_free(&a);
+  return NULL;
+}
+
+/* Four threads launch one keyed bound call with key values first seen concurrently: every result
+ * right, one decision per value (the table's appends and lock-free reads under TSan in CI). */
+static void bound_threads(void) {
+  char store[1024];
+  make_dir("thread_store", store, sizeof(store));
+  tkrt_runtime_t* rt = host_runtime(store);
+  if (!rt) return;
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("threads", &hv));
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = hv.variants;
+  desc.variant_count = 3;
+  static const char* const key[] = {"n"};
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  options.tuning_key = key;
+  options.tuning_key_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  pthread_t threads[4];
+  bound_thread_t state[4];
+  for (int i = 0; i < 4; ++i) {
+    state[i] = (bound_thread_t){bound, device, i, 0};
+    ASSERT_TRUE(pthread_create(&threads[i], NULL, bound_thread_main, &state[i]) == 0);
+  }
+  for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ_U64(state[i].wrong, 0);
+  EXPECT_EQ_U64(count_files(store), 3);
+  tkrt_triton_bound_destroy(bound);
+  host_variants_release(&hv);
+  tkrt_runtime_release(rt);
+}
+
+
+/* fp16 bits of a float that fp16 holds exactly (the test's values), and back. */
+static uint16_t exact_half(float f) {
+  if (f == 0.0f) return 0;
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  int exponent = (int)((bits >> 23) & 0xFF) - 127 + 15;
+  return (uint16_t)(sign | ((uint32_t)exponent << 10) | ((bits & 0x7FFFFFu) >> 13));
+}
+
+static float half_value(uint16_t h) {
+  int exponent = (h >> 10) & 0x1F;
+  int mantissa = h & 0x3FF;
+  float value = exponent == 0 ? ldexpf((float)mantissa, -24)
+                              : ldexpf((float)(mantissa + 1024), exponent - 25);
+  return h & 0x8000 ? -value : value;
+}
+
+static tkrt_triton_arg_t desc_arg(tkrt_deviceptr_t base, uint64_t bytes, int64_t rows,
+                                  int64_t cols) {
+  tkrt_triton_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = TKRT_TRITON_ARG_DESCRIPTOR;
+  a.rank = 2;
+  a.ptr = base;
+  a.size = bytes;
+  a.shape[0] = rows;
+  a.shape[1] = cols;
+  a.strides[0] = cols;
+  a.strides[1] = 1;
+  return a;
+}
+
+/* C = A @ B by matmul_tma_kernel (three host descriptors) for M x K times K x N; returns the
+ * elements that differ from the exact product (-1: did not run). */
+static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                           uint64_t capacity, int M, int N, int K) {
+  uint16_t* a = malloc((size_t)M * K * 2);
+  uint16_t* b = malloc((size_t)K * N * 2);
+  uint16_t* c = malloc((size_t)M * N * 2);
+  float* fa = malloc((size_t)M * K * sizeof(float));
+  float* fb = malloc((size_t)K * N * sizeof(float));
+  long wrong = -1;
+  for (int i = 0; i < M * K; ++i) fa[i] = (float)((i * 7 + i / K) % 5 - 2) * 0.5f;
+  for (int i = 0; i < K * N; ++i) fb[i] = (float)((i * 3 + i / N) % 5 - 2);
+  for (int i = 0; i < M * K; ++i) a[i] = exact_half(fa[i]);
+  for (int i = 0; i < K * N; ++i) b[i] = exact_half(fb[i]);
+  EXPECT_OK(tkrt_memcpy_htod_async(device, da, a, (size_t)M * K * 2, NULL));
+  EXPECT_OK(tkrt_memcpy_htod_async(device, db, b, (size_t)K * N * 2, NULL));
+  EXPECT_OK(tkrt_memset_async(device, dc, 0, capacity, NULL));
+  tkrt_triton_arg_t args[6];
+  args[0] = desc_arg(da, capacity, M, K);
+  args[1] = desc_arg(db, capacity, K, N);
+  args[2] = desc_arg(dc, capacity, M, N);
+  for (int i = 3; i < 6; ++i) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].kind = TKRT_TRITON_ARG_INT;
+  }
+  args[3].i = M;
+  args[4].i = N;
+  args[5].i = K;
+  tkrt_status_t status = tkrt_triton_bound_launch(bound, NULL, args, 6, NULL);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "tkrt_triton_bound_launch", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+  } else {
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, c, dc, (size_t)M * N * 2, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    wrong = 0;
+    for (int i = 0; i < M; ++i) {
+      for (int j = 0; j < N; ++j) {
+        float want = 0.0f;
+        for (int k = 0; k < K; ++k) want += fa[i * K + k] * fb[k * N + j];
+        wrong += half_value(c[i * N + j]) != want;
+      }
+    }
+  }
+  free(a);
+  free(b);
+  free(c);
+  free(fa);
+  free(fb);
+  return wrong;
+}
+
+/* On a CUDA device with TMA (the GPU machine's run of this test; skipped elsewhere): add_jit's
+ * cubin with n per launch, and matmul_tma's cubin with three descriptors whose shapes change per
+ * launch, against exact products; descriptor argument errors. */
+static void bound_cuda_tma(void) {
+  tkrt_runtime_t* rt = host_runtime("off");
+  if (!rt) return;
+  EXPECT_OK(tkrt_runtime_configure(rt, "backend", "cuda"));
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "cuda", 0, &device);
+  if (status || !(tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no CUDA device with TMA");
+  }
+  char dir[1024];
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+
+  /* add_jit: n per launch, the grid following it. */
+  tkrt_triton_kernel_t* add = NULL;
+  vector_path(dir, sizeof(dir), "add_jit");
+  ASSERT_OK(load1(dir, &add));
+  tkrt_triton_variant_t add_variant = {add, "cdiv(n, 1024)", {0, 0, 0}, NULL, NULL};
+  desc.variants = &add_variant;
+  desc.variant_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 8192);
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 8192, NULL), 0);
+  EXPECT_EQ_U64(bound_add(bound, &a, 1040, NULL), 0);
+  tkrt_triton_arg_t args[6];
+  bound_args(&a, args, 100);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) = 100 is not a multiple of 16");
+  bound_buffers_free(&a);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  tkrt_triton_kernel_release(add);
+
+  /* matmul_tma: descriptors built per launch from base, shape and strides. */
+  tkrt_triton_kernel_t* k = NULL;
+  vector_path(dir, sizeof(dir), "matmul_tma");
+  ASSERT_OK(load1(dir, &k));
+  tkrt_triton_variant_t variant = {k, "cdiv(M, 64), cdiv(N, 128)", {0, 0, 0}, NULL, NULL};
+  desc.variants = &variant;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  uint64_t capacity = 512 * 512 * 2;
+  tkrt_deviceptr_t da = 0, db = 0, dc = 0;
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &da));
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &db));
+  EXPECT_OK(tkrt_memory_alloc(device, capacity, &dc));
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 128, 512, 192), 0);
+  EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+
+  /* Descriptor errors, nothing launched. */
+  args[0] = desc_arg(da, capacity, 256, 256);
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[2] = desc_arg(dc, capacity, 256, 256);
+  for (int i = 3; i < 6; ++i) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].kind = TKRT_TRITON_ARG_INT;
+    args[i].i = 256;
+  }
+  args[1].rank = 1;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (b_desc: tensordesc<fp16[64, 128]>) has rank 1; the kernel takes rank 2");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].block[0] = 64;
+  args[1].block[1] = 64;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "has block dimension 1 = 64; the kernel was compiled for 128");
+  args[1].block[1] = 128;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL));
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].strides[1] = 2;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "the innermost stride is 2; a tensor descriptor's must be 1");
+  args[1] = desc_arg(db + 8, capacity - 8, 256, 256);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "is not 16-byte aligned (TMA needs it)");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].strides[0] = 260;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "stride 0 is 260 elements, 520 bytes: TMA needs a multiple of 16 bytes");
+  args[1] = desc_arg(db, 1000, 256, 256);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "its shape and strides span 131072 bytes but the buffer holds 1000");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].kind = TKRT_TRITON_ARG_POINTER;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 1 (b_desc: tensordesc<fp16[64, 128]>) is a tensor descriptor but was "
+                "given a pointer");
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  tkrt_status_free(tkrt_memory_free(device, da));
+  tkrt_status_free(tkrt_memory_free(device, db));
+  tkrt_status_free(tkrt_memory_free(device, dc));
+  tkrt_triton_bound_destroy(bound);
+  tkrt_triton_kernel_release(k);
+  tkrt_runtime_release(rt);
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -1248,7 +2086,10 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(host_prepared_launch),
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
-    TKRT_TEST_CASE(host_signature_crafted_elf),
+    TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
+    TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
+    TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
+    TKRT_TEST_CASE(bound_cuda_tma),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
@@ -1281,6 +2122,22 @@ static int write_fixture(char** argv) {
     snprintf(variant, sizeof(variant), "%s/variant%d", dir, kVariantBlocks[v]);
     make_host_output(variant, argv[4 + v], 2 << v);
   }
+  /* sum4992.bin: x + y for the first 4992 elements (a multiple of 16), zeros after. */
+  {
+    static float partial[N];
+    for (int i = 0; i < N; ++i) partial[i] = i < 4992 ? sum[i] : 0.0f;
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/sum4992.bin", dir);
+    FILE* out = fopen(path, "wb");
+    if (!out || fwrite(partial, sizeof(float), N, out) != N) return 1;
+    fclose(out);
+  }
+  /* add_jit/: Triton's JIT build of add_kernel (n specialised to multiples of 16) with the
+   * BLOCK=1024 host image beside it. */
+  char jit[2048];
+  snprintf(g_tmp, sizeof(g_tmp), "%s", dir);
+  snprintf(jit, sizeof(jit), "%s/add_jit", dir);
+  make_copy_dir("add_jit", "add_jit", "add_kernel", argv[6], NULL, jit, sizeof(jit));
   return 0;
 }
 
