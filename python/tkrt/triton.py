@@ -5,14 +5,16 @@
     kernel = tt.load("~/.triton/cache/<hash>")          # or a <name>.json, or triton.compile's result
     add = kernel.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, n=x.numel())
     add(x, y, out)                                        # PyTorch, CuPy, JAX, NumPy (host) arrays
+    add(x, y, out, m)                                     # any scalar per launch; the grid follows
 
 `load` reads Triton's compile output with tkrt's C loader (tkrt_triton_kernel_load): a cache entry,
 a `<name>.json`, a folder of target folders, or a CompiledKernel from `triton.compile` / a JIT
 function's `kernel[grid](...)` (found through its cache files; Triton is never imported here).
-`prepare` builds the call (scalars, grid, compiled variants), loads the kernels on the device and
-returns a PreparedLaunch: calling it reads one device address per pointer parameter from the
-arrays and enqueues with one C call (tkrt_runtime_launch), on the framework's
-current stream unless `stream=` says otherwise. Nothing is loaded or allocated at launch, so a
+`prepare` binds the call (scalars as defaults, grids, compiled variants) to the device
+(tkrt_triton_bound_create), loading its kernels, and returns a PreparedLaunch: calling it reads
+the arrays' addresses, the scalars and descriptors, and enqueues with one C call
+(tkrt_triton_bound_launch), on the framework's current stream unless `stream=` says otherwise;
+with tkrt._native (launch_path == "native") all of that is done in C. Nothing is loaded or allocated at launch, so a
 launch may be captured (torch.cuda.graph). docs/triton.md describes arrays, streams and errors.
 
 Arrays come through DLPack (`__dlpack__` / `__dlpack_device__`): the capsule is read, never
