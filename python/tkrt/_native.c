@@ -98,7 +98,7 @@ typedef tkrt_status_t (*bound_launch_fn)(const tkrt_triton_bound_t*, tkrt_stream
 static bound_launch_fn g_launch;  /* tkrt_triton_bound_launch of tkrt.triton's library */
 static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, context) */
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
-static PyObject* s_dlpack, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
+static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
     *s_shape, *s_strides, *s_block_shape, *s_padding, *s_cuda_stream, *s_kwnames_max_version;
 
@@ -113,7 +113,8 @@ typedef struct {
   PyObject* capsule;            /* keeps the API alive */
   PyObject* dtypes;   /* TORCH / CUPY: {dtype object: code << 8 | bits} */
   PyObject* stream;   /* TORCH / CUPY: callable(ordinal) -> current stream handle, or None */
-  int32_t gpu_type;   /* TORCH / CUPY: the DLPack device type of its GPU arrays */
+  int32_t gpu_type;   /* TORCH / CUPY: the DLPack device type of its GPU arrays (TORCH: 0 until
+                       * the first GPU tensor says) */
 } type_entry_t;
 
 /* The classified types: entries are allocated one by one and never move or go away (a caller may
@@ -336,6 +337,19 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
         long i = PyLong_AsLong(index);
         Py_DECREF(index);
         if (i == -1 && PyErr_Occurred()) return -1;
+        if (i >= 0 && !e->gpu_type) { /* what this build says of its GPU tensors, asked once */
+          PyObject* device = PyObject_VectorcallMethod(s_dlpack_device, &obj,
+                                                       1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+          if (!device) return -1;
+          long kind = PyTuple_Check(device) && PyTuple_GET_SIZE(device) == 2
+                          ? PyLong_AsLong(PyTuple_GET_ITEM(device, 0)) : -1;
+          Py_DECREF(device);
+          if (kind <= 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "__dlpack_device__: not (type, id)");
+            return -1;
+          }
+          e->gpu_type = (int32_t)kind;
+        }
         out->device_type = i < 0 ? DL_CPU : e->gpu_type;
         out->device_id = i < 0 ? 0 : (int32_t)i;
         int r = dtype_from_map(e->dtypes, obj, &out->dtype);
@@ -952,6 +966,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_dlpack, "__dlpack__");
+  INTERN(s_dlpack_device, "__dlpack_device__");
   INTERN(s_max_version, "max_version");
   INTERN(s_data_ptr, "data_ptr");
   INTERN(s_get_device, "get_device");

@@ -873,8 +873,9 @@ def _classify_array_type(cls: type) -> tuple:
     torch = reader.torch
     codes = {getattr(torch, name): (code << 8) | bits
              for name, (code, bits) in _TORCH_DLPACK.items() if hasattr(torch, name)}
-    gpu = _DLPACK_ROCM if getattr(getattr(torch, "version", None), "hip", None) else _DLPACK_CUDA
-    return _READ_TORCH, None, codes, reader._raw_stream, gpu
+    # Its GPU tensors' DLPack device type (kDLCUDA, or kDLROCM on ROCm builds): 0 lets
+    # tkrt._native ask the first GPU tensor it reads (__dlpack_device__), as _TorchReader does.
+    return _READ_TORCH, None, codes, reader._raw_stream, 0
   if isinstance(reader, _CupyReader):
     numpy = sys.modules.get("numpy")
     codes = {}
