@@ -314,6 +314,24 @@ def run(work):
           and tt.PreparedLaunch.__flags__ & (1 << 11),  # Py_TPFLAGS_HAVE_VECTORCALL
           "PreparedLaunch is the native launcher, called through vectorcall")
 
+  for value, fragment in (("bogus", "TKRT_PYTHON_LAUNCH='bogus': expected native or ctypes"),
+                          ("ctypes", "ctypes TKRT_PYTHON_LAUNCH=ctypes")):
+    probe = subprocess.run([sys.executable, "-c", "import tkrt.triton as tt; "
+                            "print(tt.launch_path, tt.launch_path_reason)"],
+                           env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python"),
+                                    TKRT_PYTHON_LAUNCH=value),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(fragment in probe.stdout, f"TKRT_PYTHON_LAUNCH={value}: {probe.stdout.strip()[-200:]}")
+  probe = subprocess.run([sys.executable, "-c", "import tkrt.triton"],
+                         env=dict({k: v for k, v in os.environ.items() if k != "TKRT_NATIVE_MODULE"},
+                                  PYTHONPATH=os.path.join(HERE, "..", "..", "python"),
+                                  TKRT_NATIVE_MODULE=os.path.join(HERE, "no_such_module.so"),
+                                  TKRT_PYTHON_LAUNCH="native"),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  check(probe.returncode != 0 and "TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be imported"
+        in probe.stdout, f"TKRT_PYTHON_LAUNCH=native without the extension: ImportError "
+        f"({probe.stdout.strip()[-200:]})")
+
   dev = tt.device("host")
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
         f"tkrt.triton.device('host') opens the host device once ({dev!r})")
