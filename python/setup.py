@@ -2,10 +2,12 @@
 """Builds the tkrt wheel: CMake builds libtkrt_xla.so and the tkrt tool from this repository and
 the wheel carries them.
 
-The package is pure Python (ctypes), but it is useless without its library, so the wheel is tagged
-for the platform: py3-none-manylinux_<X>_<Y>_<arch>, where glibc X.Y is the newest symbol version
-the shipped binaries import (read from their ELF version-needs sections after the build, never
-guessed). It holds tkrt/libtkrt_xla.so next to tkrt/__init__.py, and the tool as tkrt/bin/tkrt
+The package is Python (ctypes) plus tkrt._native, tkrt.triton's launch path in C (tkrt/_native.c,
+built as an optional extension for the Python that builds the wheel: without CPython's headers the
+wheel is built without it and tkrt.triton launches through ctypes). The wheel is tagged for the
+platform: cpXY-cpXY-manylinux_<X>_<Y>_<arch> with the extension (py3-none-... without it), where
+glibc X.Y is the newest symbol version the shipped binaries import (read from their ELF
+version-needs sections after the build, never guessed). It holds tkrt/libtkrt_xla.so next to tkrt/__init__.py, and the tool as tkrt/bin/tkrt
 with its library tkrt/lib/libtkrt.so.0 (run as the `tkrt` console command, tkrt/_cli.py).
 Needs cmake (3.25 or newer), a C and a C++ compiler and zlib's headers; see python/README.md.
 """
@@ -22,7 +24,8 @@ _NEEDS = (f"building the tkrt wheel needs setuptools (61 or newer) and wheel in 
           "python3-wheel and build with /usr/bin/python3")
 try:
   import setuptools
-  from setuptools import Distribution, setup
+  from setuptools import Distribution, Extension, setup
+  from setuptools.command.build_ext import build_ext
   from setuptools.command.build_py import build_py
 except ImportError:
   sys.exit(f"error: {_NEEDS} (setuptools is missing)")
@@ -177,6 +180,28 @@ class BuildPyWithLibrary(build_py):
                   + (f" and {', '.join(foreign)}" if foreign else ""), level=2)
 
 
+class BuildNative(build_ext):
+  """Builds tkrt._native (optional: a failure leaves the ctypes path) and adds its glibc needs to
+  the wheel's tag. It does not link libtkrt: tkrt.triton hands it the launch function of the
+  library it loaded."""
+
+  def run(self):
+    super().run()
+    built = [self.get_ext_fullpath(e.name) for e in self.extensions]
+    built = [b for b in built if os.path.isfile(b)]
+    self.distribution.tkrt_native = bool(built)
+    if built:
+      glibc, foreign = glibc_baseline(built)
+      self.distribution.tkrt_glibc = max(getattr(self.distribution, "tkrt_glibc", glibc), glibc)
+      self.distribution.tkrt_foreign_libs = sorted(
+          set(getattr(self.distribution, "tkrt_foreign_libs", [])) | set(foreign))
+
+
+NATIVE = Extension("tkrt._native", sources=["tkrt/_native.c"],
+                   include_dirs=[os.path.join(ROOT, "include")],
+                   extra_compile_args=["-std=c11", "-fvisibility=hidden"], optional=True)
+
+
 class WithLibrary(Distribution):
   """The wheel holds a native library, so its files go to platlib, like an extension's."""
 
@@ -185,11 +210,14 @@ class WithLibrary(Distribution):
 
 
 class PlatformWheel(bdist_wheel):
-  """py3-none-manylinux_X_Y_<arch>: any Python 3 (ctypes only), one platform (the binaries
-  inside), glibc X.Y or newer (what they import)."""
+  """cpXY-cpXY-manylinux_X_Y_<arch> with tkrt._native (that CPython), py3-none-... without it
+  (any Python 3, ctypes only); one platform (the binaries inside), glibc X.Y or newer (what they
+  import)."""
 
   def get_tag(self):
-    _, _, platform = super().get_tag()
+    impl, abi, platform = super().get_tag()
+    if not getattr(self.distribution, "tkrt_native", False):
+      impl, abi = "py3", "none"
     glibc = getattr(self.distribution, "tkrt_glibc", None)
     if glibc is None:
       raise RuntimeError("the wheel's tag is asked for before its binaries were built")
@@ -199,9 +227,10 @@ class PlatformWheel(bdist_wheel):
     if foreign:  # not manylinux: say so, and keep the plain tag
       print(f"warning: tkrt: the binaries need {', '.join(foreign)}, which a manylinux system "
             f"need not have: the wheel is tagged {platform}", file=sys.stderr)
-      return "py3", "none", platform
-    return "py3", "none", f"manylinux_{glibc[0]}_{glibc[1]}_{platform[len('linux_'):]}"
+      return impl, abi, platform
+    return impl, abi, f"manylinux_{glibc[0]}_{glibc[1]}_{platform[len('linux_'):]}"
 
 
-setup(version=_version(), distclass=WithLibrary,
-      cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
+setup(version=_version(), distclass=WithLibrary, ext_modules=[NATIVE],
+      cmdclass={"build_py": BuildPyWithLibrary, "build_ext": BuildNative,
+                "bdist_wheel": PlatformWheel})

@@ -5,14 +5,16 @@
     kernel = tt.load("~/.triton/cache/<hash>")          # or a <name>.json, or triton.compile's result
     add = kernel.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, n=x.numel())
     add(x, y, out)                                        # PyTorch, CuPy, JAX, NumPy (host) arrays
+    add(x, y, out, m)                                     # any scalar per launch; the grid follows
 
 `load` reads Triton's compile output with tkrt's C loader (tkrt_triton_kernel_load): a cache entry,
 a `<name>.json`, a folder of target folders, or a CompiledKernel from `triton.compile` / a JIT
 function's `kernel[grid](...)` (found through its cache files; Triton is never imported here).
-`prepare` builds the call (scalars, grid, compiled variants), loads the kernels on the device and
-returns a PreparedLaunch: calling it reads one device address per pointer parameter from the
-arrays and enqueues with one C call (tkrt_runtime_launch), on the framework's
-current stream unless `stream=` says otherwise. Nothing is loaded or allocated at launch, so a
+`prepare` binds the call (scalars as defaults, grids, compiled variants) to the device
+(tkrt_triton_bound_create), loading its kernels, and returns a PreparedLaunch: calling it reads
+the arrays' addresses, the scalars and descriptors, and enqueues with one C call
+(tkrt_triton_bound_launch), on the framework's current stream unless `stream=` says otherwise;
+with tkrt._native (launch_path == "native") all of that is done in C. Nothing is loaded or allocated at launch, so a
 launch may be captured (torch.cuda.graph). docs/triton.md describes arrays, streams and errors.
 
 Arrays come through DLPack (`__dlpack__` / `__dlpack_device__`): the capsule is read, never
@@ -43,7 +45,8 @@ from . import core_library_path, load_core_library
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
-    "load", "device", "prepare", "array_info", "clear_cache", "configure",
+    "load", "device", "prepare", "array_info", "clear_cache", "configure", "launch_path",
+    "launch_path_reason",
 ]
 
 # ---------------------------------------------------------------- the C library
@@ -115,10 +118,14 @@ class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton
               ("allow_native_code", ctypes.c_bool)]
 
 
+_TMA_MAX_RANK = 5  # TKRT_TMA_MAX_RANK (tkrt/call.h)
+
+
 class _Param(ctypes.Structure):  # tkrt_triton_param_t
   _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("is_pointer", ctypes.c_bool),
               ("kind", ctypes.c_int), ("element_bytes", ctypes.c_uint32),
-              ("divisibility", ctypes.c_uint32)]
+              ("divisibility", ctypes.c_uint32), ("desc_rank", ctypes.c_uint32),
+              ("desc_block", ctypes.c_uint32 * _TMA_MAX_RANK)]
 
 
 class _Target(ctypes.Structure):  # tkrt_triton_target_t
@@ -142,16 +149,27 @@ class _RuntimeLaunchArgs(ctypes.Structure):  # tkrt_runtime_launch_args_t (tkrt/
               ("buffers", ctypes.c_void_p), ("input_count", ctypes.c_size_t),
               ("output_count", ctypes.c_size_t), ("scalars", ctypes.c_void_p),
               ("scalar_count", ctypes.c_size_t), ("alias_mode", ctypes.c_int),
-              ("decision", ctypes.c_void_p)]
+              ("decision", ctypes.c_void_p), ("grid", ctypes.c_void_p),
+              ("grid_user", ctypes.c_void_p), ("tma_shapes", ctypes.c_void_p),
+              ("tma_shape_count", ctypes.c_size_t)]
 
 
-# Where a launch writes in its words (PreparedLaunch): the stream field, and the first buffer,
-# which follows the struct.
-_STREAM_WORD = _RuntimeLaunchArgs.stream.offset // 8
-_BUFFER_WORD = (ctypes.sizeof(_RuntimeLaunchArgs) + 7) // 8
-# The launch path writes them as literals (3, 11), so that a launch costs what it did with the
-# earlier words[0] and words[1 + i]; package.python_struct_layouts checks the mirror.
-assert (_STREAM_WORD, _BUFFER_WORD) == (3, 11), (_STREAM_WORD, _BUFFER_WORD)
+class _BoundOptions(ctypes.Structure):  # tkrt_triton_bound_options_t (tkrt/triton_bound.h)
+  _fields_ = [("struct_size", ctypes.c_size_t), ("runtime", ctypes.c_void_p),
+              ("device", ctypes.c_void_p), ("tuning_key", ctypes.POINTER(ctypes.c_char_p)),
+              ("tuning_key_count", ctypes.c_size_t)]
+
+
+class _TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
+  _fields_ = [("kind", ctypes.c_uint32), ("rank", ctypes.c_uint32), ("ptr", ctypes.c_uint64),
+              ("size", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double),
+              ("shape", ctypes.c_int64 * _TMA_MAX_RANK),
+              ("strides", ctypes.c_int64 * _TMA_MAX_RANK),
+              ("block", ctypes.c_int64 * _TMA_MAX_RANK)]
+
+
+# tkrt_triton_arg_kind_t
+_ARG_DEFAULT, _ARG_POINTER, _ARG_INT, _ARG_FLOAT, _ARG_DESCRIPTOR = 0, 1, 2, 3, 4
 
 
 class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
@@ -223,6 +241,11 @@ _SIGNATURES = {
     "tkrt_triton_call_desc_init": (None, [_c_p]),
     "tkrt_triton_call_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_call_release": (None, [_c_p]),
+    "tkrt_triton_bound_options_init": (None, [_c_p]),
+    "tkrt_triton_bound_create": (_c_p, [_c_p, _c_p, ctypes.POINTER(_c_p)]),
+    "tkrt_triton_bound_destroy": (None, [_c_p]),
+    "tkrt_triton_bound_call": (_c_p, [_c_p]),
+    "tkrt_triton_bound_arg_count": (ctypes.c_size_t, [_c_p]),
 }
 
 
@@ -236,22 +259,15 @@ class _Api:
       fn.restype = restype
       fn.argtypes = argtypes
       setattr(self, name[5:], fn)  # tkrt_device_open -> self.device_open
-    # The launch path: PyDLL keeps the GIL during the call, which (a) saves releasing and taking
-    # it around an enqueue that takes a microsecond, and (b) lets every PreparedLaunch reuse one
-    # argument array without a lock, since no other Python thread runs while C reads it. Its
-    # arguments are passed as ready ctypes objects, without argtypes to convert.
+    # The ctypes launch path (tkrt_triton_bound_launch): PyDLL keeps the GIL during the call,
+    # which saves releasing and taking it around an enqueue that takes a microsecond (the native
+    # path keeps it too).
     pylib = ctypes.PyDLL(lib._name)
-    self.launch = pylib.tkrt_runtime_launch
-    self.launch.restype = ctypes.c_void_p
-    # The size of tkrt_runtime_launch_args_t in this library (tkrt_runtime_launch takes no other).
-    scratch = ctypes.create_string_buffer(4096)
-    self.runtime_launch_args_init(scratch)
-    size = _RuntimeLaunchArgs.from_buffer(scratch).struct_size
-    if size != ctypes.sizeof(_RuntimeLaunchArgs):
-      raise Error("FAILED_PRECONDITION",
-                  f"{lib._name}: its tkrt_runtime_launch_args_t has {size} bytes, this tkrt.triton "
-                  f"knows {ctypes.sizeof(_RuntimeLaunchArgs)}: use the package of the same tkrt")
-    self.launch_args_bytes = scratch.raw[:size]
+    self.bound_launch = pylib.tkrt_triton_bound_launch
+    self.bound_launch.restype = ctypes.c_void_p
+    self.bound_launch.argtypes = [_c_p, _c_p, _c_p, ctypes.c_size_t, _c_p]
+    self.bound_launch_address = ctypes.cast(self.bound_launch, ctypes.c_void_p).value
+    self.library_name = lib._name
     self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
 
 
@@ -288,6 +304,60 @@ def _versioned(struct_type, init):
   struct.struct_size = ctypes.sizeof(struct_type)
   struct._buffer = buffer  # noqa: SLF001 - keeps the memory alive with the struct
   return struct
+
+
+# ---------------------------------------------------------------- the launch path
+
+
+def _load_native():
+  """tkrt._native (the C launch path) and None, or None and why not: TKRT_PYTHON_LAUNCH=ctypes
+  asks for the ctypes path (=native insists on the extension); TKRT_NATIVE_MODULE names a built
+  module file to import (CMake's build folder), else the package's own is imported."""
+  forced = os.environ.get("TKRT_PYTHON_LAUNCH", "").strip().lower()
+  if forced not in ("", "native", "ctypes"):
+    raise ValueError(f"tkrt.triton: TKRT_PYTHON_LAUNCH={forced!r}: expected native or ctypes")
+  if forced == "ctypes":
+    return None, "TKRT_PYTHON_LAUNCH=ctypes"
+  path = os.environ.get("TKRT_NATIVE_MODULE", "").strip()
+  try:
+    if path:
+      import importlib.util
+      spec = importlib.util.spec_from_file_location("tkrt._native", path)
+      if spec is None or spec.loader is None:
+        raise ImportError(f"TKRT_NATIVE_MODULE={path} is not an extension module")
+      module = importlib.util.module_from_spec(spec)
+      spec.loader.exec_module(module)
+    else:
+      from . import _native as module  # type: ignore[attr-defined]
+  except ImportError as e:
+    if forced == "native":
+      raise ImportError(f"tkrt.triton: TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be "
+                        f"imported: {e}") from e
+    return None, f"tkrt._native cannot be imported ({e})"
+  return module, None
+
+
+_native, _native_missing = _load_native()
+# Which path prepared launches take: "native" (tkrt._native, a C extension: arrays, scalars and
+# the stream read in C, one call of tkrt_triton_bound_launch) or "ctypes" (the same launch built
+# in Python). launch_path_reason says why "ctypes" (None for "native").
+launch_path = "native" if _native is not None else "ctypes"
+launch_path_reason = _native_missing
+_native_configured = False
+
+
+def _configure_native() -> None:
+  """Gives tkrt._native the launch function of the library loaded here (the extension does not
+  link libtkrt, so both use one runtime) and the Python helpers of its rare paths."""
+  global _native_configured
+  if not _native_configured:
+    _native._configure(_c().bound_launch_address, _raise_status, _classify_array_type)
+    _native_configured = True
+
+
+def _raise_status(status: int, context: str):
+  """Raises a tkrt_status_t (its address) as Error: for tkrt._native."""
+  _raise(ctypes.c_void_p(status), context)
 
 
 # ---------------------------------------------------------------- devices
@@ -680,6 +750,16 @@ _TORCH_ELEMENTS = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "fl
                    "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16"}
 
 
+# PyTorch's dtypes as DLPack gives them (code, bits).
+_TORCH_DLPACK = {"float32": (_DL_FLOAT, 32), "float16": (_DL_FLOAT, 16), "float64": (_DL_FLOAT, 64),
+                 "bfloat16": (_DL_BFLOAT, 16), "bool": (_DL_BOOL, 8),
+                 **{f"int{b}": (_DL_INT, b) for b in (8, 16, 32, 64)},
+                 **{f"uint{b}": (_DL_UINT, b) for b in (8, 16, 32, 64)},
+                 **{name: (code, 8) for code, name in
+                    ((10, "float8_e4m3fn"), (12, "float8_e5m2"), (11, "float8_e4m3fnuz"),
+                     (13, "float8_e5m2fnuz"))}}
+
+
 class _TorchReader:
   name = "torch"
 
@@ -763,6 +843,62 @@ def _fast_reader(cls: type):
   return reader
 
 
+# How tkrt._native reads arrays of a type (_classify_array_type; the values of its READ_* enum).
+_READ_NONE, _READ_EXCHANGE, _READ_TORCH, _READ_CUPY, _READ_DLPACK, _READ_JAX = range(6)
+
+# Triton's element names -> the DLPack dtypes (code << 8 | bits) an array of them may have.
+_ELEMENT_DTYPES = {f"i{b}": ((_DL_INT << 8) | b, (_DL_UINT << 8) | b) for b in (8, 16, 32, 64)}
+_ELEMENT_DTYPES.update({f"fp{b}": ((_DL_FLOAT << 8) | b,) for b in (16, 32, 64)})
+_ELEMENT_DTYPES.update({"bf16": ((_DL_BFLOAT << 8) | 16,), "i1": ((_DL_BOOL << 8) | 8,)})
+_ELEMENT_DTYPES.update({name: ((code << 8) | 8,) for code, name in _DL_FP8.items()})
+_NO_DTYPE = (0xfffe,)  # an element no array has: every array is refused, and _explain says why
+
+
+def _dtype_codes(element: str) -> tuple:
+  """The DLPack dtypes an array for a parameter of `element` may have (() takes any)."""
+  if not element:
+    return ()
+  return _ELEMENT_DTYPES.get(element, _NO_DTYPE)
+
+
+def _classify_array_type(cls: type) -> tuple:
+  """How tkrt._native reads arrays of class `cls`, decided once per class: (read, exchange API
+  capsule, {dtype object: code << 8 | bits}, current-stream callable (ordinal -> handle), DLPack
+  device type of its GPU arrays)."""
+  api = getattr(cls, "__dlpack_c_exchange_api__", None)
+  if api is not None and _capsule_is_valid(api, b"dlpack_exchange_api"):
+    return _READ_EXCHANGE, api, None, None, 0
+  reader = _fast_reader(cls)
+  if isinstance(reader, _TorchReader):
+    torch = reader.torch
+    codes = {getattr(torch, name): (code << 8) | bits
+             for name, (code, bits) in _TORCH_DLPACK.items() if hasattr(torch, name)}
+    # Its GPU tensors' DLPack device type (kDLCUDA, or kDLROCM on ROCm builds): 0 lets
+    # tkrt._native ask the first GPU tensor it reads (__dlpack_device__), as _TorchReader does.
+    return _READ_TORCH, None, codes, reader._raw_stream, 0
+  if isinstance(reader, _CupyReader):
+    numpy = sys.modules.get("numpy")
+    codes = {}
+    if numpy is not None:
+      kinds = {"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT, "b": _DL_BOOL}
+      for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                   "float16", "float32", "float64", "bool_"):
+        dtype = numpy.dtype(getattr(numpy, name))
+        codes[dtype] = (kinds[dtype.kind] << 8) | (dtype.itemsize * 8)
+    gpu = _DLPACK_ROCM if getattr(reader.cupy.cuda.runtime, "is_hip", False) else _DLPACK_CUDA
+    cupy = reader.cupy
+    return _READ_CUPY, None, codes, (lambda ordinal: cupy.cuda.get_current_stream(ordinal).ptr), gpu
+  if _is_jax_array_type(cls):
+    return _READ_JAX, None, None, None, 0
+  if hasattr(cls, "__dlpack__"):
+    return _READ_DLPACK, None, None, None, 0
+  return _READ_NONE, None, None, None, 0
+
+
+def _is_jax_array_type(cls: type) -> bool:
+  return (cls.__module__ or "").startswith(("jax", "jaxlib")) and hasattr(cls, "block_until_ready")
+
+
 def _is_jax_array(obj) -> bool:
   return type(obj).__module__.startswith(("jax", "jaxlib")) and hasattr(obj, "block_until_ready")
 
@@ -796,9 +932,12 @@ def _stream_handle(stream: Any) -> int:
 
 # ---------------------------------------------------------------- kernels
 
-Param = collections.namedtuple("Param", "name type is_pointer element divisibility")
-Param.__doc__ = ("A kernel parameter as the TTIR declares it: name, Triton type ('*fp32', 'i32'), "
-                 "whether it is a pointer, the pointee ('fp32') or '' for scalars, tt.divisibility")
+Param = collections.namedtuple("Param", "name type is_pointer element divisibility desc_rank desc_block",
+                               defaults=(0, ()))
+Param.__doc__ = ("A kernel parameter as the TTIR declares it: name, Triton type ('*fp32', 'i32', "
+                 "'tensordesc<fp16[64, 64]>'), whether it is a pointer, the pointee or a "
+                 "descriptor's element ('fp32') or '' for scalars, tt.divisibility, and for a "
+                 "tensor descriptor its rank and the block shape the kernel was compiled for")
 
 
 class Kernel:
@@ -813,8 +952,13 @@ class Kernel:
     for i in range(api.triton_kernel_param_count(self._handle)):
       p = api.triton_kernel_param(self._handle, i).contents
       type_name = p.type.decode()
-      params.append(Param(p.name.decode(), type_name, bool(p.is_pointer),
-                          type_name[1:] if p.is_pointer else "", int(p.divisibility)))
+      rank = int(p.desc_rank)
+      element = type_name[1:] if p.is_pointer else ""
+      if rank:  # "tensordesc<fp16[64, 128]>"
+        found = re.match(r"tensordesc<(\w+)\[", type_name)
+        element = found.group(1) if found else ""
+      params.append(Param(p.name.decode(), type_name, bool(p.is_pointer), element,
+                          int(p.divisibility), rank, tuple(int(b) for b in p.desc_block[:rank])))
     self.params: Tuple[Param, ...] = tuple(params)
     self.targets = []
     self._image_bits = []  # per target: its image kinds as tkrt_image_kind_t bits
@@ -848,13 +992,16 @@ class Kernel:
 
   def prepare(self, grid: Any, *, constants: Any = None, device: Any = None,
               inout: Iterable[str] = (), min_elements: Optional[Dict[str, int]] = None,
+              signature: Optional[Sequence[str]] = None, fixed: Optional[Dict[str, Any]] = None,
               **scalars: Union[int, float, bool]) -> "PreparedLaunch":
     """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
-    (`constants`, for the grid), a value for every scalar parameter (by name), the device (see
-    device(); default: the default device), the pointer parameters it updates in place, and the
-    element count each array must at least hold (`min_elements`, see prepare())."""
+    (`constants`, for the grid), scalar values by name (a launch given the arrays only takes
+    them; one given every argument takes its own), the device (see device(); default: the default
+    device), the pointer parameters it updates in place, the element count each array must at
+    least hold (`min_elements`), and Triton's argument list with its folded arguments
+    (`signature`, `fixed`): see prepare()."""
     return prepare([Variant(self, grid, constants)], device=device, inout=inout,
-                   min_elements=min_elements, **scalars)
+                   min_elements=min_elements, signature=signature, fixed=fixed, **scalars)
 
 
 class Variant:
@@ -1049,13 +1196,12 @@ _UNKNOWN_SIZE = (1 << 64) - 1
 
 
 class _Expect:
-  """What a pointer parameter accepts, for checks and messages."""
+  """What a pointer parameter (or a descriptor's base) accepts, for checks and messages."""
 
-  __slots__ = ("index", "param", "dev", "element", "where", "torch_dtypes")
+  __slots__ = ("index", "param", "dev", "element", "where")
 
   def __init__(self, index: int, param: Param, dev: Device, where: str):
     self.index, self.param, self.dev, self.element, self.where = index, param, dev, param.element, where
-    self.torch_dtypes = None
 
 
 def _array_error(expect: _Expect, info, obj) -> Exception:
@@ -1073,59 +1219,85 @@ def _array_error(expect: _Expect, info, obj) -> Exception:
   return ValueError(f"{what}: {address:#x}")
 
 
-class PreparedLaunch:
-  """A call bound to a device with its kernels loaded: call it with the arrays. See prepare()."""
+# Plan entries (tkrt._native's P_* kinds): what each argument of a launch is.
+_P_POINTER, _P_INT, _P_FLOAT, _P_DESC, _P_FIXED = range(5)
 
-  def __init__(self, call: int, runtime: ctypes.c_void_p, kernel: Kernel, dev: Device,
+_LaunchBase: type = _native.Launcher if _native is not None else object
+
+
+class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
+  """A call bound to a device with its kernels loaded (a tkrt_triton_bound_t): call it with the
+  arrays, `launch(x, y, out)` (scalars take prepare's values), or with every argument,
+  `launch(x, y, out, n)` (scalars per launch; the grid follows them), and `stream=`. With
+  tkrt._native (launch_path == "native") the call is the extension's, in C; else the same launch
+  is built here and made through ctypes. See prepare()."""
+
+  def __init__(self, bound: int, runtime: ctypes.c_void_p, kernel: Kernel, dev: Device,
                scalars: Dict[str, Any], tuner: Optional[Tuner], sized: bool, variant_count: int,
-               inout_pointers: Sequence[int]):
+               min_bytes: Optional[tuple], signature: Optional[Sequence[str]],
+               fixed: Dict[str, Any], key: Sequence[str]):
     api = _c()
-    self._call = ctypes.c_void_p(call)
+    self._bound = bound
+    self._call = ctypes.c_void_p(api.triton_bound_call(bound))
     self._runtime = runtime  # the runtime whose tuner decides: the default one, or the Tuner's
     self._tuner = tuner  # must outlive the launch (it holds its runtime)
     self.kernel = kernel
     self.device = dev
     self.scalars = dict(scalars)
+    self.key = tuple(key)
+    self.fixed = dict(fixed)
     self.variant_count = variant_count
     self._sized = sized
+    self._min_bytes = min_bytes
     self._where = f"{kernel.name}"
     self.pointer_params = tuple(p for p in kernel.params if p.is_pointer)
-    n = len(self.pointer_params)
-    self._n = n
-    # One array of words holds the tkrt_runtime_launch_args_t and, after it, its buffers
-    # (tkrt_buffer_t: address, size): the pointers, then (for a sized launch) the in-place ones
-    # again as outputs, so that the tuner saves and restores them (ALIAS_BY_SIZE). A launch writes
-    # the stream word and one address per pointer (and sizes when sized), then calls
-    # tkrt_runtime_launch(runtime, words).
-    base = _BUFFER_WORD
-    self._inout_pointers = tuple(inout_pointers) if sized else ()
-    outputs = len(self._inout_pointers)
-    words = (ctypes.c_uint64 * (base + 2 * (n + outputs)))()
-    ctypes.memmove(words, api.launch_args_bytes, len(api.launch_args_bytes))
-    args = _RuntimeLaunchArgs.from_buffer(words)
-    args.call = call
-    args.device = dev._handle.value
-    args.buffers = ctypes.addressof(words) + 8 * base
-    args.input_count = n
-    args.output_count = outputs
-    for i in range(n + outputs):
-      words[base + 2 * i + 1] = _UNKNOWN_SIZE
-    self._words = words
-    self._expects = tuple(_Expect(i, p, dev, self._where) for i, p in enumerate(self.pointer_params))
-    self._pointer_slots = tuple(i for i, p in enumerate(kernel.params) if p.is_pointer)
+    self._param_count = len(kernel.params)
+    # The full argument list: the kernel's parameters, or `signature` (Triton's names, the
+    # specialised ones included, which `fixed` gives).
+    by_name = {p.name: i for i, p in enumerate(kernel.params)}
+    names = list(signature) if signature is not None else [p.name for p in kernel.params]
+    pointer_index = {i: n for n, i in enumerate(i for i, p in enumerate(kernel.params) if p.is_pointer)}
+    plan, native_plan, arrays = [], [], []
+    for position, arg_name in enumerate(names):
+      if arg_name in self.fixed:
+        plan.append((_P_FIXED, -1, arg_name, self.fixed[arg_name]))
+        native_plan.append((_P_FIXED, -1, None, 0, 0, 0, False, 0, None, self.fixed[arg_name]))
+        continue
+      i = by_name[arg_name]
+      p = kernel.params[i]
+      if p.desc_rank:
+        plan.append((_P_DESC, i, p, None))
+        native_plan.append((_P_DESC, i, _dtype_codes(p.element), 0, 0, 0, False, p.desc_rank,
+                            p.desc_block))
+        arrays.append(position)
+      elif p.is_pointer:
+        need = min_bytes[pointer_index[i]] if min_bytes else 0
+        plan.append((_P_POINTER, i, p, need))
+        native_plan.append((_P_POINTER, i, _dtype_codes(p.element), need))
+        arrays.append(position)
+      elif p.type in _FLOAT_TYPES:
+        plan.append((_P_FLOAT, i, p, None))
+        native_plan.append((_P_FLOAT, i))
+      else:
+        low, high = _INT_RANGES.get(p.type, _INT64)
+        plan.append((_P_INT, i, p, (low, high)))
+        native_plan.append((_P_INT, i, None, 0, low, min(high, _INT64[1]), high > _INT64[1]))
+    self._plan = tuple(plan)
+    self._arrays = tuple(arrays)
+    self._names = tuple(names)
     # Launches on tkrt's own default stream, not a framework's (the device takes no foreign
     # streams); arrays' DLPack device ids not compared (its kernels address the process's memory).
     self._own_stream = not dev.foreign_streams
     self._any_array_ordinal = dev.process_memory
-    self._launch = api.launch
-    self._alias_words = tuple((base + 2 * (n + a), base + 2 * p)
-                              for a, p in enumerate(self._inout_pointers))
-    self._torch_checks: Optional[tuple] = None  # per pointer: the torch dtypes it accepts
-    self._min_bytes: Optional[tuple] = None  # per pointer: least extent in bytes (prepare's min_elements)
+    if _native is not None:
+      _configure_native()
+      self._setup(bound, native_plan, self._arrays, self._param_count, tuple(dev.dlpack_types),
+                  dev.ordinal, dev.process_memory, dev.foreign_streams,
+                  bool(sized or min_bytes), f"launching {kernel.name}")
 
-  # No __del__: freeing the call unloads its kernels, which must not happen while a launch may
-  # still be queued or running, and Python cannot know that. Prepared launches live in prepare()'s
-  # cache for the process (as Triton keeps its compiled kernels); close() frees one on request.
+  # No __del__: freeing the bound launch unloads its kernels, which must not happen while a launch
+  # may still be queued or running, and Python cannot know that. Prepared launches live in
+  # prepare()'s cache for the process (as Triton keeps its compiled kernels); close() frees one.
   def close(self) -> None:
     """Frees the call and unloads its kernels. Only once every launch made with it has finished
     (synchronize first) and no graph that captured one will be replayed."""
@@ -1133,126 +1305,181 @@ class PreparedLaunch:
       for key, value in list(_prepared.items()):
         if value is self:
           del _prepared[key]
-    call = self._call
-    self._runtime = self._call = None  # a launch now raises (_closed) before reaching C
-    if call:
-      _c().call_release(call)
+    bound = self._bound
+    if _native is not None:
+      self._detach()
+    self._bound = self._runtime = self._call = None  # a launch now raises (_closed) before C
+    if bound:
+      _c().triton_bound_destroy(bound)
 
   def __repr__(self):
     return (f"<tkrt.triton.PreparedLaunch {self.kernel.name} on {self.device.backend}:"
-            f"{self.device.ordinal}, {self.variant_count} variant(s), scalars {self.scalars}>")
+            f"{self.device.ordinal}, {self.variant_count} variant(s), scalars {self.scalars}"
+            f"{f', key {list(self.key)}' if self.key else ''}>")
 
-  # The launch path. Everything else is done in prepare(); what is left is reading one address
-  # per array (with its dtype and device checked), the stream, and one C call.
-  def __call__(self, *args: Any, stream: Any = None) -> None:
-    if len(args) != self._n:
-      args = self._arrays_of(args)
-    words = self._words
-    first = args[0] if args else None
-    reader = _fast_readers.get(type(first), False)
-    if reader is False:
-      reader = _fast_reader(type(first))
-    captured = None
-    if reader is not None and reader.name == "torch" and not self._sized and not self._min_bytes:
-      # PyTorch: data_ptr(), with the dtype and device index compared to what prepare() expects;
-      # anything else (another array type, a mismatch) takes the general path, which explains.
-      checks = self._torch_checks
-      if checks is None:
-        checks = self._torch_checks = tuple(
-            reader.dtypes_for(e.element) if e.element else None for e in self._expects)
-        raw, ordinal = reader._raw_stream, self.device.ordinal
-        self._torch_stream = ((lambda: 0) if self._own_stream else
-                              (lambda: raw(ordinal)) if raw is not None else
-                              (lambda: reader.current_stream(None, self.device)))
-      cls, index, i = type(first), self.device.torch_index, 11  # _BUFFER_WORD
-      for a, dtypes in zip(args, checks):
-        if (a.__class__ is not cls or (dtypes is not None and a.dtype not in dtypes)
-            or a.get_device() != index):
-          captured = self._read_arrays(args, words)
-          break
-        words[i] = a.data_ptr()
-        i += 2
-      else:
-        words[3] = self._torch_stream() if stream is None else self.device._stream(stream)
-        status = self._launch(self._runtime or _closed(self), words)
-        if status:
-          _raise(status, f"launching {self.kernel.name}")
-        return
-    else:
-      captured = self._read_arrays(args, words)
-    if stream is None:
-      if self._own_stream:
-        words[3] = 0
-      elif reader is not None:
-        words[3] = reader.current_stream(first, self.device)
-      else:
-        words[3] = 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
-    else:
-      words[3] = self.device._stream(stream)
-    status = self._launch(self._runtime or _closed(self), words)
-    del captured  # the capsules lived until the launch was queued
+  if _native is None:
+    def __call__(self, *args: Any, **keywords: Any) -> None:
+      stream = keywords.pop("stream", None)
+      if keywords:
+        raise TypeError(f"launching {self.kernel.name}: unexpected keyword argument "
+                        f"'{next(iter(keywords))}' (a launch takes the arguments and stream=)")
+      self._launch_ctypes(args, stream)
+
+  def _launch_ctypes(self, args: Sequence[Any], stream: Any) -> None:
+    """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch."""
+    c_args, keep, first = self._convert(args)
+    handle = self._stream_for(stream, first)
+    status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
+    del keep  # the capsules lived until the launch was queued
     if status:
       _raise(status, f"launching {self.kernel.name}")
 
-  def _arrays_of(self, args: Sequence[Any]) -> Sequence[Any]:
-    """The arrays out of a full Triton-style argument list (scalars must equal the prepared
-    values), or a TypeError naming what is missing."""
-    params = self.kernel.params
-    if len(args) == len(params):
-      for p, value in zip(params, args):
-        if not p.is_pointer and value != self.scalars.get(p.name):
-          raise ValueError(f"{self._where}: scalar {p.name} is {value!r} at launch but the launch "
-                           f"was prepared with {p.name}={self.scalars.get(p.name)!r}; scalars are "
-                           f"part of a prepared launch (they set its grid): prepare another")
-      return [args[i] for i in self._pointer_slots]
-    arrays = ", ".join(p.name for p in self.pointer_params)
-    every = ", ".join(p.name for p in params)
-    given = len(args)
-    missing = [p.name for p in self.pointer_params[given:]] if given < self._n else []
-    raise TypeError(f"{self._where} takes its {self._n} arrays ({arrays}) or all {len(params)} "
-                    f"arguments ({every}); got {given} argument{'s' if given != 1 else ''}"
-                    + (f" (missing {', '.join(missing)})" if missing else ""))
+  def _stream_of(self, stream: Any) -> int:
+    """An explicit stream= as a native handle (tkrt._native's path for other than ints)."""
+    return self.device._stream(stream)
 
-  def _read_arrays(self, args, words) -> list:
-    """Reads every array through its fast reader or DLPack, checking device and dtype; returns
-    the capsules to keep alive until the launch is queued."""
-    keep = []
-    w = 11  # _BUFFER_WORD: buffer i's address is words[w], its size words[w + 1]
-    for i, (a, expect) in enumerate(zip(args, self._expects)):
-      reader = _fast_readers.get(type(a), False)
-      if reader is False:
-        reader = _fast_reader(type(a))
-      if reader is not None:
-        info = reader.info(a)
+  def _stream_for(self, stream: Any, first: Any) -> int:
+    if stream is not None:
+      return self.device._stream(stream)
+    if self._own_stream or first is None:
+      return 0
+    api = getattr(type(first), "__dlpack_c_exchange_api__", None)
+    reader = _fast_reader(type(first))
+    if reader is not None:
+      return reader.current_stream(first, self.device)
+    if api is not None and "torch" in sys.modules:  # a tensor type with the exchange API
+      torch_reader = _fast_reader(sys.modules["torch"].Tensor)
+      if torch_reader is not None:
+        return torch_reader.current_stream(first, self.device)
+    return 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
+
+  def _explain(self, args: Sequence[Any], position: int) -> None:
+    """Raises what is wrong with a launch the native path refused (argument `position` of the
+    given form, -1: the count, or a closed launch): the ctypes path's reader, whose messages
+    name the argument and the mismatch."""
+    self._convert(args)
+
+  def _convert(self, args: Sequence[Any]):
+    """(ctypes array of tkrt_triton_arg_t, capsules to keep alive, the first array) for `args`,
+    or the error naming what is wrong."""
+    if self._bound is None:
+      _closed(self)
+    given = len(args)
+    if given == len(self._plan):
+      positions = range(given)
+    elif given == len(self._arrays):
+      positions = self._arrays
+    else:
+      arrays = ", ".join(self._names[i] for i in self._arrays)
+      missing = [self._names[i] for i in self._arrays[given:]] if given < len(self._arrays) else []
+      raise TypeError(f"{self._where} takes its {len(self._arrays)} arrays ({arrays}) or all "
+                      f"{len(self._plan)} arguments ({', '.join(self._names)}); got {given} "
+                      f"argument{'s' if given != 1 else ''}"
+                      + (f" (missing {', '.join(missing)})" if missing else ""))
+    c_args = (_TritonArg * max(1, self._param_count))()
+    for arg in c_args:
+      arg.size = _UNKNOWN_SIZE
+    keep, first = [], None
+    for index, (value, position) in enumerate(zip(args, positions)):
+      kind, i, p, extra = self._plan[position]
+      arg = c_args[i] if kind != _P_FIXED else None
+      if kind == _P_FIXED:
+        if not (value == extra):
+          raise ValueError(f"{self._where}: argument {index} ({p}) is {value!r}, but the kernel "
+                           f"was specialised to {p}={extra!r} (Triton folded it; compile and "
+                           f"prepare another kernel for other values)")
+      elif kind in (_P_POINTER, _P_DESC):
+        base = value
+        if kind == _P_DESC:
+          base = self._descriptor(index, p, value, arg)
+        address, extent = self._read_array(index, p, base, extra if kind == _P_POINTER else 0, keep)
+        if first is None:
+          first = base
+        arg.kind = _ARG_POINTER if kind == _P_POINTER else _ARG_DESCRIPTOR
+        arg.ptr, arg.size = address, extent
+      elif kind == _P_FLOAT:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+          raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is {value!r}, "
+                          f"not a number")
+        try:
+          arg.f = float(value)
+        except OverflowError:
+          raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
+                                      f"{value} is too large for a float") from None
+        arg.kind = _ARG_FLOAT
       else:
-        if not hasattr(a, "__dlpack__"):
-          raise TypeError(f"{self._where}: argument {i} ({expect.param.name}: {expect.param.type}) "
-                          f"is a {type(a).__name__}, not an array (no __dlpack__)")
-        if _is_jax_array(a):
-          # JAX gives no current stream: wait for the array, then launch on the legacy stream.
-          a.block_until_ready()
-        address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
-        keep.append(capsule)
-        info = (address, (kind, ident), element, extent, how)
-      kind, ident = info[1]
-      if (kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not self._any_array_ordinal)
-          or (expect.element and info[2] != expect.element)):
-        raise _array_error(expect, info, a)
-      if self._min_bytes and info[3] < self._min_bytes[i]:
-        p = expect.param
-        need = self._min_bytes[i]
-        raise ValueError(f"{self._where}: argument {i} ({p.name}: {p.type}) spans {info[3]} bytes; "
-                         f"the launch was prepared with min_elements {p.name}="
-                         f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
-      words[w] = info[0]
-      if self._sized:
-        words[w + 1] = info[3]
-      w += 2
-    if self._sized:
-      for output, source in self._alias_words:  # the in-place buffers again, as outputs
-        words[output] = words[source]
-        words[output + 1] = words[source + 1]
-    return keep
+        if isinstance(value, float) or not (isinstance(value, numbers.Integral)
+                                            or hasattr(type(value), "__index__")):
+          raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is {value!r}, "
+                          f"not an integer")
+        number = value.__index__()
+        low, high = extra
+        if not low <= number <= high:
+          raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
+                                      f"scalar '{p.name}' is {p.type}; {number} is out of range "
+                                      f"({low}..{high})")
+        arg.kind = _ARG_INT
+        arg.i = number if number <= _INT64[1] else number - 2**64
+    return c_args, keep, first
+
+  def _read_array(self, index: int, p: Param, a: Any, need: int, keep: list) -> Tuple[int, int]:
+    """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
+    checked; a DLPack capsule it was read through goes into `keep`."""
+    expect = _Expect(index, p, self.device, self._where)
+    reader = _fast_reader(type(a))
+    if reader is not None:
+      info = reader.info(a)
+    else:
+      if not hasattr(a, "__dlpack__"):
+        raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is a "
+                        f"{type(a).__name__}, not an array (no __dlpack__)")
+      if _is_jax_array(a):
+        # JAX gives no current stream: wait for the array, then launch on the legacy stream.
+        a.block_until_ready()
+      address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
+      keep.append(capsule)
+      info = (address, (kind, ident), element, extent, how)
+    kind, ident = info[1]
+    if (kind not in self.device.dlpack_types
+        or (ident != self.device.ordinal and not self._any_array_ordinal)
+        or (p.element and info[2] != p.element)):
+      raise _array_error(expect, info, a)
+    if need and info[3] < need:
+      raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) spans {info[3]} "
+                       f"bytes; the launch was prepared with min_elements {p.name}="
+                       f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
+    return info[0], info[3]
+
+  def _descriptor(self, index: int, p: Param, d: Any, arg: _TritonArg) -> Any:
+    """Fills a DESCRIPTOR argument's shape, strides and block from a TensorDescriptor-like object
+    (base, shape, strides, block_shape, padding: triton.tools.tensor_descriptor's); its base."""
+    what = f"{self._where}: argument {index} ({p.name}: {p.type})"
+    missing = [a for a in ("base", "shape", "strides", "block_shape") if not hasattr(d, a)]
+    if missing:
+      raise TypeError(f"{what} is a {type(d).__name__}, not a tensor descriptor (it has no "
+                      f"{', '.join(missing)}; give a triton.tools.tensor_descriptor.TensorDescriptor "
+                      f"or an object with base, shape, strides and block_shape)")
+    padding = getattr(d, "padding", None)
+    if padding not in (None, "zero"):
+      raise ValueError(f"{what}: padding {padding!r} is not supported (tkrt fills out-of-bounds "
+                       f"elements with zeros)")
+    fields = {}
+    for attribute in ("shape", "strides", "block_shape"):
+      try:
+        values = [_operator_index(v) for v in getattr(d, attribute)]
+      except TypeError:
+        raise TypeError(f"{what}: its {attribute} is not a sequence of integers") from None
+      if len(values) != p.desc_rank:
+        raise ValueError(f"{what}: its {attribute} has {len(values)} dimensions; the kernel "
+                         f"takes a rank-{p.desc_rank} descriptor")
+      if not all(_INT64[0] <= v <= _INT64[1] for v in values):
+        raise ValueError(f"{what}: its {attribute} {values} does not fit 64-bit integers")
+      fields[attribute] = values
+    arg.rank = p.desc_rank
+    arg.shape[:p.desc_rank] = fields["shape"]
+    arg.strides[:p.desc_rank] = fields["strides"]
+    arg.block[:p.desc_rank] = fields["block_shape"]
+    return d.base
 
   def synchronize(self, stream: Any = None) -> None:
     """Waits for `stream` on the launch's device (see Device.synchronize)."""
@@ -1260,7 +1487,8 @@ class PreparedLaunch:
 
   def tune_report(self) -> Dict[str, Any]:
     """What the tuner decided for this call on this device: source ("tuned", "store", "pinned",
-    "single", ...), chosen variant index, per-variant times (ms) when benchmarked."""
+    "single", ...), chosen variant index, per-variant times (ms) when benchmarked. With a tuning
+    key: the decision of the prepared scalar values."""
     api = _c()
     if self.variant_count == 1:
       return {"source": "single", "chosen": 0, "times_ms": []}
@@ -1280,6 +1508,16 @@ class PreparedLaunch:
             "exchange_role": report.exchange_role.decode(errors="replace"),
             "exchange_key": report.exchange_key.decode(errors="replace"),
             "exchange_ranks": int(report.exchange_ranks)}
+
+
+if _native is not None:
+  _native._vectorcall_subclass(PreparedLaunch)
+
+
+def _operator_index(value: Any) -> int:
+  if isinstance(value, bool):
+    raise TypeError("bool")
+  return value.__index__()
 
 
 _prepared: Dict[tuple, PreparedLaunch] = {}
@@ -1336,17 +1574,25 @@ def clear_cache() -> None:
 
 def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
             inout: Iterable[str] = (), tuner: Optional[Tuner] = None, name: Optional[str] = None,
-            min_elements: Optional[Dict[str, int]] = None,
+            min_elements: Optional[Dict[str, int]] = None, key: Iterable[str] = (),
+            signature: Optional[Sequence[str]] = None, fixed: Optional[Dict[str, Any]] = None,
             **scalars: Union[int, float, bool]) -> PreparedLaunch:
   """A launch over one or more compiled variants of a kernel (several: an autotuned call; the
-  tuner benchmarks them on the first launch, or takes a stored or pinned decision). `scalars`
-  gives every scalar parameter by name; `inout` names the pointer parameters the kernel reads
-  and writes in place (restored while tuning). The kernels are loaded on the device now, so
-  launches only enqueue (and may be captured into a CUDA graph; an autotuned call should be
-  launched once before capture, else the capture runs its first variant: see docs/triton.md).
-  `min_elements` ({pointer parameter: count}): what the kernel reads or writes, as the caller
-  knows it (tkrt cannot see a kernel's indexing); each launch then refuses an array whose extent
-  holds fewer elements, before anything is enqueued. Without it array sizes are not checked."""
+  tuner benchmarks them on the first launch, or takes a stored or pinned decision), bound to the
+  device (tkrt_triton_bound_create). `scalars` gives scalar parameters by name: the values of a
+  launch given the arrays only, `launch(x, y, out)`; a launch given every argument,
+  `launch(x, y, out, n)`, takes its own, and its grid follows them. `key` names the scalars whose
+  values get their own tuning decision (Triton's autotune key=). `inout` names the pointer
+  parameters the kernel reads and writes in place (restored while tuning). The kernels are loaded
+  on the device now, so launches only enqueue (and may be captured into a CUDA graph; an
+  autotuned call should be launched once before capture, else the capture runs its first
+  variant: see docs/triton.md). `min_elements` ({pointer parameter: count}): what the kernel
+  reads or writes, as the caller knows it (tkrt cannot see a kernel's indexing); each launch then
+  refuses an array whose extent holds fewer elements, before anything is enqueued. Without it
+  array sizes are not checked. `signature` and `fixed`: Triton's argument list when the kernel
+  was specialised to a value of some argument (an integer equal to 1 is folded away): the names
+  in Triton's order, and {name: value} of the folded ones, which a full launch must pass with
+  that value."""
   if isinstance(variants, Variant):
     variants = [variants]
   variants = list(variants)
@@ -1358,16 +1604,20 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
                       f"(kernel.variant(grid, constants)); got {type(v).__name__}")
   dev = _device_of(device)
   api = _c()
+  kernel = variants[0].kernel
   int_scalars = {k: int(v) for k, v in scalars.items()
                  if isinstance(v, (bool, numbers.Integral))}
   grids = [_grid_fields(v, int_scalars) for v in variants]
-  minimum = _min_bytes(variants[0].kernel, min_elements)
+  minimum = _min_bytes(kernel, min_elements)
   inout = list(inout)
-  key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
-         dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
-         tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum)
+  key_names = _key_names(kernel, key)
+  signature, fixed = _signature(kernel, signature, fixed)
+  cache_key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
+               dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
+               tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum, key_names,
+               signature, tuple((k, type(v), v) for k, v in fixed.items()))
   with _lock:
-    cached = _prepared.get(key)
+    cached = _prepared.get(cache_key)
   if cached is not None:
     return cached
   keep: List[Any] = []  # byte strings the C structs point at
@@ -1380,7 +1630,6 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
     keep.append(_no_nul(value, what).encode())
     return keep[-1]
 
-  kernel = variants[0].kernel
   params = {p.name: p for p in kernel.params if not p.is_pointer}
   c_scalars = (_Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
@@ -1407,41 +1656,82 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   if dev.native_code_kinds:
     for v in variants:
       _refuse_left_out_native_code(v.kernel, dev)
-  call = ctypes.c_void_p()
-  _check(api.triton_call_create(ctypes.addressof(desc), ctypes.byref(call)),
-         f"preparing {kernel.name}")
   # The runtime whose tuner decides an autotuned call: the Tuner's, else the default one (its
   # tuner made now, so that a bad TKRT_TUNE_* setting is prepare's error).
   chosen_tuner = tuner if len(variants) > 1 else None
   runtime = chosen_tuner._runtime if chosen_tuner is not None else _runtime()
   if len(variants) > 1 and chosen_tuner is None:
-    status = api.runtime_tuner(runtime, ctypes.byref(ctypes.c_void_p()))
-  else:
-    status = None
-  # Loads the kernels now (tkrt_runtime_prepare), so that launches only enqueue.
-  loaded = ctypes.c_int(0)
-  status = status or api.runtime_prepare(runtime, call, dev._handle, None, ctypes.byref(loaded))
-  if status:
-    api.call_release(call)
-    _raise(status, f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
-  if not loaded.value:  # the default stream is capturing: loading now would break the capture
-    api.call_release(call)
-    raise Error("FAILED_PRECONDITION",
-                f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}: the device's default "
-                f"stream is capturing; prepare before the capture (a prepared launch only "
-                f"enqueues, and may then be captured)")
-  pointer_names = [p.name for p in kernel.params if p.is_pointer]
-  # Sizes matter only to an autotuned call with in-place buffers (saved while it tunes).
-  prepared = PreparedLaunch(call.value, runtime, kernel, dev, scalars, chosen_tuner,
-                            sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
-                            inout_pointers=[pointer_names.index(n) for n in inout])
+    _check(api.runtime_tuner(runtime, ctypes.byref(ctypes.c_void_p())), f"preparing {kernel.name}")
+  options = _versioned(_BoundOptions, api.triton_bound_options_init)
+  options.runtime = runtime.value
+  options.device = dev._handle.value
+  c_key = (ctypes.c_char_p * max(1, len(key_names)))(*[text(n, "a key name") for n in key_names])
+  options.tuning_key = c_key
+  options.tuning_key_count = len(key_names)
+  # Builds the call, compiles its grids and loads the kernels now (tkrt_triton_bound_create), so
+  # that launches only enqueue.
+  bound = ctypes.c_void_p()
+  _check(api.triton_bound_create(ctypes.addressof(desc), ctypes.addressof(options),
+                                 ctypes.byref(bound)),
+         f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
+  try:
+    prepared = PreparedLaunch(bound.value, runtime, kernel, dev, scalars, chosen_tuner,
+                              sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
+                              min_bytes=minimum, signature=signature, fixed=fixed, key=key_names)
+  except BaseException:
+    api.triton_bound_destroy(bound)
+    raise
   prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
-  prepared._min_bytes = minimum
   with _lock:
-    kept = _prepared.setdefault(key, prepared)
+    kept = _prepared.setdefault(cache_key, prepared)
   if kept is not prepared:  # another thread prepared the same meanwhile; ours never launched
     prepared.close()
   return kept
+
+
+def _key_names(kernel: Kernel, key: Iterable[str]) -> Tuple[str, ...]:
+  """The tuning key's names, each a scalar parameter of the kernel, or a ValueError."""
+  if isinstance(key, str):
+    key = [key]
+  names = tuple(key)
+  scalars = [p.name for p in kernel.params if not p.is_pointer and not p.desc_rank]
+  for n in names:
+    if n not in scalars:
+      raise ValueError(f"tkrt.triton.prepare: key names {n!r}, which is not a scalar parameter "
+                       f"of '{kernel.name}' ({', '.join(scalars) or 'it has none'})")
+  if len(set(names)) != len(names):
+    raise ValueError(f"tkrt.triton.prepare: key {list(names)} names a scalar twice")
+  return names
+
+
+def _signature(kernel: Kernel, signature: Optional[Sequence[str]],
+               fixed: Optional[Dict[str, Any]]) -> Tuple[Optional[Tuple[str, ...]], Dict[str, Any]]:
+  """(Triton's argument names or None, {folded name: value}), checked against the kernel."""
+  fixed = dict(fixed or {})
+  if signature is None:
+    if fixed:
+      raise ValueError("tkrt.triton.prepare: fixed= needs signature= (Triton's argument names in "
+                       "order, the folded ones included), which places them")
+    return None, fixed
+  if isinstance(signature, str):
+    signature = [s.strip() for s in signature.split(",") if s.strip()]
+  names = tuple(signature)
+  params = [p.name for p in kernel.params]
+  if len(set(names)) != len(names):
+    raise ValueError(f"tkrt.triton.prepare: signature {list(names)} names an argument twice")
+  unknown = [n for n in names if n not in params and n not in fixed]
+  if unknown:
+    raise ValueError(f"tkrt.triton.prepare: signature names {', '.join(unknown)}, neither a "
+                     f"parameter of '{kernel.name}' ({', '.join(params)}) nor in fixed=")
+  absent = [n for n in params if n not in names]
+  if absent:
+    raise ValueError(f"tkrt.triton.prepare: signature leaves out {', '.join(absent)} (every "
+                     f"parameter of '{kernel.name}' takes a place in it)")
+  clash = [n for n in fixed if n in params or n not in names]
+  if clash:
+    raise ValueError(f"tkrt.triton.prepare: fixed names {', '.join(clash)}: a folded argument "
+                     f"is in signature= and is no parameter of the kernel")
+  return names, fixed
 
 
 # ---------------------------------------------------------------- loading

@@ -40,7 +40,10 @@ assert line.split()[1] == tkrt.__version__, (line, tkrt.__version__)
 import tkrt.triton as tt  # the Python launch path ships with the package
 assert tt.__file__.startswith(os.path.dirname(tkrt.__file__)), tt.__file__
 assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepare"
-print(f"ok: {line} from {tkrt.library_path()}")
+import glob  # tkrt._native, where the build made it for this Python, is installed and used
+if glob.glob(os.path.join(os.path.dirname(tkrt.__file__), "_native.*.so")):
+  assert tt.launch_path == "native", (tt.launch_path, tt.launch_path_reason)
+print(f"ok: {line} from {tkrt.library_path()}, launch path {tt.launch_path}")
 PY
 fi
 echo "ok: the installed prefix works after a move"

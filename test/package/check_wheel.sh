@@ -3,7 +3,8 @@
 # The Python wheel as a user builds it: from a fresh copy of the source tree (no build folders),
 # with pip offline (--no-build-isolation: Debian's python3-setuptools and python3-wheel), installed
 # into an empty --target and into a virtual environment, and used from there with a clean
-# environment. The wheel must be tagged py3-none-manylinux_X_Y_<arch> with X.Y the newest GLIBC
+# environment. The wheel must be tagged cpXY-cpXY-manylinux_X_Y_<arch> (with tkrt._native, built
+# where the Python has its headers; py3-none-... without) with X.Y the newest GLIBC
 # symbol version its binaries import (read here with readelf, independently of setup.py), carry
 # libtkrt_xla.so, the tool (tkrt/bin/tkrt, tkrt/lib/libtkrt.so.0) and LICENSE in its .dist-info,
 # need no C++ runtime, report the version it was built from, and give pip users a `tkrt` command.
@@ -53,13 +54,29 @@ wheel="${wheels[0]}"
 version="$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$src/python/tkrt/__init__.py")"
 arch="$(uname -m)"
 tag="$(basename "$wheel")"
-if [[ ! "$tag" =~ ^tkrt-${version//./\\.}-py3-none-manylinux_([0-9]+)_([0-9]+)_${arch}\.whl$ ]]; then
-  echo "FAIL: $tag is not tkrt-$version-py3-none-manylinux_X_Y_$arch.whl"
+# tkrt._native (tkrt.triton's C launch path) is built where this Python's headers are: the wheel
+# is then for this CPython (cpXY-cpXY), else for any Python 3 (py3-none, ctypes only).
+native="$("$python" -c 'import os, sysconfig; print(int(os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h"))))')"
+abi="$("$python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
+want_tag="py3-none"
+[ "$native" = 1 ] && want_tag="$abi-$abi"
+if [[ ! "$tag" =~ ^tkrt-${version//./\\.}-${want_tag}-manylinux_([0-9]+)_([0-9]+)_${arch}\.whl$ ]]; then
+  echo "FAIL: $tag is not tkrt-$version-$want_tag-manylinux_X_Y_$arch.whl (Python.h present: $native)"
   exit 1
 fi
 tag_glibc="${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
 "$python" -m zipfile -e "$wheel" "$work/unpacked"
 unpacked="$work/unpacked" dist_info="$work/unpacked/tkrt-$version.dist-info"
+native_so=()
+if [ "$native" = 1 ]; then
+  native_so=("$unpacked"/tkrt/_native.*.so)
+  if [ ! -f "${native_so[0]}" ]; then
+    echo "FAIL: this Python has its headers but the wheel carries no tkrt/_native.*.so"
+    exit 1
+  fi
+  native_so=("tkrt/$(basename "${native_so[0]}")")
+  echo "ok: the wheel carries ${native_so[0]} and is tagged $want_tag"
+fi
 
 # Contents: the library, the tool with its library (executable in the archive, so pip keeps the
 # bit), the console command's module, LICENSE in .dist-info (the repository's, named by
@@ -106,7 +123,7 @@ PY
 # below 2.17, setup.py's floor).
 command -v readelf >/dev/null || { echo "FAIL: readelf (binutils) is needed to check the wheel's binaries"; exit 1; }
 newest="2.17"
-for elf in tkrt/libtkrt_xla.so tkrt/bin/tkrt tkrt/lib/libtkrt.so.0; do
+for elf in tkrt/libtkrt_xla.so tkrt/bin/tkrt tkrt/lib/libtkrt.so.0 "${native_so[@]}"; do
   needed="$(readelf -d "$unpacked/$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
   echo "$elf: NEEDED $needed"
   for lib in $needed; do
@@ -137,10 +154,11 @@ fi
 
 # Outside the source tree, with nothing from the caller's environment (no TKRT_XLA_LIBRARY).
 cd "$work"
-env -i PATH=/usr/bin:/bin HOME="$work" PYTHONPATH="$work/target" "$python" - "$work/target" <<'PY'
+env -i PATH=/usr/bin:/bin HOME="$work" PYTHONPATH="$work/target" "$python" - "$work/target" "$native" <<'PY'
 import os, sys
 import tkrt
 target = sys.argv[1]
+want_path = "native" if sys.argv[2] == "1" else "ctypes"
 expected = os.path.join(target, "tkrt", "libtkrt_xla.so")
 assert tkrt.__file__.startswith(target), f"imported {tkrt.__file__}, not the installed copy"
 assert tkrt.library_path() == expected, f"library_path() is {tkrt.library_path()}, not {expected}"
@@ -155,6 +173,7 @@ assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepa
 core = os.path.join(target, "tkrt", "lib", "libtkrt.so.0")  # tkrt.triton's library: the wheel's
 assert tkrt.core_library_path() == core, f"core_library_path() is {tkrt.core_library_path()}"
 tt.device("host").synchronize()
+assert tt.launch_path == want_path, (tt.launch_path, tt.launch_path_reason)
 assert [l for l in open("/proc/self/maps") if l.rstrip().endswith(core)], "libtkrt.so.0 not mapped"
 try:
   import jax  # noqa: F401
@@ -169,7 +188,7 @@ if not have_jax:
       assert "needs JAX" in str(e), e
     else:
       raise AssertionError(f"tkrt.{name}() without JAX did not raise ImportError")
-print(f"ok: tkrt {tkrt.__version__} from {tkrt.__file__}; version() = {line!r}; "
+print(f"ok: tkrt {tkrt.__version__} from {tkrt.__file__}; launch path {tt.launch_path}; version() = {line!r}; "
       f"{len(stats)} counters; JAX {'present' if have_jax else 'absent: ImportError as expected'}")
 PY
 

@@ -144,6 +144,124 @@ class FakeArray:
     return (self.managed.dl_tensor.device.device_type, self.managed.dl_tensor.device.device_id)
 
 
+def per_launch_scalars(k, dev, x, y):
+  """prepared(x, y, out, n) with any n: the kernel sees it and the grid follows it; scalar errors
+  name the argument; nothing is enqueued by a refused launch."""
+  small = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=100)
+  out = aligned(N)
+  for n in (100, N, 1500, 2049, N, 1):
+    out.fill(0)
+    small(x, y, out, n)
+    dev.synchronize()
+    check(same_bits(out[:n], (x + y)[:n]) and not out[n:].any(),
+          f"per-launch n={n}: exactly n elements written (the grid follows n: cdiv(n, 1024))")
+  out.fill(0)
+  small(x, y, out)
+  dev.synchronize()
+  check(same_bits(out[:100], (x + y)[:100]) and not out[100:].any(),
+        "arrays only: the prepared n=100")
+  check(small.scalars == {"n": 100}, f"scalars keeps the prepared values ({small.scalars})")
+  for value, kind, fragment in ((2**32, tt.Error, "argument 3 (n: i32): scalar 'n' is i32; 4294967296 "
+                                 "is out of range (-2147483648..4294967295)"),
+                                (-2**31 - 1, tt.Error, "out of range"),
+                                (1.5, TypeError, "argument 3 (n: i32) is 1.5, not an integer"),
+                                ("5", TypeError, "argument 3 (n: i32) is '5', not an integer"),
+                                (None, TypeError, "argument 3 (n: i32) is None, not an integer")):
+    out.fill(0)
+    e = expect_raises(kind, fragment, lambda: small(x, y, out, value), f"per-launch n={value!r} refused")
+    if isinstance(e, tt.Error):
+      check(e.code == "OUT_OF_RANGE", f"n={value}: OUT_OF_RANGE ({e.code})")
+    dev.synchronize()
+    check(not out.any(), f"n={value!r}: nothing enqueued")
+  # Integers of other types (__index__, bool) are integers.
+  out.fill(0)
+  small(x, y, out, np.int64(2048))
+  dev.synchronize()
+  check(same_bits(out[:2048], (x + y)[:2048]) and not out[2048:].any(), "n as np.int64")
+  # An argument Triton folded (an integer equal to 1): signature= places it, fixed= gives its value.
+  folded = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host",
+                     signature=["x_ptr", "stride", "y_ptr", "out_ptr", "n"], fixed={"stride": 1})
+  out.fill(0)
+  folded(x, 1, y, out, 3000)
+  dev.synchronize()
+  check(same_bits(out[:3000], (x + y)[:3000]) and not out[3000:].any(),
+        "a folded argument passed with its value")
+  expect_raises(ValueError, "argument 1 (stride) is 2, but the kernel was specialised to stride=1",
+                lambda: folded(x, 2, y, out, 3000), "a folded argument with another value")
+  expect_raises(ValueError, "fixed= needs signature=",
+                lambda: k.prepare("1", device="host", fixed={"stride": 1}), "fixed without signature")
+  expect_raises(ValueError, "signature leaves out n",
+                lambda: k.prepare("1", device="host", signature=["x_ptr", "y_ptr", "out_ptr"]),
+                "a signature without every parameter")
+  expect_raises(ValueError, "key names 'm', which is not a scalar parameter",
+                lambda: tt.prepare(k.variant("1"), device="host", key=["m"]), "a key naming no scalar")
+
+
+class ExchangeArray:
+  """A test-only array type that offers DLPack's C exchange API (__dlpack_c_exchange_api__, a
+  capsule "dlpack_exchange_api") over a NumPy array's memory: dltensor_from_py_object_no_sync fills
+  a DLTensor view of the array, current_work_stream gives stream 0. Its functions are ctypes
+  callbacks, so the native path's exchange-API reader runs on real memory."""
+
+  def __init__(self, base):
+    self.base = base
+    self.shape = (ctypes.c_int64 * 1)(base.size)
+
+  def __dlpack__(self, stream=None, max_version=None):  # the ctypes path reads this instead
+    return self.base.__dlpack__()
+
+  def __dlpack_device__(self):
+    return (1, 0)
+
+
+def _make_exchange_api():
+  calls = collections.Counter()
+
+  class Header(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev", ctypes.c_void_p)]
+
+  to_tensor = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(tt._DLTensor))
+  stream_of = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32,
+                               ctypes.POINTER(ctypes.c_void_p))
+
+  class Api(ctypes.Structure):
+    _fields_ = [("header", Header), ("allocator", ctypes.c_void_p), ("from_py", ctypes.c_void_p),
+                ("to_py", ctypes.c_void_p), ("dltensor_from_py_object_no_sync", to_tensor),
+                ("current_work_stream", stream_of)]
+
+  def fill(obj, out):
+    calls["dltensor"] += 1
+    base = obj.base
+    out[0] = tt._DLTensor(base.ctypes.data, tt._DLDevice(1, 0), 1, tt._DLDataType(2, 32, 1),
+                          obj.shape, None, 0)
+    return 0
+
+  def stream(device_type, device_id, out):
+    calls["stream"] += 1
+    out[0] = None
+    return 0
+
+  api = Api(Header(1, 2, None), None, None, None, to_tensor(fill), stream_of(stream))
+  capsule = PyCapsule_New(ctypes.addressof(api), b"dlpack_exchange_api", None)
+  ExchangeArray.__dlpack_c_exchange_api__ = capsule
+  ExchangeArray._api = api  # alive with the class
+  return calls
+
+
+def exchange_api(add, dev, x, y):
+  calls = _make_exchange_api()
+  out = aligned(N)
+  add(ExchangeArray(x), ExchangeArray(y), ExchangeArray(out))
+  dev.synchronize()
+  check(same_bits(out, x + y), "arrays of a type with DLPack's C exchange API")
+  if tt.launch_path == "native":
+    check(calls["dltensor"] == 3, f"the native path read them through dltensor_from_py_object_no_sync "
+          f"({dict(calls)})")
+    info = tt._native._array(ExchangeArray(x))
+    check(info[:5] == (x.ctypes.data, 4 * N, 1, 0, (2 << 8) | 32) and info[5] == tt._READ_EXCHANGE,
+          f"tkrt._native reads address, extent, device and dtype through the API ({info})")
+
+
 def main():
   work = tempfile.mkdtemp(prefix="tkrt_py_")
   try:
@@ -182,6 +300,37 @@ def run(work):
           f"tkrt.triton runs on libtkrt.so alone ({alone.stdout.strip()})")
   else:
     print("note: TKRT_LIBRARY is not set; tkrt.triton runs on the libtkrt_xla.so it names")
+
+  # ---- the launch path: tkrt._native when the build made it (TKRT_EXPECT_LAUNCH_PATH, set by CMake),
+  # ctypes when TKRT_PYTHON_LAUNCH=ctypes asks for it
+  wanted = os.environ.get("TKRT_EXPECT_LAUNCH_PATH")
+  if wanted:
+    check(tt.launch_path == wanted, f"tkrt.triton.launch_path is {wanted!r} ({tt.launch_path!r}, "
+          f"{tt.launch_path_reason})")
+  check((tt.launch_path == "native") == (tt.launch_path_reason is None),
+        f"launch_path_reason says why not native ({tt.launch_path_reason})")
+  if tt.launch_path == "native":
+    check(issubclass(tt.PreparedLaunch, tt._native.Launcher)
+          and tt.PreparedLaunch.__flags__ & (1 << 11),  # Py_TPFLAGS_HAVE_VECTORCALL
+          "PreparedLaunch is the native launcher, called through vectorcall")
+
+  for value, fragment in (("bogus", "TKRT_PYTHON_LAUNCH='bogus': expected native or ctypes"),
+                          ("ctypes", "ctypes TKRT_PYTHON_LAUNCH=ctypes")):
+    probe = subprocess.run([sys.executable, "-c", "import tkrt.triton as tt; "
+                            "print(tt.launch_path, tt.launch_path_reason)"],
+                           env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "python"),
+                                    TKRT_PYTHON_LAUNCH=value),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(fragment in probe.stdout, f"TKRT_PYTHON_LAUNCH={value}: {probe.stdout.strip()[-200:]}")
+  probe = subprocess.run([sys.executable, "-c", "import tkrt.triton"],
+                         env=dict({k: v for k, v in os.environ.items() if k != "TKRT_NATIVE_MODULE"},
+                                  PYTHONPATH=os.path.join(HERE, "..", "..", "python"),
+                                  TKRT_NATIVE_MODULE=os.path.join(HERE, "no_such_module.so"),
+                                  TKRT_PYTHON_LAUNCH="native"),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  check(probe.returncode != 0 and "TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be imported"
+        in probe.stdout, f"TKRT_PYTHON_LAUNCH=native without the extension: ImportError "
+        f"({probe.stdout.strip()[-200:]})")
 
   dev = tt.device("host")
   check(dev.backend == "host" and dev.ordinal == 0 and tt.device("cpu") is dev,
@@ -252,12 +401,13 @@ def run(work):
     dev.synchronize()
     check(same_bits(out, x + y), f"DLPack capsule {'dltensor_versioned' if versioned else 'dltensor'}")
 
+  per_launch_scalars(k, dev, x, y)
+  exchange_api(add, dev, x, y)
+
   # ---- errors, with what is wrong named
   expect_raises(TypeError, "missing out_ptr", lambda: add(x, y), "a missing argument")
   expect_raises(TypeError, "takes its 3 arrays (x_ptr, y_ptr, out_ptr) or all 4 arguments",
                 lambda: add(x, y, out, N, 1), "too many arguments")
-  expect_raises(ValueError, "scalar n is 4999 at launch but the launch was prepared with n=5000",
-                lambda: add(x, y, out, N - 1), "a scalar different from the prepared one")
   expect_raises(TypeError, "argument 1 (y_ptr: *fp32): the array's elements are fp64",
                 lambda: add(x, y.astype(np.float64), out), "wrong dtype")
   expect_raises(TypeError, "the kernel takes fp32", lambda: add(x, np.zeros(N, np.int32), out),
@@ -269,13 +419,15 @@ def run(work):
   expect_raises(TypeError, "not an unused DLPack capsule",
                 lambda: add(FakeArray(x, False, name=b"used_dltensor"), y, out), "a used capsule")
   misaligned = aligned(N, offset=4)
-  e = expect_raises(tt.Error, "is not divisible by 16", lambda: add(misaligned, y, out),
-                    "tt.divisibility checked at launch")
+  e = expect_raises(tt.Error, "argument 0 (x_ptr: *fp32) = ", lambda: add(misaligned, y, out),
+                    "tt.divisibility checked at launch, naming the argument")
+  check(e is not None and "is not a multiple of 16" in str(e), f"... and the rule ({e})")
   check(isinstance(e, tt.Error) and e.code == "INVALID_ARGUMENT", "errors carry the status code")
   expect_raises(tt.Error, "kernel 'add_kernel' has no parameter 'm'",
                 lambda: k.prepare("1", device="host", n=N, m=3), "an unknown scalar")
-  expect_raises(tt.Error, "no value for scalar parameter 3 'n' (i32)",
-                lambda: k.prepare("1", device="host"), "a missing scalar")
+  no_n = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host")
+  expect_raises(tt.Error, "argument 3 (n: i32) has no value", lambda: no_n(x, y, out),
+                "a scalar given neither at prepare nor at launch")
   expect_raises(tt.Error, "unknown name 'BLOK'",
                 lambda: k.prepare("cdiv(n, BLOK)", constants={"BLOCK": 1024}, device="host", n=N),
                 "an unknown name in the grid")
@@ -321,6 +473,17 @@ def run(work):
   tuned(x2, y2, x2)
   dev.synchronize()
   check(same_bits(x2, want), "autotuned: later launches use the decision")
+  # ---- autotuned with a tuning key: each value of n decided once, in place, per-launch n
+  keyed = tt.prepare(variants, device="host", inout=["x_ptr"], tuner=tt.Tuner(store_dir="off",
+                     target_ms=1), key=["n"], n=N)
+  check(keyed.key == ("n",) and "key ['n']" in repr(keyed), f"key= is kept ({keyed!r})")
+  for n in (N, 3000, N, 3000, 700):
+    x2, y2 = inputs()
+    want = x2 + y2
+    keyed(x2, y2, x2, n)
+    dev.synchronize()
+    check(same_bits(x2[:n], want[:n]) and same_bits(x2[n:], inputs()[0][n:]),
+          f"autotuned with key n={n}: x[:n] += y[:n] exactly once, the rest untouched")
   # ---- tkrt.triton.configure: the default runtime's settings, in a fresh process (this one's
   # runtime is in use), refused when wrong and once a device is open; tune_policy
   # never: an autotuned call without a Tuner runs the default config untuned

@@ -478,11 +478,11 @@ import tkrt.triton as tt
 k = tt.load(sys.argv[1], allow_native_code=True)
 add = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=5000)
 x = np.zeros(5000 + 64, np.float32)
-words = add._words  # tkrt_runtime_launch_args_t, then (address, size) per buffer
-words[tt._STREAM_WORD] = 12345
+args = (tt._TritonArg * 4)()
 for i in range(3):
-  words[tt._BUFFER_WORD + 2 * i] = x.ctypes.data
-status = tt._c().launch(add._runtime, words)
+  args[i].kind, args[i].ptr, args[i].size = tt._ARG_POINTER, x.ctypes.data, x.nbytes
+args[3].kind, args[3].i = tt._ARG_INT, 5000
+status = tt._c().bound_launch(add._bound, 12345, args, 4, None)
 if not status:
   print("accepted: the launch took stream 12345")
   sys.exit(1)
