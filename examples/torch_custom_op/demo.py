@@ -11,7 +11,10 @@
   overhead  torch.compile(fn, mode="reduce-overhead", fullgraph=True) called several times on
             fresh inputs (CUDA Graph Trees: warm-up, recording, replays): bit-identical to eager
             fn's, and no cudagraph skip counted
-  capture   a first call for a new shape inside a capture raises the operator's RuntimeError
+  shapes    after one call, calls of new shapes inside a capture are recorded and replayed right
+            (one prepared launch serves every shape: the grid follows the per-launch scalars)
+  capture   a first call for a new compiled variant inside a capture raises the operator's
+            RuntimeError
 
 Prints one line per check and "torch_custom_op: PASS" (exit 0), or "torch_custom_op: FAIL: ..."
 (exit 1). Needs PyTorch with CUDA, Triton and tkrt.triton (PYTHONPATH=python, TKRT_LIBRARY);
@@ -180,16 +183,40 @@ def reduce_overhead():
   return f"{calls} calls, no cudagraph skip"
 
 
+# ---------------------------------------------------------------- new shapes in a capture
+def new_shapes_in_capture():
+  before = tkrt_torch_op.prepared_count()
+  shapes = (777, 4096 * 3 + 5, 1)
+  xs = [torch.randn(n, device="cuda") for n in shapes]
+  ys = [torch.randn(n, device="cuda") for n in shapes]
+  rows = torch.randn(37, 900, device="cuda")  # softmax's BLOCK 1024 variant is prepared already
+  g = torch.cuda.CUDAGraph()
+  with torch.cuda.graph(g):
+    outs = [ops.add(x, y) for x, y in zip(xs, ys)]
+    soft = ops.softmax(rows)
+  for x, y in zip(xs, ys):
+    x.normal_()
+    y.normal_()
+  rows.normal_()
+  g.replay()
+  torch.cuda.synchronize()
+  for x, y, o in zip(xs, ys, outs):
+    same_bits(o, x + y, f"add of {x.numel()} elements, captured and replayed")
+  torch.testing.assert_close(soft, torch.softmax(rows, dim=1), rtol=1e-5, atol=1e-6)
+  if tkrt_torch_op.prepared_count() != before:
+    raise AssertionError("a launch was prepared inside the capture")
+  return f"add of {', '.join(map(str, shapes))} elements and a 37x900 softmax, none warmed up"
+
+
 # ---------------------------------------------------------------- capture without warm-up
 def first_call_in_capture():
-  x = torch.randn(777, device="cuda")  # a shape no launch is prepared for
-  y = torch.randn(777, device="cuda")
+  x = torch.randn(3, 70000, device="cuda")  # 9000 columns: softmax's BLOCK 16384, not prepared yet
   before = tkrt_torch_op.prepared_count()
   message = None
   g = torch.cuda.CUDAGraph()
   try:
     with torch.cuda.graph(g):
-      ops.add(x, y)
+      ops.softmax(x[:, :9000])
   except RuntimeError as e:
     message = str(e)
   torch.cuda.synchronize()
@@ -197,7 +224,8 @@ def first_call_in_capture():
     raise AssertionError(f"expected the operator's RuntimeError; got {message!r}")
   if tkrt_torch_op.prepared_count() != before:
     raise AssertionError("a launch was prepared inside the capture")
-  same_bits(ops.add(x, y), x + y, "add after the refused capture")  # the warm-up, then fine
+  x = x[:, :9000]
+  torch.testing.assert_close(ops.softmax(x), torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
   return message.split(";")[0]
 
 
@@ -209,7 +237,8 @@ check("eager: add, add_out, softmax against torch", eager)
 check("torch.compile(fullgraph=True): bit-identical to eager", compiled)
 check("torch.cuda.graph: capture after warm-up, replay on new inputs", graph)
 check("torch.compile(mode='reduce-overhead', fullgraph=True): CUDA Graph Trees", reduce_overhead)
-check("first call for a new shape inside a capture: refused with a clear error",
+check("new shapes inside a capture after one call: recorded, replayed right", new_shapes_in_capture)
+check("first call for a new compiled variant inside a capture: refused with a clear error",
       first_call_in_capture)
 if failures:
   print(f"torch_custom_op: FAIL: {', '.join(failures)}")

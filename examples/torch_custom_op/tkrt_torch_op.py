@@ -15,17 +15,20 @@ with ``fullgraph=True``) traces it as one opaque node; ``add_out`` declares its 
 
 The kernels are compiled ahead by Triton (``triton.compile`` of an ``ASTSource``, once per
 constexpr value, into Triton's cache) and loaded into tkrt (``tkrt.triton.load``); Triton's
-launcher is never used. A launch is a prepared ``tkrt.triton`` launch (``kernel.prepare``: grid,
-constexprs, scalars, device), called on the arrays with torch's current stream of the tensors'
-device, which under ``torch.cuda.graph`` capture or CUDA Graph Trees recording is the capture
-stream: the launch is recorded, not run.
+launcher is never used. A launch is a prepared ``tkrt.triton`` launch (``kernel.prepare``: grid
+expression, constexprs, device) called with every argument, scalars included
+(``launch(x, y, out, n)``): the grid is evaluated from this call's scalars, so one prepared launch
+serves every shape. It runs on torch's current stream of the tensors' device (read by tkrt's
+native launcher through the tensor type's DLPack exchange API), which under ``torch.cuda.graph``
+capture or CUDA Graph Trees recording is the capture stream: the launch is recorded, not run.
 
 Preparing loads the kernel's module on the device and must not happen while a stream captures
-(tkrt refuses it: FAILED_PRECONDITION), and tkrt.triton's scalars are bound at prepare. So launches
-are prepared once per (operator, shape, device) and cached here; the first call for a shape must
-be made outside any capture (a warm-up call, as torch.cuda.graph's documentation asks and as
-torch.compile's CUDA Graph Trees do by running a function eagerly before recording it). A first
-call inside a capture raises RuntimeError saying so, before any CUDA call.
+(tkrt refuses it: FAILED_PRECONDITION). So launches are prepared once per (operator, compiled
+variant, device) and cached here; the first call that needs a variant on a device must be made
+outside any capture (a warm-up call, as torch.cuda.graph's documentation asks and as
+torch.compile's CUDA Graph Trees do by running a function eagerly before recording it). After it,
+calls of any shape may be captured. A first call inside a capture raises RuntimeError saying so,
+before any CUDA call.
 
 Needs PyTorch with CUDA, Triton (to compile the kernels) and tkrt's Python package
 (PYTHONPATH=python and TKRT_LIBRARY=.../libtkrt.so.0, or the wheel). See README.md and demo.py.
@@ -54,7 +57,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols,
+                   BLOCK: tl.constexpr):
   row = tl.program_id(0)
   cols = tl.arange(0, BLOCK)
   m = cols < n_cols
@@ -68,7 +72,8 @@ _SIGNATURES = {
     "add": (add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
                          "BLOCK": "constexpr"}),
     "softmax": (softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_row_stride": "i32",
-                                 "out_row_stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"}),
+                                 "out_row_stride": "i32", "n_rows": "i32", "n_cols": "i32",
+                                 "BLOCK": "constexpr"}),
 }
 
 _lock = threading.Lock()
@@ -107,13 +112,9 @@ def _launch(key: tuple, make) -> tt.PreparedLaunch:
 
 
 def prepared_count() -> int:
-  """How many (operator, shape, device) launches are prepared (the demo checks that a replay
+  """How many (operator, variant, device) launches are prepared (the demo checks that a replay
   prepared nothing new)."""
   return len(_prepared)
-
-
-def _stream(t: torch.Tensor) -> int:
-  return torch.cuda.current_stream(t.device).cuda_stream
 
 
 def _check_add(x: torch.Tensor, y: torch.Tensor) -> None:
@@ -133,9 +134,9 @@ def _launch_add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:
   if n == 0:
     return
   device = x.device
-  launch = _launch(("add", n, device.index), lambda: _kernel("add", ADD_BLOCK, 4).prepare(
-      "cdiv(n, BLOCK)", constants={"BLOCK": ADD_BLOCK}, device=device, n=n))
-  launch(x, y, out, stream=_stream(x))
+  launch = _launch(("add", ADD_BLOCK, device.index), lambda: _kernel("add", ADD_BLOCK, 4).prepare(
+      "cdiv(n, BLOCK)", constants={"BLOCK": ADD_BLOCK}, device=device))
+  launch(x, y, out, n)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::add", mutates_args=(), device_types="cuda")
@@ -193,11 +194,9 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
   num_warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
   device = x.device
   in_stride, out_stride = x.stride(0), out.stride(0)
-  launch = _launch(("softmax", rows, cols, in_stride, device.index),
-                   lambda: _kernel("softmax", block, num_warps).prepare(
-                       (rows, 1, 1), device=device, in_row_stride=in_stride,
-                       out_row_stride=out_stride, n_cols=cols))
-  launch(out, x, stream=_stream(x))
+  launch = _launch(("softmax", block, device.index),
+                   lambda: _kernel("softmax", block, num_warps).prepare("n_rows", device=device))
+  launch(out, x, in_stride, out_stride, rows, cols)
   return out
 
 

@@ -133,15 +133,18 @@ record "ctest cuda|cts|gpu" "$ctest_rc" "${listed:-0} tests"
 # The programs of test/core (CTest: core.cuda.*) with the CUDA build of their kernels
 # (test/core/kernels/core_kernels.ptx): launch semantics and every validation error, autotuning
 # with aliased inputs, first calls from 16 threads, decisions persisted across processes, and a
-# fault injected at every operation, and TMA descriptor parameters. A few seconds each.
+# fault injected at every operation, TMA descriptor parameters (per-launch shapes too), parallel
+# module loads, pruning, logs, the decision exchange, and per-launch grids with growing scratch
+# (capture and replay included). A few seconds each.
 core_bin="$build/test/core"
 core_ptx="$root/test/core/kernels/core_kernels.ptx"
-for core_test in validate alias_autotune concurrent persist fault tma; do
+core_tests=(validate alias_autotune concurrent persist fault tma load prune log exchange grid)
+for core_test in "${core_tests[@]}"; do
   run "core $core_test (cuda)" timeout 300 "$core_bin/$core_test" "$core_ptx" --backend=cuda
 done
 registered=$(cd "$build" && ctest -N -L '^core$' -L '^cuda$' | sed -n 's/^Total Tests: //p')
-if [[ "${registered:-0}" != 6 ]]; then
-  echo "note: CTest registers ${registered:-0} core.cuda tests, this script runs 6 (test/core/CMakeLists.txt)"
+if [[ "${registered:-0}" != "${#core_tests[@]}" ]]; then
+  echo "note: CTest registers ${registered:-0} core.cuda tests, this script runs ${#core_tests[@]} (test/core/CMakeLists.txt)"
 fi
 
 # ---------------------------------------------------------------- the GPU programs, with output

@@ -28,12 +28,14 @@ python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", tr
   "cuda", torch.cuda.is_available())' || fail "PyTorch and Triton are needed"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_XLA=ON \
-  -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} > "$build/torch-configure.log" 2>&1 \
+  -DTKRT_WARNINGS_AS_ERRORS=ON -DPython3_EXECUTABLE="$(command -v python3)" ${TKRT_GPU_CMAKE_ARGS:-} > "$build/torch-configure.log" 2>&1 \
   || { cat "$build/torch-configure.log"; fail "configure"; }
-cmake --build "$build" -j "$jobs" --target tkrt > "$build/torch-build.log" 2>&1 \
+cmake --build "$build" -j "$jobs" --target tkrt tkrt_python_native > "$build/torch-build.log" 2>&1 \
   || { tail -n 40 "$build/torch-build.log"; fail "build"; }
 
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0"
+# tkrt.triton's native launcher, built for this python3 (TKRT_PYTHON_LAUNCH=native: no fallback).
+export TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" TKRT_PYTHON_LAUNCH=native
 export PYTHONUNBUFFERED=1
 left=$((budget - SECONDS))
 [[ "$left" -gt 20 ]] || fail "no time left after the build ($SECONDS s of $budget)"

@@ -23,15 +23,16 @@ if [[ -n "${OUT:-}" ]]; then
 fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_XLA=ON \
-  -DTKRT_WARNINGS_AS_ERRORS=ON ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j "$jobs" --target tkrt tkrt_cli triton_add triton_test tkrt_xla \
+  -DTKRT_WARNINGS_AS_ERRORS=ON -DPython3_EXECUTABLE="$(command -v python3)" ${TKRT_GPU_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$jobs" --target tkrt tkrt_cli tkrt_python_native triton_add triton_test tkrt_xla \
   triton_add_host_256 triton_add_host_512 triton_add_host_1024 >/dev/null
 # The loader and CLI tests (host backend), as in CI; they read test/data/triton-3.6.
 ctest --test-dir "$build" -R '^(triton\.|example\.triton_add)' --output-on-failure
 "$build/tools/tkrt" info | sed -n '1,12p'
 # tkrt.triton runs on libtkrt.so alone (TKRT_LIBRARY); the XLA part of the package on libtkrt_xla.so.
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_XLA_LIBRARY="$build/xla/libtkrt_xla.so" \
-  TKRT_LIBRARY="$build/libtkrt.so.0"
+  TKRT_LIBRARY="$build/libtkrt.so.0" \
+  TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" TKRT_PYTHON_LAUNCH=native
 python3 "$here/triton_gpu_check.py" "$build/tools/tkrt" "$build/examples/triton_add/triton_add" \
   "$build/triton-gpu-work"
 # The launch-overhead comparison (Triton's launcher, tkrt.triton's prepared launch, raw
