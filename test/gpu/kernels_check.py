@@ -491,6 +491,42 @@ except Exception as e:  # noqa: BLE001
   if "n" not in str(e) or "16" not in str(e):
     fail(f"the divisibility error does not name n and 16: {e}")
 
+# Folded arguments: Triton folds an integer argument equal to 1 away (scale_kernel's stride). With
+# Triton's argument list (signature=) and the folded values (fixed=), a launch takes every argument
+# and refuses any other value for the folded one, naming it.
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+  offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+  m = offs < n
+  tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=m) * 2, mask=m)
+
+
+scaled = torch.zeros_like(x)
+sk = scale_kernel[(4,)](x, scaled, 4096, 1, BLOCK=1024)
+scale = tt.prepare(tt.load(folder_of(sk)).variant("cdiv(n, BLOCK)", {"BLOCK": 1024}),
+                   signature=["x_ptr", "out_ptr", "n", "stride"], fixed={"stride": 1})
+o = torch.zeros_like(x)
+scale(x, o, 4000, 1)
+torch.cuda.synchronize()
+if not torch.equal(o[:4000], x[:4000] * 2) or bool(o[4000:].any()):
+  fail("the folded-argument launch computed something else")
+try:
+  scale(x, o, 4000, 2)
+  fail("stride=2 on a kernel Triton compiled for stride == 1 was launched")
+except Exception as e:  # noqa: BLE001
+  print(f"refused as expected: {e}", flush=True)
+  if "stride" not in str(e):
+    fail(f"the folded-argument error does not name stride: {e}")
+
+# The native launcher reads torch tensors through the DLPack C exchange API (PyTorch 2.11 has it).
+if tt.launch_path != "native":
+  fail(f"tkrt.triton's launch path is {tt.launch_path}: {tt.launch_path_reason}")
+else:
+  info = tt._native._array(x)  # noqa: SLF001 -- (address, extent, type, id, dtype, how read)
+  print(f"tkrt._native reads a torch tensor as {info}", flush=True)
+  if info[0] != x.data_ptr() or info[-1] != 1:
+    fail(f"a torch tensor is not read through the DLPack exchange API: {info}")
+
 if failures:
   print(f"KERNELS: FAIL ({len(failures)}: {'; '.join(failures[:6])})")
   sys.exit(1)
