@@ -657,6 +657,9 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   const uint32_t tma_size = tkrt_hal_device_tma_size(args->device);
   unsigned char* tma_slots = tma_stack;
   uint32_t tma_next = 0;
+  /* Per-launch TMA shapes merged and validated once, kept for the pack (the first few). */
+  tkrt_tma_desc_t tma_merged[TKRT_STACK_TMA];
+  const tkrt_tma_desc_t* tma_descs[TKRT_STACK_TMA];
 
   /* Validate every parameter before enqueueing anything. */
   size_t next_buffer = 0;
@@ -691,9 +694,12 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
     if (p->kind == TKRT_PARAM_TMA) {
       if (args->tma_shape_count) {
+        size_t k = next_tma++;
         const tkrt_tma_desc_t* tma;
         tkrt_tma_desc_t merged;
-        TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged));
+        tkrt_tma_desc_t* into = k < TKRT_STACK_TMA ? &tma_merged[k] : &merged;
+        TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, k, args, &tma, into));
+        if (k < TKRT_STACK_TMA) tma_descs[k] = tma;
       }
       if (!buffer->ptr || buffer->ptr % TKRT_TMA_BASE_ALIGN != 0) {
         return TKRT_TMA_INVALID("its buffer's address 0x%llx is not %u-byte aligned", i,
@@ -704,7 +710,10 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     uint64_t divisibility = p->value.array.ptr_divisibility;
     /* An empty buffer may sit at any address (XLA places empty optional operands anywhere) and
      * is never read, so its address is not checked. */
-    if (divisibility > 1 && buffer->size != 0 && buffer->ptr % divisibility != 0) {
+    /* A mask for powers of two (Triton's 16): no division per launch. */
+    if (divisibility > 1 && buffer->size != 0 &&
+        ((divisibility & (divisibility - 1)) == 0 ? (buffer->ptr & (divisibility - 1)) != 0
+                                                   : buffer->ptr % divisibility != 0)) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "parameter %zu (0x%llx) is not divisible by %llu", i,
                               (unsigned long long)buffer->ptr, (unsigned long long)divisibility);
@@ -824,9 +833,14 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
         const tkrt_tma_desc_t* tma = &p->value.tma;
         tkrt_tma_desc_t merged;
         if (args->tma_shape_count) {
-          /* Validated above; merged again (no allocation) rather than kept per parameter. */
-          status = tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged);
-          if (status) goto done;
+          /* Merged and validated above: kept for the first few, merged again past them. */
+          size_t k = next_tma++;
+          if (k < TKRT_STACK_TMA) {
+            tma = tma_descs[k];
+          } else {
+            status = tkrt_tma_for_launch(call, index, i, k, args, &tma, &merged);
+            if (status) goto done;
+          }
         }
         status = tkrt_hal_device_encode_tma(args->device, tma, buffer->ptr, slot);
         if (status) {
