@@ -96,6 +96,9 @@ def main():
     cases = {
         "add3 (x, y, out, n=0)": lambda: p(x, y, out, 0),
         "add3 arrays only": lambda: p(x, y, out),
+        # One program of 1024 elements runs: the pack, the host backend's enqueue and the
+        # kernel too (the per-launch grid's checks are only made for a grid that is not empty).
+        "add3 n=1024 (runs, synced)": lambda: (p(x, y, out, 1024), dev.synchronize()),
         "wide 8 ptr + 9 i32": lambda: w(*arrays, *scalars, 0),
     }
     print(f"launch path: {tt.launch_path}")

@@ -227,8 +227,19 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
       tkrt_scratch_size(programs, kd->global_scratch_size, "global", &cs->scratch_bytes));
   TKRT_RETURN_IF_ERROR(
       tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &cs->profile_bytes));
-  if (cs->empty_grid) return NULL;
-  return tkrt_hal_validate_launch(info, d);
+  if (cs->empty_grid) {
+    /* Nothing to check for this grid; whether the rest fits, for per-launch grids (with one
+     * program per cluster: the grid that always fits the cluster shape). */
+    tkrt_launch_params_t one = *d;
+    memcpy(one.grid, cluster, sizeof(one.grid));
+    tkrt_status_t fit = tkrt_hal_validate_launch(info, &one);
+    cs->dims_fit = fit == NULL;
+    tkrt_status_free(fit);
+    return NULL;
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_hal_validate_launch(info, d));
+  cs->dims_fit = true;
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- loading images in parallel */
@@ -592,7 +603,18 @@ static tkrt_status_t tkrt_launch_grid(const tkrt_call_t* call, tkrt_call_device_
   *out_dims = cs->dims;
   uint64_t programs = 0;
   status = tkrt_grid_scale(grid, cs->cluster, "per-launch ", out_dims, &programs);
-  if (!status && programs) status = tkrt_hal_validate_launch(tkrt_device_info(args->device), out_dims);
+  if (!status && programs) {
+    /* Only the grid differs from the config's dims, which prepare validated (when its own grid
+     * was not empty) without a cluster: a grid within the device's limits needs nothing more. The
+     * rest, and any doubt, goes through the full check and its messages. */
+    const tkrt_device_info_t* info = tkrt_device_info(args->device);
+    bool grid_only = cs->dims_fit && !(out_dims->cluster[0] | out_dims->cluster[1] |
+                                       out_dims->cluster[2]);
+    for (int i = 0; grid_only && i < 3; ++i) {
+      grid_only = out_dims->grid[i] >= 1 && out_dims->grid[i] <= info->max_grid_dim[i];
+    }
+    if (!grid_only) status = tkrt_hal_validate_launch(info, out_dims);
+  }
   uint64_t scratch_bytes = 0, profile_bytes = 0;
   if (!status) status = tkrt_scratch_size(programs, kd->global_scratch_size, "global", &scratch_bytes);
   if (!status) status = tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &profile_bytes);

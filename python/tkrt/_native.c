@@ -100,7 +100,7 @@ static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, c
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
-    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_cuda_stream, *s_kwnames_max_version;
+    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_cuda_stream, *s_kwnames_max_version;
 
 /* How arrays of one Python type are read; classified once per type (g_classify). */
 enum { READ_NONE = 0, READ_EXCHANGE = 1, READ_TORCH = 2, READ_CUPY = 3, READ_DLPACK = 4,
@@ -463,8 +463,8 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
   if (!padding) {
     PyErr_Clear();
   } else {
-    int zero = padding == Py_None || (PyUnicode_Check(padding) &&
-                                      PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
+    int zero = padding == Py_None || padding == s_zero || /* Triton's default, interned */
+               (PyUnicode_Check(padding) && PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
     Py_DECREF(padding);
     if (!zero) return 1;
   }
@@ -997,6 +997,7 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_strides, "strides");
   INTERN(s_block_shape, "block_shape");
   INTERN(s_padding, "padding");
+  INTERN(s_zero, "zero");
   INTERN(s_cuda_stream, "cuda_stream");
   if (!(s_version_1_0 = Py_BuildValue("(ii)", 1, 0))) return NULL;
   if (!(s_kwnames_max_version = PyTuple_Pack(1, s_max_version))) return NULL;
