@@ -100,7 +100,7 @@ static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, c
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
-    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_cuda_stream, *s_kwnames_max_version;
+    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
 
 /* How arrays of one Python type are read; classified once per type (g_classify). */
 enum { READ_NONE = 0, READ_EXCHANGE = 1, READ_TORCH = 2, READ_CUPY = 3, READ_DLPACK = 4,
@@ -625,7 +625,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nk; k++) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, k);
-      if (PyUnicode_CompareWithASCIIString(name, "stream") != 0) {
+      if (name != s_stream && PyUnicode_CompareWithASCIIString(name, "stream") != 0) {
         PyErr_Format(PyExc_TypeError, "%U: unexpected keyword argument '%U' (a launch takes "
                      "the arguments and stream=)", self->context, name);
         return NULL;
@@ -998,6 +998,7 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_block_shape, "block_shape");
   INTERN(s_padding, "padding");
   INTERN(s_zero, "zero");
+  INTERN(s_stream, "stream");
   INTERN(s_cuda_stream, "cuda_stream");
   if (!(s_version_1_0 = Py_BuildValue("(ii)", 1, 0))) return NULL;
   if (!(s_kwnames_max_version = PyTuple_Pack(1, s_max_version))) return NULL;
