@@ -44,6 +44,8 @@ typedef struct tkrt_config_state {
   tkrt_status_t unrunnable;  /* why not (owned); NULL when runnable */
   tkrt_launch_params_t dims; /* grid (cluster-scaled), block, cluster, shared memory, flags */
   bool empty_grid;           /* a zero grid dimension: launches are no-ops */
+  bool dims_fit;             /* dims with a 1-program grid pass tkrt_hal_validate_launch: a
+                              * per-launch grid then needs only its own dimensions checked */
   uint64_t scratch_bytes;    /* global scratch this config needs */
   uint64_t profile_bytes;    /* profile scratch this config needs */
   uint32_t tma_count;        /* TMA descriptor parameters (0: the plain launch path) */

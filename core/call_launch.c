@@ -227,8 +227,19 @@ static tkrt_status_t tkrt_config_resolve(const tkrt_call_t* call, size_t index,
       tkrt_scratch_size(programs, kd->global_scratch_size, "global", &cs->scratch_bytes));
   TKRT_RETURN_IF_ERROR(
       tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &cs->profile_bytes));
-  if (cs->empty_grid) return NULL;
-  return tkrt_hal_validate_launch(info, d);
+  if (cs->empty_grid) {
+    /* Nothing to check for this grid; whether the rest fits, for per-launch grids (with one
+     * program per cluster: the grid that always fits the cluster shape). */
+    tkrt_launch_params_t one = *d;
+    memcpy(one.grid, cluster, sizeof(one.grid));
+    tkrt_status_t fit = tkrt_hal_validate_launch(info, &one);
+    cs->dims_fit = fit == NULL;
+    tkrt_status_free(fit);
+    return NULL;
+  }
+  TKRT_RETURN_IF_ERROR(tkrt_hal_validate_launch(info, d));
+  cs->dims_fit = true;
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- loading images in parallel */
@@ -592,7 +603,18 @@ static tkrt_status_t tkrt_launch_grid(const tkrt_call_t* call, tkrt_call_device_
   *out_dims = cs->dims;
   uint64_t programs = 0;
   status = tkrt_grid_scale(grid, cs->cluster, "per-launch ", out_dims, &programs);
-  if (!status && programs) status = tkrt_hal_validate_launch(tkrt_device_info(args->device), out_dims);
+  if (!status && programs) {
+    /* Only the grid differs from the config's dims, which prepare validated (when its own grid
+     * was not empty) without a cluster: a grid within the device's limits needs nothing more. The
+     * rest, and any doubt, goes through the full check and its messages. */
+    const tkrt_device_info_t* info = tkrt_device_info(args->device);
+    bool grid_only = cs->dims_fit && !(out_dims->cluster[0] | out_dims->cluster[1] |
+                                       out_dims->cluster[2]);
+    for (int i = 0; grid_only && i < 3; ++i) {
+      grid_only = out_dims->grid[i] >= 1 && out_dims->grid[i] <= info->max_grid_dim[i];
+    }
+    if (!grid_only) status = tkrt_hal_validate_launch(info, out_dims);
+  }
   uint64_t scratch_bytes = 0, profile_bytes = 0;
   if (!status) status = tkrt_scratch_size(programs, kd->global_scratch_size, "global", &scratch_bytes);
   if (!status) status = tkrt_scratch_size(programs, kd->profile_scratch_size, "profile", &profile_bytes);
@@ -657,6 +679,9 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   const uint32_t tma_size = tkrt_hal_device_tma_size(args->device);
   unsigned char* tma_slots = tma_stack;
   uint32_t tma_next = 0;
+  /* Per-launch TMA shapes merged and validated once, kept for the pack (the first few). */
+  tkrt_tma_desc_t tma_merged[TKRT_STACK_TMA];
+  const tkrt_tma_desc_t* tma_descs[TKRT_STACK_TMA];
 
   /* Validate every parameter before enqueueing anything. */
   size_t next_buffer = 0;
@@ -691,9 +716,12 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
     if (p->kind == TKRT_PARAM_TMA) {
       if (args->tma_shape_count) {
+        size_t k = next_tma++;
         const tkrt_tma_desc_t* tma;
         tkrt_tma_desc_t merged;
-        TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged));
+        tkrt_tma_desc_t* into = k < TKRT_STACK_TMA ? &tma_merged[k] : &merged;
+        TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, k, args, &tma, into));
+        if (k < TKRT_STACK_TMA) tma_descs[k] = tma;
       }
       if (!buffer->ptr || buffer->ptr % TKRT_TMA_BASE_ALIGN != 0) {
         return TKRT_TMA_INVALID("its buffer's address 0x%llx is not %u-byte aligned", i,
@@ -704,7 +732,10 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     uint64_t divisibility = p->value.array.ptr_divisibility;
     /* An empty buffer may sit at any address (XLA places empty optional operands anywhere) and
      * is never read, so its address is not checked. */
-    if (divisibility > 1 && buffer->size != 0 && buffer->ptr % divisibility != 0) {
+    /* A mask for powers of two (Triton's 16): no division per launch. */
+    if (divisibility > 1 && buffer->size != 0 &&
+        ((divisibility & (divisibility - 1)) == 0 ? (buffer->ptr & (divisibility - 1)) != 0
+                                                   : buffer->ptr % divisibility != 0)) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "parameter %zu (0x%llx) is not divisible by %llu", i,
                               (unsigned long long)buffer->ptr, (unsigned long long)divisibility);
@@ -824,9 +855,14 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
         const tkrt_tma_desc_t* tma = &p->value.tma;
         tkrt_tma_desc_t merged;
         if (args->tma_shape_count) {
-          /* Validated above; merged again (no allocation) rather than kept per parameter. */
-          status = tkrt_tma_for_launch(call, index, i, next_tma++, args, &tma, &merged);
-          if (status) goto done;
+          /* Merged and validated above: kept for the first few, merged again past them. */
+          size_t k = next_tma++;
+          if (k < TKRT_STACK_TMA) {
+            tma = tma_descs[k];
+          } else {
+            status = tkrt_tma_for_launch(call, index, i, k, args, &tma, &merged);
+            if (status) goto done;
+          }
         }
         status = tkrt_hal_device_encode_tma(args->device, tma, buffer->ptr, slot);
         if (status) {

@@ -14,7 +14,7 @@
 /* Bytes per element of the types tkrt builds descriptors for (CUtensorMapDataType 0..12: u8, u16,
  * u32, i32, u64, i64, f16, f32, f64, bf16, f32 ftz, tf32, tf32 ftz). 13..15 are packed sub-byte
  * types whose sizes the parameter does not carry. */
-static const uint8_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+static const uint8_t kTmaElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4}; /* powers of 2 */
 #define TKRT_TMA_ELEMENT_TYPES (sizeof(kTmaElementBytes) / sizeof(kTmaElementBytes[0]))
 
 #define TKRT_TMA_INVALID(...)                                                     \
@@ -55,7 +55,9 @@ tkrt_status_t tkrt_hal_tma_validate(const tkrt_tma_desc_t* t, size_t index) {
         return TKRT_TMA_INVALID("the innermost stride (strides[%u]) is %llu; it must be 1",
                                 index, d, (unsigned long long)t->strides[d]);
       }
-    } else if (t->strides[d] == 0 || t->strides[d] >= (UINT64_C(1) << 40) / element_bytes ||
+    } else if (t->strides[d] == 0 ||
+               /* 2^40 / element_bytes, exactly (every size is a power of two), no division */
+               t->strides[d] >= (UINT64_C(1) << (40 - __builtin_ctz((unsigned)element_bytes))) ||
                t->strides[d] * element_bytes % 16 != 0) {
       return TKRT_TMA_INVALID(
                               "strides[%u] is %llu elements (%llu bytes); byte strides must be "

@@ -39,13 +39,24 @@ static void tkrt_tma_key(const tkrt_tma_desc_t* desc, tkrt_deviceptr_t base,
   key[TKRT_HAL_TMA_KEY_WORDS - 1] = base;
 }
 
-static size_t tkrt_tma_key_set(const uint64_t key[TKRT_HAL_TMA_KEY_WORDS]) {
+static inline uint64_t tkrt_tma_mix(uint64_t h, uint64_t word) {
+  h ^= word;
+  h *= 0xbf58476d1ce4e5b9u;
+  return h ^ (h >> 31);
+}
+
+/* The set of a key: a hash of its words up to the rank (those past it are zero in every key of
+ * that rank, which the hash includes); lookups still compare every word. */
+static size_t tkrt_tma_key_set(const uint64_t key[TKRT_HAL_TMA_KEY_WORDS], uint32_t rank) {
   uint64_t h = 0x9e3779b97f4a7c15u;
-  for (size_t w = 0; w < TKRT_HAL_TMA_KEY_WORDS; ++w) {
-    h ^= key[w];
-    h *= 0xbf58476d1ce4e5b9u;
-    h ^= h >> 31;
+  h = tkrt_tma_mix(h, key[0]);
+  h = tkrt_tma_mix(h, key[1]);
+  for (uint32_t i = 0; i < rank; ++i) {
+    h = tkrt_tma_mix(h, key[2 + i]);
+    h = tkrt_tma_mix(h, key[2 + TKRT_TMA_MAX_RANK + i]);
+    h = tkrt_tma_mix(h, key[2 + 2 * TKRT_TMA_MAX_RANK + i]);
   }
+  h = tkrt_tma_mix(h, key[TKRT_HAL_TMA_KEY_WORDS - 1]);
   return (size_t)(h >> 32) & (TKRT_HAL_TMA_CACHE_SETS - 1);
 }
 
@@ -102,7 +113,8 @@ tkrt_status_t tkrt_hal_tma_cache_encode(tkrt_hal_tma_cache_t* cache, tkrt_device
                                         void* out, tkrt_hal_tma_encode_fn encode) {
   uint64_t key[TKRT_HAL_TMA_KEY_WORDS];
   tkrt_tma_key(desc, base, key);
-  size_t set = tkrt_tma_key_set(key);
+  size_t set =
+      tkrt_tma_key_set(key, desc->rank < TKRT_TMA_MAX_RANK ? desc->rank : TKRT_TMA_MAX_RANK);
   size_t value_words = cache->value_size / 8;
   uint64_t value[TKRT_HAL_TMA_VALUE_WORDS];
   for (size_t w = 0; w < TKRT_HAL_TMA_CACHE_WAYS; ++w) {

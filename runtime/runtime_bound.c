@@ -41,7 +41,23 @@ typedef struct tkrt_bound_slot {
   int64_t default_integer;      /* for the grid */
   uint32_t tma_block[TKRT_TMA_MAX_RANK]; /* descriptors: meta's box (fp4_padded: see below) */
   bool fp4_padded;
+  /* The launch's fast path, set at create from the parameter: what it takes, and for integer
+   * scalars their range and kind; anything off it goes through the checks that explain. */
+  uint8_t op;            /* TKRT_BOUND_OP_* */
+  uint32_t divisibility; /* tt.divisibility (pointers, integers); 0 or 1: none */
+  tkrt_param_kind_t kind; /* INT: the scalar's kind (I32, I64, BOOL, U32 never: a float) */
+  int64_t low, high;      /* INT: the range */
 } tkrt_bound_slot_t;
+
+enum { TKRT_BOUND_OP_POINTER = 1, TKRT_BOUND_OP_TMA = 2, TKRT_BOUND_OP_INT = 3,
+       TKRT_BOUND_OP_SCALAR = 4 };
+
+/* v is not a multiple of d (d > 1): a mask for powers of two (tt.divisibility is 16), no
+ * division on the launch path. */
+static inline bool tkrt_bound_indivisible(uint64_t v, uint32_t d) {
+  if (d <= 1) return false;
+  return (d & (d - 1)) == 0 ? (v & (d - 1)) != 0 : v % d != 0;
+}
 
 struct tkrt_triton_bound_s {
   tkrt_runtime_t* runtime; /* retained */
@@ -297,9 +313,12 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   for (size_t i = 0; i < b->param_count; ++i) {
     const tkrt_triton_param_t* p = &k0->params[i];
     tkrt_bound_slot_t* slot = &b->slots[i];
+    slot->divisibility = p->divisibility;
     if (p->is_pointer) {
+      slot->op = TKRT_BOUND_OP_POINTER;
       slot->buffer = b->buffer_count++;
     } else if (p->kind == TKRT_PARAM_TMA) {
+      slot->op = TKRT_BOUND_OP_TMA;
       slot->buffer = b->buffer_count++;
       slot->tma = b->tma_count++;
       slot->scalar = b->scalar_count;
@@ -312,6 +331,21 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
       ++descriptor;
     } else {
       slot->scalar = b->scalar_count++;
+      slot->op = TKRT_BOUND_OP_SCALAR;
+      /* Integer scalars (the ranges of tkrt_bound_scalar, which explains what is off them). */
+      if (p->kind == TKRT_PARAM_BOOL || p->kind == TKRT_PARAM_I64 || p->kind == TKRT_PARAM_I32) {
+        slot->op = TKRT_BOUND_OP_INT;
+        slot->kind = p->kind;
+        if (p->kind == TKRT_PARAM_BOOL) {
+          slot->low = 0, slot->high = 1;
+        } else if (p->kind == TKRT_PARAM_I64) {
+          slot->low = INT64_MIN, slot->high = INT64_MAX;
+        } else {
+          unsigned bits = p->element_bytes * 8;
+          slot->low = -((int64_t)1 << (bits - 1));
+          slot->high = ((int64_t)1 << bits) - 1;
+        }
+      }
     }
   }
 
@@ -717,10 +751,30 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
   tkrt_status_t status = NULL;
   if (!buffers || !scalars || !shapes || !values) status = TKRT_OOM();
   for (size_t i = 0; i < b->param_count && !status; ++i) {
-    const tkrt_triton_param_t* p = &b->kernel->params[i];
     const tkrt_triton_arg_t* a = &args[i];
     const tkrt_bound_slot_t* slot = &b->slots[i];
     values[i] = 0;
+    /* The usual cases first, from the slot alone: a pointer that meets its divisibility, an
+     * integer in its range that meets its divisibility. The rest (errors included) below. */
+    if (slot->op == TKRT_BOUND_OP_POINTER && a->kind == TKRT_TRITON_ARG_POINTER &&
+        (a->size == 0 || !tkrt_bound_indivisible(a->ptr, slot->divisibility))) {
+      buffers[slot->buffer].ptr = a->ptr;
+      buffers[slot->buffer].size = a->size;
+      continue;
+    }
+    if (slot->op == TKRT_BOUND_OP_INT && a->kind == TKRT_TRITON_ARG_INT && a->i >= slot->low &&
+        a->i <= slot->high && !tkrt_bound_indivisible((uint64_t)a->i, slot->divisibility)) {
+      tkrt_scalar_t* out = &scalars[slot->scalar];
+      int64_t v = a->i;
+      out->kind = slot->kind;
+      out->value.i64 = 0;
+      if (slot->kind == TKRT_PARAM_BOOL) out->value.b = v != 0;
+      else if (slot->kind == TKRT_PARAM_I64) out->value.i64 = v;
+      else out->value.i32 = (int32_t)(uint32_t)(uint64_t)v;
+      values[i] = v;
+      continue;
+    }
+    const tkrt_triton_param_t* p = &b->kernel->params[i];
     if (p->is_pointer) {
       if (a->kind != TKRT_TRITON_ARG_POINTER) {
         status = TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
@@ -728,7 +782,7 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
                                 b->name, i, p->name, p->type, tkrt_bound_kind_name(a->kind));
         break;
       }
-      if (p->divisibility > 1 && a->size != 0 && a->ptr % p->divisibility != 0) {
+      if (a->size != 0 && tkrt_bound_indivisible(a->ptr, p->divisibility)) {
         status = TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
                                 "'%s': argument %zu (%s: %s) = 0x%" PRIx64 " is not a multiple of "
                                 "%u: the kernel was compiled with tt.divisibility = %u for %s",
@@ -753,9 +807,10 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
       buffers[b->buffer_count + a] = buffers[b->alias_buffers[a]];
     }
     tkrt_bound_grid_user_t grid_user = {b, values};
-    tkrt_runtime_launch_args_t launch;
-    tkrt_runtime_launch_args_init(&launch);
-    launch.call = call;
+    /* tkrt_runtime_launch's by-size launch, straight to the core (its checks hold by
+     * construction here): the runtime's tuner decides autotuned calls. */
+    tkrt_call_launch_args_t launch;
+    tkrt_call_launch_args_init(&launch);
     launch.device = b->device;
     launch.stream = stream;
     launch.buffers = buffers;
@@ -763,13 +818,15 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     launch.output_count = b->alias_count;
     launch.scalars = scalars;
     launch.scalar_count = b->scalar_count;
-    launch.alias_mode = TKRT_RUNTIME_ALIAS_BY_SIZE;
     launch.decision = decision;
     launch.grid = tkrt_bound_grid;
     launch.grid_user = &grid_user;
     launch.tma_shapes = b->tma_count ? shapes : NULL;
     launch.tma_shape_count = b->tma_count;
-    status = tkrt_runtime_launch(b->runtime, &launch);
+    if (tkrt_call_get_desc(call)->config_count > 1) {
+      status = tkrt_runtime_tuner(b->runtime, &launch.tuner);
+    }
+    if (!status) status = tkrt_call_launch(call, &launch);
   }
   if (buffers != buffers_stack) free(buffers);
   if (scalars != scalars_stack) free(scalars);

@@ -100,7 +100,7 @@ static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, c
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
-    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_cuda_stream, *s_kwnames_max_version;
+    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
 
 /* How arrays of one Python type are read; classified once per type (g_classify). */
 enum { READ_NONE = 0, READ_EXCHANGE = 1, READ_TORCH = 2, READ_CUPY = 3, READ_DLPACK = 4,
@@ -115,6 +115,9 @@ typedef struct {
   PyObject* stream;   /* TORCH / CUPY: callable(ordinal) -> current stream handle, or None */
   int32_t gpu_type;   /* TORCH / CUPY: the DLPack device type of its GPU arrays (TORCH: 0 until
                        * the first GPU tensor says) */
+  int legacy_dlpack;  /* its __dlpack__ refused max_version= once (DLPack < 1.0 producers, NumPy
+                       * before 2.1): asked without it from then on (a failed call with it raises
+                       * and formats a TypeError each launch) */
 } type_entry_t;
 
 /* The classified types: entries are allocated one by one and never move or go away (a caller may
@@ -257,13 +260,19 @@ static void extent_of(const dl_tensor_t* t, array_t* out) {
 
 /* Reads an array through DLPack's capsule; *keep gets the capsule (alive until the launch is
  * enqueued). 0 ok; -1 with an exception; 1: not readable (the caller explains). */
-static int read_capsule(PyObject* obj, array_t* out, PyObject** keep) {
+static int read_capsule(PyObject* obj, type_entry_t* e, array_t* out, PyObject** keep) {
   PyObject* args[2] = {obj, s_version_1_0};
-  PyObject* capsule = PyObject_VectorcallMethod(s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                                s_kwnames_max_version);
-  if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) { /* a producer older than DLPack 1.0 */
-    PyErr_Clear();
+  PyObject* capsule = NULL;
+  if (!e || !e->legacy_dlpack) {
+    capsule = PyObject_VectorcallMethod(s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                        s_kwnames_max_version);
+  }
+  if (!capsule && (e && e->legacy_dlpack ? 1 : PyErr_ExceptionMatches(PyExc_TypeError))) {
+    /* A producer older than DLPack 1.0 */
+    int first = !(e && e->legacy_dlpack);
+    if (first) PyErr_Clear();
     capsule = PyObject_VectorcallMethod(s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (capsule && first && e) e->legacy_dlpack = 1;
   }
   if (!capsule) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -358,7 +367,7 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
                                                 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL),
                       &out->address);
       }
-      return read_capsule(obj, out, keep);
+      return read_capsule(obj, e, out, keep);
     case READ_CUPY:
       if (!self->need_size) {
         PyObject* memory = PyObject_GetAttr(obj, s_data);
@@ -372,16 +381,16 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
         out->device_id = (int32_t)id;
         return dtype_from_map(e->dtypes, obj, &out->dtype);
       }
-      return read_capsule(obj, out, keep);
+      return read_capsule(obj, e, out, keep);
     case READ_JAX: { /* JAX gives no current stream: wait for the array, then the capsule */
       PyObject* r = PyObject_VectorcallMethod(s_block_until_ready, &obj,
                                               1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
       if (!r) return -1;
       Py_DECREF(r);
-      return read_capsule(obj, out, keep);
+      return read_capsule(obj, e, out, keep);
     }
     case READ_DLPACK:
-      return read_capsule(obj, out, keep);
+      return read_capsule(obj, e, out, keep);
     default:
       return 1;
   }
@@ -419,6 +428,12 @@ static int int_list(PyObject* obj, int64_t* out) {
   int ok = n >= 1 && n <= TKRT_TMA_MAX_RANK;
   for (Py_ssize_t i = 0; ok && i < n; i++) {
     PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+    if (PyLong_CheckExact(item)) { /* the usual: a plain int, no __index__ call */
+      int overflow = 0;
+      out[i] = PyLong_AsLongLongAndOverflow(item, &overflow);
+      if (overflow) ok = 0;
+      continue;
+    }
     if (PyBool_Check(item) || !PyIndex_Check(item)) {
       ok = 0;
       break;
@@ -448,8 +463,8 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
   if (!padding) {
     PyErr_Clear();
   } else {
-    int zero = padding == Py_None || (PyUnicode_Check(padding) &&
-                                      PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
+    int zero = padding == Py_None || padding == s_zero || /* Triton's default, interned */
+               (PyUnicode_Check(padding) && PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
     Py_DECREF(padding);
     if (!zero) return 1;
   }
@@ -610,7 +625,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nk; k++) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, k);
-      if (PyUnicode_CompareWithASCIIString(name, "stream") != 0) {
+      if (name != s_stream && PyUnicode_CompareWithASCIIString(name, "stream") != 0) {
         PyErr_Format(PyExc_TypeError, "%U: unexpected keyword argument '%U' (a launch takes "
                      "the arguments and stream=)", self->context, name);
         return NULL;
@@ -982,6 +997,8 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_strides, "strides");
   INTERN(s_block_shape, "block_shape");
   INTERN(s_padding, "padding");
+  INTERN(s_zero, "zero");
+  INTERN(s_stream, "stream");
   INTERN(s_cuda_stream, "cuda_stream");
   if (!(s_version_1_0 = Py_BuildValue("(ii)", 1, 0))) return NULL;
   if (!(s_kwnames_max_version = PyTuple_Pack(1, s_max_version))) return NULL;

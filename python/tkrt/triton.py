@@ -1285,6 +1285,13 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     self._plan = tuple(plan)
     self._arrays = tuple(arrays)
     self._names = tuple(names)
+    # The ctypes path's argument arrays, reused from launch to launch (one per launch in flight:
+    # list.pop and append are atomic, so threads never share one); the scalar parameters, reset
+    # to their defaults in the arrays-only form.
+    self._free_args: List[Any] = []
+    self._scalar_params = tuple(i for i, p in enumerate(kernel.params)
+                                if not p.is_pointer and not p.desc_rank)
+    self._torch_plan: Any = None  # the PyTorch fast path's plan (_torch_fast), made on first use
     # Launches on tkrt's own default stream, not a framework's (the device takes no foreign
     # streams); arrays' DLPack device ids not compared (its kernels address the process's memory).
     self._own_stream = not dev.foreign_streams
@@ -1326,13 +1333,95 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       self._launch_ctypes(args, stream)
 
   def _launch_ctypes(self, args: Sequence[Any], stream: Any) -> None:
-    """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch."""
-    c_args, keep, first = self._convert(args)
-    handle = self._stream_for(stream, first)
-    status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
-    del keep  # the capsules lived until the launch was queued
+    """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch. PyTorch
+    tensors whose class, dtype and device are what the launch takes go the short way
+    (_torch_fast: data_ptr() into a reused argument array); anything else, and anything off,
+    the general reader (_convert), which explains what is wrong."""
+    free = self._free_args
+    c_args = free.pop() if free else self._new_args()
+    try:
+      first = args[0] if args else None
+      handle = None
+      if (first is not None and first.__class__ in _fast_readers
+          and _fast_readers[first.__class__] is not None
+          and _fast_readers[first.__class__].name == "torch"):
+        handle = self._torch_fast(args, stream, c_args)
+      if handle is not None:
+        keep = None
+      else:
+        _, keep, first = self._convert(args, c_args)
+        handle = self._stream_for(stream, first)
+      status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
+      del keep  # the capsules lived until the launch was queued
+    finally:
+      free.append(c_args)
     if status:
       _raise(status, f"launching {self.kernel.name}")
+
+  def _new_args(self):
+    c_args = (_TritonArg * max(1, self._param_count))()
+    for arg in c_args:
+      arg.size = _UNKNOWN_SIZE
+    return c_args
+
+  def _torch_fast(self, args: Sequence[Any], stream: Any, c_args) -> Optional[int]:
+    """Fills c_args from PyTorch tensors and Python numbers the short way and returns the stream
+    handle; None when anything is not what the short way takes (c_args is then filled again by
+    _convert, which explains what is wrong)."""
+    if self._sized or self._min_bytes or self._bound is None:
+      return None  # extents are needed: the general reader computes them
+    plan = self._torch_plan
+    if plan is None:
+      reader = _fast_readers[args[0].__class__]
+      rows = []
+      for kind, i, p, extra in self._plan:
+        if kind == _P_POINTER:
+          rows.append((kind, i, reader.dtypes_for(p.element) if p.element else None))
+        else:
+          rows.append((kind, i, extra))
+      raw, ordinal = reader._raw_stream, self.device.ordinal
+      current = ((lambda: 0) if self._own_stream else
+                 (lambda: raw(ordinal)) if raw is not None else
+                 (lambda: reader.current_stream(None, self.device)))
+      plan = self._torch_plan = (tuple(rows), args[0].__class__, self.device.torch_index, current)
+    rows, cls, index, current = plan
+    given = len(args)
+    if given == len(rows):
+      positions = range(given)
+    elif given == len(self._arrays):
+      positions = self._arrays
+      for i in self._scalar_params:
+        c_args[i].kind = _ARG_DEFAULT
+    else:
+      return None
+    for value, position in zip(args, positions):
+      kind, i, extra = rows[position]
+      if kind == _P_POINTER:
+        if (value.__class__ is not cls or (extra is not None and value.dtype not in extra)
+            or value.get_device() != index):
+          return None
+        arg = c_args[i]
+        arg.kind = _ARG_POINTER
+        arg.ptr = value.data_ptr()
+        arg.size = _UNKNOWN_SIZE
+      elif kind == _P_INT:
+        if value.__class__ is not int or not extra[0] <= value <= extra[1]:
+          return None
+        arg = c_args[i]
+        arg.kind = _ARG_INT
+        arg.i = value if value <= _INT64[1] else value - 2**64
+      elif kind == _P_FLOAT:
+        if value.__class__ is not float:
+          return None
+        arg = c_args[i]
+        arg.kind = _ARG_FLOAT
+        arg.f = value
+      elif kind == _P_FIXED:
+        if value.__class__ is not extra.__class__ or not value == extra:
+          return None
+      else:
+        return None  # descriptors: the general reader
+    return current() if stream is None else self.device._stream(stream)
 
   def _stream_of(self, stream: Any) -> int:
     """An explicit stream= as a native handle (tkrt._native's path for other than ints)."""
@@ -1359,9 +1448,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     name the argument and the mismatch."""
     self._convert(args)
 
-  def _convert(self, args: Sequence[Any]):
+  def _convert(self, args: Sequence[Any], c_args: Any = None):
     """(ctypes array of tkrt_triton_arg_t, capsules to keep alive, the first array) for `args`,
-    or the error naming what is wrong."""
+    or the error naming what is wrong. `c_args`: an array to fill (one of _new_args, filled by
+    earlier launches: every argument given is written, the scalars left out are reset)."""
     if self._bound is None:
       _closed(self)
     given = len(args)
@@ -1376,9 +1466,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                       f"{len(self._plan)} arguments ({', '.join(self._names)}); got {given} "
                       f"argument{'s' if given != 1 else ''}"
                       + (f" (missing {', '.join(missing)})" if missing else ""))
-    c_args = (_TritonArg * max(1, self._param_count))()
-    for arg in c_args:
-      arg.size = _UNKNOWN_SIZE
+    if c_args is None:
+      c_args = self._new_args()
+    elif given != len(self._plan):
+      for i in self._scalar_params:
+        c_args[i].kind = _ARG_DEFAULT
     keep, first = [], None
     for index, (value, position) in enumerate(zip(args, positions)):
       kind, i, p, extra = self._plan[position]
@@ -1425,7 +1517,6 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
   def _read_array(self, index: int, p: Param, a: Any, need: int, keep: list) -> Tuple[int, int]:
     """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
     checked; a DLPack capsule it was read through goes into `keep`."""
-    expect = _Expect(index, p, self.device, self._where)
     reader = _fast_reader(type(a))
     if reader is not None:
       info = reader.info(a)
@@ -1443,7 +1534,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     if (kind not in self.device.dlpack_types
         or (ident != self.device.ordinal and not self._any_array_ordinal)
         or (p.element and info[2] != p.element)):
-      raise _array_error(expect, info, a)
+      raise _array_error(_Expect(index, p, self.device, self._where), info, a)
     if need and info[3] < need:
       raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) spans {info[3]} "
                        f"bytes; the launch was prepared with min_elements {p.name}="
