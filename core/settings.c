@@ -132,6 +132,19 @@ static const tkrt_setting_t kSettings[TKRT_SETTING_ID_COUNT] = {
          .doc = "the libtkrt.so tkrt.triton loads (read by the package; else the wheel's "
                 "tkrt/lib/libtkrt.so.0, else the package's libtkrt_xla.so)",
          .scopes = PY},
+    [TKRT_SETTING_ID_PYTHON_LAUNCH] =
+        {.name = "python_launch", .env = "TKRT_PYTHON_LAUNCH", .type = TKRT_SETTING_WORD,
+         .words = "native|ctypes", .default_text = "native where tkrt._native is built",
+         .expected = "native or ctypes",
+         .doc = "how tkrt.triton's prepared launches run: the C extension tkrt._native, or ctypes "
+                "(read at import; native insists on the extension)",
+         .scopes = PY},
+    [TKRT_SETTING_ID_NATIVE_MODULE] =
+        {.name = "native_module", .env = "TKRT_NATIVE_MODULE", .type = TKRT_SETTING_TEXT,
+         .default_text = "the package's own", .expected = "a path",
+         .doc = "the tkrt._native extension file tkrt.triton imports (a build folder's; read by "
+                "the package)",
+         .scopes = PY},
 };
 
 size_t tkrt_setting_count(void) { return TKRT_SETTING_ID_COUNT; }
@@ -320,6 +333,8 @@ tkrt_status_t tkrt_settings_apply(const char* name, const char* value, uint32_t 
     case TKRT_SETTING_ID_XLA_COUNT_CAPTURES:
     case TKRT_SETTING_ID_XLA_LIBRARY:
     case TKRT_SETTING_ID_LIBRARY:
+    case TKRT_SETTING_ID_PYTHON_LAUNCH:
+    case TKRT_SETTING_ID_NATIVE_MODULE:
     case TKRT_SETTING_ID_COUNT:
       break; /* no field in these structs: the caller uses out_value */
   }
