@@ -857,16 +857,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_ARRAY: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
         values[i] = buffer->ptr;
-        if (p->value.array.bytes_to_zero) {
-          status = tkrt_memset_async(args->device, buffer->ptr, 0, p->value.array.bytes_to_zero,
-                                     args->stream);
-          if (status) {
-            status = tkrt_status_annotate(status, "zeroing %llu bytes of parameter %zu",
-                                          (unsigned long long)p->value.array.bytes_to_zero, i);
-            goto done;
-          }
-        }
-        break;
+        break; /* bytes_to_zero: enqueued below, once every descriptor is encoded */
       }
       case TKRT_PARAM_BOOL: *(uint8_t*)slot = p->value.b ? 1 : 0; break;
       case TKRT_PARAM_I32: memcpy(slot, &p->value.i32, 4); break;
@@ -900,6 +891,19 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       }
     }
     params[i] = slot;
+  }
+  /* Only now the memsets (bytes_to_zero): a descriptor the backend refused to encode above must
+   * leave the buffers as they were (nothing enqueued on error). */
+  for (size_t i = 0; i < config->param_count; ++i) {
+    const tkrt_param_t* p = &config->params[i];
+    if (p->kind != TKRT_PARAM_ARRAY || !p->value.array.bytes_to_zero) continue;
+    status = tkrt_memset_async(args->device, values[i], 0, p->value.array.bytes_to_zero,
+                               args->stream);
+    if (status) {
+      status = tkrt_status_annotate(status, "zeroing %llu bytes of parameter %zu",
+                                    (unsigned long long)p->value.array.bytes_to_zero, i);
+      goto done;
+    }
   }
   /* The two hidden pointers every Triton kernel may declare: global and profile scratch. */
   values[config->param_count] = scratch;
