@@ -661,6 +661,31 @@ static tkrt_status_t tkrt_tma_for_launch(const tkrt_call_t* call, size_t index, 
   return NULL;
 }
 
+/* The bytes a TMA descriptor's tensor spans from its base, (1 + sum (shape[d] - 1) * strides[d])
+ * elements, must lie in its buffer where the buffer's size is known: the copy engine reads and
+ * writes anywhere in the described tensor, so a shape larger than the buffer would reach memory
+ * outside it. The descriptor was validated (rank 1..5, shapes >= 1). */
+static tkrt_status_t tkrt_tma_within_buffer(const tkrt_tma_desc_t* tma, const tkrt_buffer_t* buffer,
+                                            size_t i) {
+  if (buffer->size == TKRT_BUFFER_SIZE_UNKNOWN) return NULL;
+  uint64_t last = 0, term = 0, bytes = 0;
+  bool overflow = false;
+  for (uint32_t d = 0; d < tma->rank && !overflow; ++d) {
+    overflow = __builtin_mul_overflow(tma->shape[d] - 1, tma->strides[d], &term) ||
+               __builtin_add_overflow(last, term, &last);
+  }
+  overflow = overflow || __builtin_add_overflow(last, 1, &last) ||
+             __builtin_mul_overflow(last, (uint64_t)tkrt_hal_tma_element_bytes(tma->elem_type),
+                                    &bytes);
+  if (overflow || bytes > buffer->size) {
+    return TKRT_TMA_INVALID("its shape and strides span %s%llu bytes but its buffer holds %llu",
+                            i, overflow ? "more than " : "",
+                            (unsigned long long)(overflow ? UINT64_MAX : bytes),
+                            (unsigned long long)buffer->size);
+  }
+  return NULL;
+}
+
 tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                       const tkrt_call_device_state_t* state, size_t index,
                                       const tkrt_call_launch_args_t* args) {
@@ -715,9 +740,9 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
     }
     const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
     if (p->kind == TKRT_PARAM_TMA) {
+      const tkrt_tma_desc_t* tma = &p->value.tma;
       if (args->tma_shape_count) {
         size_t k = next_tma++;
-        const tkrt_tma_desc_t* tma;
         tkrt_tma_desc_t merged;
         tkrt_tma_desc_t* into = k < TKRT_STACK_TMA ? &tma_merged[k] : &merged;
         TKRT_RETURN_IF_ERROR(tkrt_tma_for_launch(call, index, i, k, args, &tma, into));
@@ -727,6 +752,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
         return TKRT_TMA_INVALID("its buffer's address 0x%llx is not %u-byte aligned", i,
                                 (unsigned long long)buffer->ptr, TKRT_TMA_BASE_ALIGN);
       }
+      TKRT_RETURN_IF_ERROR(tkrt_tma_within_buffer(tma, buffer, i));
       continue;
     }
     uint64_t divisibility = p->value.array.ptr_divisibility;
@@ -831,16 +857,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       case TKRT_PARAM_ARRAY: {
         const tkrt_buffer_t* buffer = &args->buffers[next_buffer++];
         values[i] = buffer->ptr;
-        if (p->value.array.bytes_to_zero) {
-          status = tkrt_memset_async(args->device, buffer->ptr, 0, p->value.array.bytes_to_zero,
-                                     args->stream);
-          if (status) {
-            status = tkrt_status_annotate(status, "zeroing %llu bytes of parameter %zu",
-                                          (unsigned long long)p->value.array.bytes_to_zero, i);
-            goto done;
-          }
-        }
-        break;
+        break; /* bytes_to_zero: enqueued below, once every descriptor is encoded */
       }
       case TKRT_PARAM_BOOL: *(uint8_t*)slot = p->value.b ? 1 : 0; break;
       case TKRT_PARAM_I32: memcpy(slot, &p->value.i32, 4); break;
@@ -874,6 +891,19 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       }
     }
     params[i] = slot;
+  }
+  /* Only now the memsets (bytes_to_zero): a descriptor the backend refused to encode above must
+   * leave the buffers as they were (nothing enqueued on error). */
+  for (size_t i = 0; i < config->param_count; ++i) {
+    const tkrt_param_t* p = &config->params[i];
+    if (p->kind != TKRT_PARAM_ARRAY || !p->value.array.bytes_to_zero) continue;
+    status = tkrt_memset_async(args->device, values[i], 0, p->value.array.bytes_to_zero,
+                               args->stream);
+    if (status) {
+      status = tkrt_status_annotate(status, "zeroing %llu bytes of parameter %zu",
+                                    (unsigned long long)p->value.array.bytes_to_zero, i);
+      goto done;
+    }
   }
   /* The two hidden pointers every Triton kernel may declare: global and profile scratch. */
   values[config->param_count] = scratch;

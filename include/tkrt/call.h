@@ -108,8 +108,10 @@ typedef enum tkrt_param_kind {
  * buffer, whose address is the tensor's base (16-byte aligned), and is passed to the kernel as a
  * 128-byte CUtensorMap encoded at each launch. elem_type / swizzle: CUtensorMapDataType (0..12) /
  * CUtensorMapSwizzle (0..3) values; oob_fill: 0 zeros, 1 NaN; shape, strides (in elements, the
- * innermost 1) and block_shape (the TMA box, 1..256 each) outermost first. Runs on backends whose
- * devices have TKRT_DEVICE_FEATURE_TMA (CUDA, sm_90+); elsewhere launches are UNIMPLEMENTED. */
+ * innermost 1) and block_shape (the TMA box, 1..256 each) outermost first. The bytes the tensor
+ * spans from its base must lie in the buffer when the buffer's size is known (INVALID_ARGUMENT
+ * otherwise, nothing enqueued). Runs on backends whose devices have TKRT_DEVICE_FEATURE_TMA
+ * (CUDA, sm_90+); elsewhere launches are UNIMPLEMENTED. */
 typedef struct tkrt_tma_desc {
   uint32_t elem_type;
   uint32_t swizzle;
@@ -297,9 +299,12 @@ typedef struct tkrt_call_launch_args {
   /* Optional per-launch grid (grids that depend on per-launch scalars): called with the index of
    * the config about to run (for every config the tuner benchmarks) before anything is enqueued
    * for it; out_grid (in programs, before cluster scaling; it holds the config's own grid on
-   * entry) replaces that config's grid for this launch. A status it returns fails the launch, nothing enqueued. Global and profile scratch
-   * grow to what the grid needs, outside a stream capture only: a captured launch that needs more
-   * than the call holds is FAILED_PRECONDITION (launch once with the largest grid first). */
+   * entry) replaces that config's grid for this launch. A status it returns fails the launch with
+   * nothing enqueued for that config (while tuning, configs benchmarked before it have run and
+   * in-place buffers are restored), as does a grid over the device's limits. Global and profile
+   * scratch grow to what the grid needs, outside a stream capture only: a captured launch that
+   * needs more than the call holds is FAILED_PRECONDITION (launch once with the largest grid
+   * first). */
   tkrt_status_t (*grid)(void* grid_user, size_t config, uint32_t out_grid[3]);
   void* grid_user;
   /* Optional per-launch shapes of TMA parameters: entry k is the k-th TMA parameter's (parameter

@@ -128,6 +128,16 @@ static void test_tma_shapes_per_launch(void) {
   zero.shape[0] = 0;
   expect_shapes(&zero, 1, TKRT_STATUS_INVALID_ARGUMENT,
                 "parameter 0 (TMA descriptor): shape[0] is 0", NULL);
+  /* The tensor must lie in its buffer (100 x 200 f32, 80000 bytes): one row more is refused,
+   * and so is a span that overflows 64 bits, before anything is enqueued. */
+  tkrt_tma_shape_t too_big = {.rank = 2, .shape = {101, 200}, .strides = {200, 1}};
+  expect_shapes(&too_big, 1, TKRT_STATUS_INVALID_ARGUMENT,
+                "parameter 0 (TMA descriptor): its shape and strides span 80800 bytes but its "
+                "buffer holds 80000", NULL);
+  tkrt_tma_shape_t huge = {.rank = 2, .shape = {UINT64_C(1) << 32, 200},
+                           .strides = {(UINT64_C(1) << 38) - 4, 1}};
+  expect_shapes(&huge, 1, TKRT_STATUS_INVALID_ARGUMENT,
+                "its shape and strides span more than 18446744073709551615 bytes", NULL);
   tkrt_tma_shape_t two[] = {shape, shape};
   expect_shapes(two, 2, TKRT_STATUS_INVALID_ARGUMENT,
                 "2 per-launch TMA shapes given; kernel 'tma_probe' has 1 TMA parameters", NULL);
