@@ -2403,6 +2403,39 @@ static int write_fixture(char** argv) {
   snprintf(g_tmp, sizeof(g_tmp), "%s", dir);
   snprintf(jit, sizeof(jit), "%s/add_jit", dir);
   make_copy_dir("add_jit", "add_jit", "add_kernel", argv[6], NULL, jit, sizeof(jit));
+  /* tile_desc/: the decomposed-descriptor kernel (TKRT_TEST_DESC_HOST), with tile_src.bin (the
+   * 6 x 11 tensor, row stride 13, from the buffer's start) and the 8 x 16 out it makes with
+   * zero padding (tile_zero.bin) and NaN padding (tile_nan.bin). */
+  char tile[2048];
+  snprintf(tile, sizeof(tile), "%s/tile_desc", dir);
+  if (!make_tile_output(tile)) return 1;
+  {
+    float src[(kTileRows - 1) * kTileStride + kTileCols], zero[kTileOut], nan[kTileOut];
+    for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); ++i) src[i] = (float)i + 0.5f;
+    for (int r = 0; r < 8; ++r) {
+      for (int c = 0; c < 16; ++c) {
+        int in = r < kTileRows && c < kTileCols;
+        zero[r * 16 + c] = in ? src[r * kTileStride + c] : 0.0f;
+        nan[r * 16 + c] = in ? src[r * kTileStride + c] : NAN;
+      }
+    }
+    const struct {
+      const char* name;
+      const float* data;
+      size_t count;
+    } tiles[] = {{"tile_src.bin", src, sizeof(src) / sizeof(src[0])},
+                 {"tile_zero.bin", zero, kTileOut},
+                 {"tile_nan.bin", nan, kTileOut}};
+    for (int f = 0; f < 3; ++f) {
+      char path[2100];
+      snprintf(path, sizeof(path), "%s/%s", dir, tiles[f].name);
+      FILE* out = fopen(path, "wb");
+      if (!out || fwrite(tiles[f].data, sizeof(float), tiles[f].count, out) != tiles[f].count) {
+        return 1;
+      }
+      fclose(out);
+    }
+  }
   return 0;
 }
 
