@@ -672,6 +672,7 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
     return NULL;
   }
   shape->rank = rank;
+  shape->fill = a->padding_nan ? 2 : 1; /* NaN or zeros (tkrt_tma_shape_t.fill) */
   for (uint32_t d = 0; d < rank; ++d) {
     shape->shape[d] = (uint64_t)a->shape[d];
     shape->strides[d] = (uint64_t)a->strides[d];

@@ -1925,6 +1925,7 @@ static uint16_t exact_half(float f) {
 static float half_value(uint16_t h) {
   int exponent = (h >> 10) & 0x1F;
   int mantissa = h & 0x3FF;
+  if (exponent == 0x1F) return mantissa ? NAN : (h & 0x8000 ? -INFINITY : INFINITY);
   float value = exponent == 0 ? ldexpf((float)mantissa, -24)
                               : ldexpf((float)(mantissa + 1024), exponent - 25);
   return h & 0x8000 ? -value : value;
@@ -1946,10 +1947,12 @@ static tkrt_triton_arg_t desc_arg(tkrt_deviceptr_t base, uint64_t bytes, int64_t
 }
 
 /* C = A @ B by matmul_tma_kernel (three host descriptors) for M x K times K x N; returns the
- * elements that differ from the exact product (-1: did not run). */
-static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
-                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
-                           uint64_t capacity, int M, int N, int K) {
+ * elements that differ from the exact product (-1: did not run). With `nan_a`, A's descriptor pads
+ * with NaN: where K is no multiple of the kernel's 64, its last k block reads past A's columns, so
+ * every element of C must then be NaN (counted as wrong otherwise). */
+static long run_matmul_tma_padded(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                                  tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                                  uint64_t capacity, int M, int N, int K, uint32_t nan_a) {
   uint16_t* a = malloc((size_t)M * K * 2);
   uint16_t* b = malloc((size_t)K * N * 2);
   uint16_t* c = malloc((size_t)M * N * 2);
@@ -1965,6 +1968,7 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
   EXPECT_OK(tkrt_memset_async(device, dc, 0, capacity, NULL));
   tkrt_triton_arg_t args[6];
   args[0] = desc_arg(da, capacity, M, K);
+  args[0].padding_nan = nan_a;
   args[1] = desc_arg(db, capacity, K, N);
   args[2] = desc_arg(dc, capacity, M, N);
   for (int i = 3; i < 6; ++i) {
@@ -1987,7 +1991,8 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
       for (int j = 0; j < N; ++j) {
         float want = 0.0f;
         for (int k = 0; k < K; ++k) want += fa[i * K + k] * fb[k * N + j];
-        wrong += half_value(c[i * N + j]) != want;
+        float got = half_value(c[i * N + j]);
+        wrong += nan_a ? !isnan(got) : got != want;
       }
     }
   }
@@ -1997,6 +2002,12 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
   free(fa);
   free(fb);
   return wrong;
+}
+
+static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                           uint64_t capacity, int M, int N, int K) {
+  return run_matmul_tma_padded(bound, device, da, db, dc, capacity, M, N, K, 0);
 }
 
 /* On a CUDA device with TMA (the GPU machine's run of this test; skipped elsewhere): add_jit's
@@ -2059,6 +2070,13 @@ static void bound_cuda_tma(void) {
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 128, 512, 192), 0);
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+  /* Padding per launch (the encode's fill, tkrt_tma_shape_t.fill): K = 208 leaves 48 columns of
+   * the last k block outside A; zeros keep the product exact, NaN reaches every element of C, and
+   * the next zero-padded launch of the same tensor is exact again (the encode cache keys on the
+   * fill). */
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 0), 0);
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 1), 0);
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 0), 0);
 
   /* Descriptor errors, nothing launched. */
   args[0] = desc_arg(da, capacity, 256, 256);
@@ -2093,6 +2111,10 @@ static void bound_cuda_tma(void) {
   args[1] = desc_arg(db, 1000, 256, 256);
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_OUT_OF_RANGE,
                 "its shape and strides span 131072 bytes but the buffer holds 1000");
+  args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].padding_nan = 2;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "padding_nan is 2; 0 (pad with zeros) or 1 (pad with NaN)");
   args[1] = desc_arg(db, capacity, 256, 256);
   args[1].kind = TKRT_TRITON_ARG_POINTER;
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
