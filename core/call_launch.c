@@ -649,9 +649,17 @@ static tkrt_status_t tkrt_tma_for_launch(const tkrt_call_t* call, size_t index, 
                             k, i, tkrt_config_label(call, index, label, sizeof(label)),
                             shape->rank, own->rank);
   }
+  if (shape->fill > 2) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "per-launch TMA shape %zu (parameter %zu of %s) has fill %u; 0 (the "
+                            "call's), 1 (zeros) or 2 (NaN)",
+                            k, i, tkrt_config_label(call, index, label, sizeof(label)),
+                            shape->fill);
+  }
   *merged = *own;
   memcpy(merged->shape, shape->shape, sizeof(merged->shape));
   memcpy(merged->strides, shape->strides, sizeof(merged->strides));
+  if (shape->fill) merged->oob_fill = shape->fill - 1;
   tkrt_status_t status = tkrt_hal_tma_validate(merged, i);
   if (status) {
     return tkrt_status_annotate(status, "per-launch TMA shape %zu of %s", k,

@@ -41,6 +41,7 @@ typedef struct tkrt_bound_slot {
   int64_t default_integer;      /* for the grid */
   uint32_t tma_block[TKRT_TMA_MAX_RANK]; /* descriptors: meta's box (fp4_padded: see below) */
   bool fp4_padded;
+  bool decomposed; /* descriptors: passed decomposed (no TMA), tkrt_triton_kernel_decomposed */
   /* The launch's fast path, set at create from the parameter: what it takes, and for integer
    * scalars their range and kind; anything off it goes through the checks that explain. */
   uint8_t op;            /* TKRT_BOUND_OP_* */
@@ -231,13 +232,18 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     key_params[k] = (size_t)index;
   }
 
-  /* Descriptors need TMA: refused on devices without it before anything is loaded. */
-  if (!(tkrt_device_info(o.device)->features & TKRT_DEVICE_FEATURE_TMA)) {
+  /* Descriptors lowered to TMA need it: refused on devices without it before anything is loaded
+   * (decomposed ones run anywhere). */
+  if (!tkrt_triton_kernel_decomposed(k0) &&
+      !(tkrt_device_info(o.device)->features & TKRT_DEVICE_FEATURE_TMA)) {
     for (size_t i = 0; i < k0->param_count; ++i) {
       if (k0->params[i].kind != TKRT_PARAM_TMA) continue;
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                               "'%s': parameter %zu (%s: %s) is a tensor descriptor, which needs "
-                              "TMA; the %s backend's device has none (CUDA on sm_90 and newer)",
+                              "TMA; the %s backend's device has none (CUDA on sm_90 and newer): "
+                              "Triton lowered it to TMA (its tensordesc_meta); compiled for a "
+                              "target without TMA, Triton passes descriptors decomposed (empty "
+                              "tensordesc_meta), a form that runs on every backend",
                               kernel_name, i, k0->params[i].name, k0->params[i].type,
                               tkrt_device_backend_name(o.device));
     }
@@ -317,6 +323,14 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     if (p->is_pointer) {
       slot->op = TKRT_BOUND_OP_POINTER;
       slot->buffer = b->buffer_count++;
+    } else if (p->kind == TKRT_PARAM_TMA && tkrt_triton_kernel_decomposed(k0)) {
+      /* Decomposed: the base as a buffer, shape, strides, padding flag and the hidden shape
+       * and strides as 4 * rank + 1 scalars. */
+      slot->op = TKRT_BOUND_OP_TMA;
+      slot->decomposed = true;
+      slot->buffer = b->buffer_count++;
+      slot->scalar = b->scalar_count;
+      b->scalar_count += 4 * (size_t)p->desc_rank + 1;
     } else if (p->kind == TKRT_PARAM_TMA) {
       slot->op = TKRT_BOUND_OP_TMA;
       slot->buffer = b->buffer_count++;
@@ -541,8 +555,15 @@ static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
   return NULL;
 }
 
+/* Whether a descriptor's elements are floating point (NaN padding needs it). */
+static bool tkrt_bound_float_element(const tkrt_triton_param_t* p) {
+  const char* e = p->type + strlen("tensordesc<");
+  return strncmp(e, "fp", 2) == 0 || strncmp(e, "bf", 2) == 0;
+}
+
 /* A descriptor argument: its base as the buffer, its shape and strides for the TMA encode and as
- * the hidden i32 shape / i64 stride scalars. */
+ * the hidden i32 shape / i64 stride scalars; decomposed, its shape, strides, padding flag and the
+ * hidden ones as scalars. */
 static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t i,
                                            const tkrt_triton_param_t* p,
                                            const tkrt_triton_arg_t* a, tkrt_buffer_t* buffer,
@@ -576,7 +597,19 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
                           "; a tensor descriptor's must be 1",
                           b->name, i, p->name, p->type, a->strides[rank - 1]);
   }
-  if (a->ptr % 16 != 0) {
+  if (a->padding_nan > 1) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s): padding_nan is %u; 0 (pad with zeros) or "
+                          "1 (pad with NaN)",
+                          b->name, i, p->name, p->type, a->padding_nan);
+  }
+  if (a->padding_nan && !tkrt_bound_float_element(p)) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s): padding with NaN needs a floating-point "
+                          "element type",
+                          b->name, i, p->name, p->type);
+  }
+  if (!slot->decomposed && a->ptr % 16 != 0) {
     return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
                           "'%s': argument %zu (%s: %s): the base 0x%" PRIx64
                           " is not 16-byte aligned (TMA needs it)",
@@ -595,7 +628,7 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
                             ", not positive",
                             b->name, i, p->name, p->type, d, a->strides[d]);
     }
-    if (d + 1 < rank && p->element_bytes &&
+    if (!slot->decomposed && d + 1 < rank && p->element_bytes &&
         ((uint64_t)a->strides[d] * p->element_bytes) % 16 != 0) {
       return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
                             "'%s': argument %zu (%s: %s): stride %u is %" PRId64
@@ -626,7 +659,20 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
   }
   buffer->ptr = a->ptr;
   buffer->size = a->size;
+  if (slot->decomposed) {
+    /* shape i64, strides i64, padding i1, then the hidden shape i32 and strides i64. */
+    for (uint32_t d = 0; d < rank; ++d) {
+      hidden[d] = (tkrt_scalar_t){.kind = TKRT_PARAM_I64, .value.i64 = a->shape[d]};
+      hidden[rank + d] = (tkrt_scalar_t){.kind = TKRT_PARAM_I64, .value.i64 = a->strides[d]};
+      hidden[2 * rank + 1 + d] =
+          (tkrt_scalar_t){.kind = TKRT_PARAM_I32, .value.i32 = (int32_t)a->shape[d]};
+      hidden[3 * rank + 1 + d] = (tkrt_scalar_t){.kind = TKRT_PARAM_I64, .value.i64 = a->strides[d]};
+    }
+    hidden[2 * rank] = (tkrt_scalar_t){.kind = TKRT_PARAM_BOOL, .value.b = a->padding_nan != 0};
+    return NULL;
+  }
   shape->rank = rank;
+  shape->fill = a->padding_nan ? 2 : 1; /* NaN or zeros (tkrt_tma_shape_t.fill) */
   for (uint32_t d = 0; d < rank; ++d) {
     shape->shape[d] = (uint64_t)a->shape[d];
     shape->strides[d] = (uint64_t)a->strides[d];
@@ -724,7 +770,7 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
   if (b->tma_count &&
       !(tkrt_device_info(b->device)->features & TKRT_DEVICE_FEATURE_TMA)) {
     for (size_t i = 0; i < b->param_count; ++i) {
-      if (b->kernel->params[i].kind != TKRT_PARAM_TMA) continue;
+      if (b->kernel->params[i].kind != TKRT_PARAM_TMA || b->slots[i].decomposed) continue;
       return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                               "'%s': argument %zu (%s: %s) is a tensor descriptor, which needs "
                               "TMA; the %s backend's device has none",
@@ -793,7 +839,8 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
       buffers[slot->buffer].ptr = a->ptr;
       buffers[slot->buffer].size = a->size;
     } else if (p->kind == TKRT_PARAM_TMA) {
-      status = tkrt_bound_descriptor(b, i, p, a, &buffers[slot->buffer], &shapes[slot->tma],
+      status = tkrt_bound_descriptor(b, i, p, a, &buffers[slot->buffer],
+                                     slot->decomposed ? NULL : &shapes[slot->tma],
                                      &scalars[slot->scalar]);
     } else {
       status = tkrt_bound_scalar(b, i, p, a, &scalars[slot->scalar], &values[i]);

@@ -58,12 +58,15 @@ static const char kTritonUsage[] =
     "  --arg NAME=VALUE       a scalar parameter (integer, 0x-hex, or float)\n"
     "  --arg NAME=@FILE       a pointer parameter: a buffer holding FILE's bytes\n"
     "  --arg NAME=zeros:BYTES a pointer parameter: a zero-filled buffer of BYTES bytes\n"
-    "  --arg NAME=@FILE --desc NAME=SHAPE[/STRIDES]\n"
+    "  --arg NAME=@FILE --desc NAME=SHAPE[/STRIDES][:nan]\n"
     "                         a tensor descriptor parameter (Triton's host TensorDescriptor): the\n"
     "                         buffer as for a pointer, and the tensor's shape in elements,\n"
     "                         outermost first (e.g. 256x512), with strides in elements (e.g.\n"
-    "                         /512,1; default contiguous; the innermost must be 1). Needs a\n"
-    "                         device with TMA (CUDA, sm_90 and newer)\n"
+    "                         /512,1; default contiguous; the innermost must be 1); :nan pads\n"
+    "                         reads outside the tensor with NaN (padding=\"nan\"; default zeros).\n"
+    "                         A kernel Triton lowered to TMA (tensordesc_meta) needs a device\n"
+    "                         with TMA (CUDA, sm_90 and newer); one it did not (empty\n"
+    "                         tensordesc_meta: descriptors passed decomposed) runs anywhere\n"
     "  --inout NAME           the pointer parameter is read and written in place (saved and\n"
     "                         restored around autotuning)\n"
     "  --expect NAME=FILE     compare that buffer after the launch with FILE's bytes\n"
@@ -688,8 +691,9 @@ static tkrt_status_t native_code_left_out(const tkrt_triton_kernel_t* k, tkrt_de
   return NULL;
 }
 
-/* --desc NAME=SHAPE[/STRIDES] for descriptor parameter `p` (index i): "256x512" or
- * "256x512/512,1", in elements; strides default to contiguous. */
+/* --desc NAME=SHAPE[/STRIDES][:nan] for descriptor parameter `p` (index i): "256x512" or
+ * "256x512/512,1", in elements; strides default to contiguous; ":nan" (or ":zero", the default)
+ * the padding. */
 static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_t* p, size_t i,
                                 tkrt_triton_arg_t* out) {
   const triton_named_t* desc = find_named(o->descs, o->desc_count, p->name);
@@ -702,6 +706,18 @@ static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_
   }
   const char* text = desc->value;
   const char* at = text;
+  uint32_t padding_nan = 0;
+  const char* colon = strchr(text, ':');
+  char shape_text[256];
+  if (colon) {
+    if (strcmp(colon + 1, "nan") != 0 && strcmp(colon + 1, "zero") != 0) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--desc %s: padding '%s' is not nan or zero", desc->name, colon + 1);
+    }
+    padding_nan = strcmp(colon + 1, "nan") == 0;
+    snprintf(shape_text, sizeof(shape_text), "%.*s", (int)(colon - text), text);
+    at = (size_t)(colon - text) < sizeof(shape_text) ? shape_text : "!"; /* too long: refused */
+  }
   uint32_t rank = 0, strides = 0;
   int64_t shape[TKRT_TMA_MAX_RANK] = {0}, stride[TKRT_TMA_MAX_RANK] = {0};
   for (int part = 0; part < 2; ++part) {
@@ -733,8 +749,9 @@ static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_
   if (*at || rank == 0 || rank > TKRT_TMA_MAX_RANK || (strides && strides != rank) ||
       strides > TKRT_TMA_MAX_RANK) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "--desc %s: expected SHAPE[/STRIDES], e.g. 256x512 or 256x512/512,1 "
-                            "(1 to %d positive integers, as many strides as dimensions)",
+                            "--desc %s: expected SHAPE[/STRIDES][:nan], e.g. 256x512 or "
+                            "256x512/512,1 (1 to %d positive integers, as many strides as "
+                            "dimensions)",
                             desc->name, TKRT_TMA_MAX_RANK);
   }
   if (rank != p->desc_rank) {
@@ -755,6 +772,7 @@ static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_
   out->rank = rank;
   memcpy(out->shape, shape, sizeof(shape));
   memcpy(out->strides, stride, sizeof(stride));
+  out->padding_nan = padding_nan;
   return NULL;
 }
 

@@ -841,6 +841,40 @@ static void tkrt_triton_tma_param(const tkrt_triton_param_t* p, const tkrt_trito
   }
 }
 
+/* A tensor descriptor parameter in the decomposed form (Triton's launcher where the kernel was not
+ * lowered to TMA): the base as an ARRAY parameter (consumes a buffer), shape as rank I64, strides
+ * as rank I64, the padding flag as BOOL (NaN), then the TTIR's hidden shape as rank I32 and
+ * strides as rank I64. Placeholders (the block, contiguous, zero padding) that each launch
+ * replaces. Returns the parameters written: 4 * rank + 2. */
+static size_t tkrt_triton_decomposed_params(const tkrt_triton_param_t* p, tkrt_param_t* out) {
+  uint32_t r = p->desc_rank;
+  size_t n = 4 * (size_t)r + 2;
+  memset(out, 0, n * sizeof(*out));
+  out[0].kind = TKRT_PARAM_ARRAY;
+  out[0].value.array.ptr_divisibility = p->divisibility > 1 ? p->divisibility : 0;
+  int64_t strides[TKRT_TMA_MAX_RANK];
+  for (uint32_t d = r; d-- > 0;) {
+    strides[d] = d == r - 1 ? 1 : strides[d + 1] * (int64_t)p->desc_block[d + 1];
+  }
+  for (uint32_t d = 0; d < r; ++d) {
+    out[1 + d].kind = TKRT_PARAM_I64;
+    out[1 + d].value.i64 = p->desc_block[d];
+    out[1 + r + d].kind = TKRT_PARAM_I64;
+    out[1 + r + d].value.i64 = strides[d];
+    out[2 + 2 * r + d].kind = TKRT_PARAM_I32;
+    out[2 + 2 * r + d].value.i32 = (int32_t)p->desc_block[d];
+    out[2 + 3 * r + d].kind = TKRT_PARAM_I64;
+    out[2 + 3 * r + d].value.i64 = strides[d];
+  }
+  out[1 + 2 * r].kind = TKRT_PARAM_BOOL;
+  out[1 + 2 * r].value.b = false;
+  return n;
+}
+
+bool tkrt_triton_kernel_decomposed(const tkrt_triton_kernel_t* kernel) {
+  return kernel->desc_meta_count == 0;
+}
+
 tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* caller_desc,
                                                bool allow_missing, tkrt_call_t** out_call) {
   if (!caller_desc || !out_call) {
@@ -896,24 +930,26 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     }
   }
 
-  /* Tensor descriptors: lowered to TMA (tensordesc_meta) in every variant, alike. */
+  /* Tensor descriptors: lowered to TMA (tensordesc_meta) in every variant, alike, or in none
+   * (the decomposed form: base pointer, shape, strides, padding flag, hidden shape and strides). */
   size_t descriptors = 0, count = 0;
+  bool decomposed = tkrt_triton_kernel_decomposed(k0);
   for (size_t i = 0; i < k0->param_count; ++i) {
     const tkrt_triton_param_t* p = &k0->params[i];
     count += 1;
     if (p->kind != TKRT_PARAM_TMA) continue;
-    count += 2 * (size_t)p->desc_rank;
+    count += (decomposed ? 4 : 2) * (size_t)p->desc_rank + (decomposed ? 1 : 0);
     for (size_t v = 0; v < d.variant_count; ++v) {
       const tkrt_triton_kernel_t* k = d.variants[v].kernel;
-      if (k->desc_meta_count == 0) {
+      if (tkrt_triton_kernel_decomposed(k) != decomposed) {
         return TKRT_STATUS_MAKE(
-            TKRT_STATUS_UNIMPLEMENTED,
-            "kernel '%s' (variant %zu): parameter '%s' (%s) is a tensor descriptor that Triton did "
-            "not lower to TMA (the metadata's tensordesc_meta is empty, e.g. the target has no TMA "
-            "or the block does not fit it); Triton then passes it decomposed (base pointer, "
-            "shapes, strides, padding flag), which tkrt does not build",
-            kernel_name, v, p->name, p->type);
+            TKRT_STATUS_INVALID_ARGUMENT,
+            "variant %zu of '%s': parameter '%s' (%s) is a tensor descriptor that Triton %s TMA "
+            "(tensordesc_meta %s) but %s in variant 0; the variants must pass it alike",
+            v, kernel_name, p->name, p->type, decomposed ? "lowered to" : "did not lower to",
+            decomposed ? "given" : "empty", decomposed ? "not" : "did");
       }
+      if (decomposed) continue;
       if (descriptors >= k->desc_meta_count ||
           memcmp(&k->desc_meta[descriptors], &k0->desc_meta[descriptors],
                  sizeof(k->desc_meta[0])) != 0) {
@@ -943,6 +979,10 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     if (p->is_pointer) {
       params[at].kind = TKRT_PARAM_ARRAY;
       params[at++].value.array.ptr_divisibility = p->divisibility > 1 ? p->divisibility : 0;
+      continue;
+    }
+    if (p->kind == TKRT_PARAM_TMA && decomposed) {
+      at += tkrt_triton_decomposed_params(p, &params[at]);
       continue;
     }
     if (p->kind == TKRT_PARAM_TMA) {

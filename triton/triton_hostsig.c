@@ -252,39 +252,82 @@ static size_t tkrt_hostsig_split(const char* signature, char (*types)[TKRT_HOSTS
   return count;
 }
 
+/* The host-side types of TTIR parameter `p`: its own type, or for a tensor descriptor the
+ * decomposed form Triton's launcher passes where descriptors were not lowered to TMA (the base
+ * pointer, shape as rank i64, strides as rank i64, the i1 padding flag, then the TTIR's hidden
+ * shape as rank i32 and strides as rank i64). Returns the count written (at most `capacity`). */
+static size_t tkrt_hostsig_expand(const tkrt_triton_param_t* p,
+                                  char (*types)[TKRT_HOSTSIG_TYPE_MAX], size_t capacity) {
+  size_t scratch = 0;
+  if (p->kind != TKRT_PARAM_TMA) return tkrt_hostsig_split(p->type, types, capacity, &scratch);
+  const char* element = p->type + strlen("tensordesc<");
+  size_t element_length = strcspn(element, "[");
+  size_t count = 0;
+  uint32_t r = p->desc_rank;
+  if (count < capacity) {
+    snprintf(types[count++], TKRT_HOSTSIG_TYPE_MAX, "*%.*s", (int)element_length, element);
+  }
+  for (uint32_t k = 0; k < 4 * r + 1 && count < capacity; ++k) {
+    const char* t = k < 2 * r ? "i64" : k == 2 * r ? "i1" : k < 3 * r + 1 ? "i32" : "i64";
+    snprintf(types[count++], TKRT_HOSTSIG_TYPE_MAX, "%s", t);
+  }
+  return count;
+}
+
 tkrt_status_t tkrt_triton_check_host_signature(const tkrt_triton_param_t* params, size_t count,
                                                const char* ttir_path, const char* kernel,
                                                const char* signature, const char* image_path) {
   enum { kMax = TKRT_TRITON_MAX_PARAMS + 1 };
+  enum { kExpand = 4 * TKRT_TMA_MAX_RANK + 2 };
   char(*host)[TKRT_HOSTSIG_TYPE_MAX] = malloc(kMax * sizeof(*host));
-  if (!host) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  char(*ttir)[TKRT_HOSTSIG_TYPE_MAX] = malloc(kExpand * sizeof(*ttir));
+  if (!host || !ttir) {
+    free(host);
+    free(ttir);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  }
   size_t declared = 0;
   size_t kept = tkrt_hostsig_split(signature, host, kMax, &declared);
   tkrt_status_t status = NULL;
-  char ttir[TKRT_HOSTSIG_TYPE_MAX];
-  for (size_t i = 0; i < kept || i < count; ++i) {
-    if (i >= kept || i >= count) {
-      status = TKRT_STATUS_MAKE(
-          TKRT_STATUS_INVALID_ARGUMENT,
-          "%s and %s disagree on kernel '%s': the TTIR has %zu parameters, the host image's "
-          "signature \"%.200s\" %zu; the first that differs is parameter %zu (%s%s%s)",
-          ttir_path, image_path, kernel, count, signature, declared, i,
-          i < count ? "'" : "", i < count ? params[i].name : host[i],
-          i < count ? "' of the TTIR, missing from the host image" : " of the host image, "
-                                                                      "missing from the TTIR");
-      break;
-    }
-    size_t scratch = 0;
-    tkrt_hostsig_split(params[i].type, &ttir, 1, &scratch);
-    if (strcmp(host[i], ttir) != 0) {
-      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "%s and %s disagree on kernel '%s': parameter %zu ('%s') is %s in "
-                                "the TTIR but %s in the host image's signature \"%.200s\"",
-                                ttir_path, image_path, kernel, i, params[i].name,
-                                params[i].type, host[i], signature);
-      break;
+  /* h walks the host signature; each TTIR parameter takes one entry (a descriptor its
+   * decomposed form's 4 * rank + 2). */
+  static const char kDecomposed[] =
+      " (a tensor descriptor, which a host image takes decomposed: the base pointer, shape as "
+      "rank i64, strides as rank i64, the i1 padding flag, shape as rank i32, strides as rank "
+      "i64)";
+  size_t h = 0;
+  for (size_t i = 0; i < count && !status; ++i) {
+    size_t n = tkrt_hostsig_expand(&params[i], ttir, kExpand);
+    bool desc = params[i].kind == TKRT_PARAM_TMA;
+    for (size_t k = 0; k < n && !status; ++k, ++h) {
+      if (h >= kept) {
+        status = TKRT_STATUS_MAKE(
+            TKRT_STATUS_INVALID_ARGUMENT,
+            "%s and %s disagree on kernel '%s': the TTIR has %zu parameters, the host image's "
+            "signature \"%.200s\" %zu; the first that differs is parameter %zu ('%s' of the "
+            "TTIR, missing from the host image)%s",
+            ttir_path, image_path, kernel, count, signature, declared, i, params[i].name,
+            desc ? kDecomposed : "");
+      } else if (strcmp(host[h], ttir[k]) != 0) {
+        status = TKRT_STATUS_MAKE(
+            TKRT_STATUS_INVALID_ARGUMENT,
+            "%s and %s disagree on kernel '%s': parameter %zu ('%s') is %s in the TTIR but %s "
+            "in the host image's signature \"%.200s\"%s%s%s",
+            ttir_path, image_path, kernel, i, params[i].name, desc ? ttir[k] : params[i].type,
+            host[h], signature, desc ? " at its entry for " : "", desc ? params[i].type : "",
+            desc ? kDecomposed : "");
+      }
     }
   }
+  if (!status && h < declared) {
+    status = TKRT_STATUS_MAKE(
+        TKRT_STATUS_INVALID_ARGUMENT,
+        "%s and %s disagree on kernel '%s': the TTIR has %zu parameters, the host image's "
+        "signature \"%.200s\" %zu; the first that differs is parameter %zu (%s of the host "
+        "image, missing from the TTIR)",
+        ttir_path, image_path, kernel, count, signature, declared, h, h < kept ? host[h] : "?");
+  }
   free(host);
+  free(ttir);
   return status;
 }

@@ -103,6 +103,11 @@ void tkrt_triton_grid_program_free(tkrt_triton_grid_program_t* program);
  * programs; the call's own grids are then its variants' grid_dims). */
 tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* desc,
                                                bool allow_missing, tkrt_call_t** out_call);
+/* Whether the kernel's tensor descriptors (if any) are passed decomposed (tensordesc_meta empty:
+ * Triton did not lower them to TMA): the call then takes, per descriptor, the base as an ARRAY
+ * parameter, shape as rank I64, strides as rank I64, the padding-NaN flag as BOOL and the TTIR's
+ * hidden shape (rank I32) and strides (rank I64); else a TMA parameter and the hidden ones. */
+bool tkrt_triton_kernel_decomposed(const tkrt_triton_kernel_t* kernel);
 
 /* A scalar argument into the call's parameter (range, divisibility, fp16/bf16 conversion), as
  * tkrt_triton_call_create binds it. */

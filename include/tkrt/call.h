@@ -124,12 +124,15 @@ typedef struct tkrt_tma_desc {
 
 /* A TMA parameter's shape and strides for one launch (tkrt_call_launch_args_t.tma_shapes), for
  * descriptors whose tensor changes from launch to launch (Triton's host TensorDescriptor): rank
- * must be the parameter's; element type, swizzle, fill and block shape stay the call's. rank 0
- * keeps the call's shape and strides. */
+ * must be the parameter's; element type, swizzle and block shape stay the call's, and the fill
+ * too unless `fill` says otherwise. rank 0 keeps the call's shape, strides and fill. */
 typedef struct tkrt_tma_shape {
   uint32_t rank;
   uint64_t shape[TKRT_TMA_MAX_RANK];
   uint64_t strides[TKRT_TMA_MAX_RANK];
+  /* This launch's out-of-bounds fill: 0 keeps the call's oob_fill; 1 zeros; 2 NaN (Triton's
+   * padding="nan"; a floating-point element type). That is, oob_fill + 1 when nonzero. */
+  uint32_t fill;
 } tkrt_tma_shape_t;
 
 typedef struct tkrt_param {

@@ -75,14 +75,19 @@ typedef struct tkrt_triton_arg {
   /* DESCRIPTOR: the block shape the caller's descriptor names; must equal the parameter's
    * desc_block (the kernel was compiled for it). All 0: not checked. */
   int64_t block[TKRT_TMA_MAX_RANK];
+  /* DESCRIPTOR: what reads outside the tensor give: 0 zeros, 1 NaN (Triton's padding="nan";
+   * a floating-point element type only). */
+  uint32_t padding_nan;
 } tkrt_triton_arg_t;
 
 /* Launches on `stream` (a native stream of the device; NULL: its default). Every argument is
  * checked before anything is enqueued: the kind fits the parameter, integers fit its type, an
  * integer with tt.divisibility is a multiple of it, pointers meet their tt.divisibility, a
  * descriptor's rank, block and strides fit the parameter (INVALID_ARGUMENT / OUT_OF_RANGE naming
- * the argument, its value and the rule). Descriptors are refused on devices without TMA
- * (UNIMPLEMENTED naming the backend). `decision` (may be NULL): what ran and why. No lock and no
+ * the argument, its value and the rule). Descriptors that Triton lowered to TMA (non-empty
+ * tensordesc_meta) are refused on devices without TMA (UNIMPLEMENTED naming the backend);
+ * decomposed ones (empty tensordesc_meta: the base pointer, shape, strides and padding flag
+ * passed as parameters) run on every backend. `decision` (may be NULL): what ran and why. No lock and no
  * allocation once the call (for this tuning-key value) is decided on the device. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* bound,
                                                               tkrt_stream_t stream,

@@ -100,7 +100,7 @@ static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, c
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
-    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
+    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_nan, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
 
 /* How arrays of one Python type are read; classified once per type (g_classify). */
 enum { READ_NONE = 0, READ_EXCHANGE = 1, READ_TORCH = 2, READ_CUPY = 3, READ_DLPACK = 4,
@@ -459,14 +459,20 @@ static int int_list(PyObject* obj, int64_t* out) {
 /* Fills a DESCRIPTOR argument from a TensorDescriptor-like object: 0, -1 exception, 1 explain. */
 static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* obj,
                            tkrt_triton_arg_t* arg, array_t* base, PyObject** keep) {
+  /* padding: "zero" (Triton's default, interned; None or absent alike) or "nan"; anything else
+   * is explained by the ctypes reader. */
+  arg->padding_nan = 0;
   PyObject* padding = PyObject_GetAttr(obj, s_padding);
   if (!padding) {
     PyErr_Clear();
   } else {
-    int zero = padding == Py_None || padding == s_zero || /* Triton's default, interned */
+    int zero = padding == Py_None || padding == s_zero ||
                (PyUnicode_Check(padding) && PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
+    int nan = !zero && (padding == s_nan || (PyUnicode_Check(padding) &&
+                                             PyUnicode_CompareWithASCIIString(padding, "nan") == 0));
     Py_DECREF(padding);
-    if (!zero) return 1;
+    if (!zero && !nan) return 1;
+    arg->padding_nan = (uint32_t)nan;
   }
   PyObject* b = PyObject_GetAttr(obj, s_base);
   if (!b) {
@@ -998,6 +1004,7 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_block_shape, "block_shape");
   INTERN(s_padding, "padding");
   INTERN(s_zero, "zero");
+  INTERN(s_nan, "nan");
   INTERN(s_stream, "stream");
   INTERN(s_cuda_stream, "cuda_stream");
   if (!(s_version_1_0 = Py_BuildValue("(ii)", 1, 0))) return NULL;

@@ -165,7 +165,7 @@ class _TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
               ("size", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double),
               ("shape", ctypes.c_int64 * _TMA_MAX_RANK),
               ("strides", ctypes.c_int64 * _TMA_MAX_RANK),
-              ("block", ctypes.c_int64 * _TMA_MAX_RANK)]
+              ("block", ctypes.c_int64 * _TMA_MAX_RANK), ("padding_nan", ctypes.c_uint32)]
 
 
 # tkrt_triton_arg_kind_t
@@ -1551,9 +1551,9 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                       f"{', '.join(missing)}; give a triton.tools.tensor_descriptor.TensorDescriptor "
                       f"or an object with base, shape, strides and block_shape)")
     padding = getattr(d, "padding", None)
-    if padding not in (None, "zero"):
-      raise ValueError(f"{what}: padding {padding!r} is not supported (tkrt fills out-of-bounds "
-                       f"elements with zeros)")
+    if not isinstance(padding, (str, type(None))) or padding not in (None, "zero", "nan"):
+      raise ValueError(f"{what}: padding {padding!r} is not one of 'zero' and 'nan' (what "
+                       f"out-of-bounds elements read as)")
     fields = {}
     for attribute in ("shape", "strides", "block_shape"):
       try:
@@ -1570,6 +1570,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     arg.shape[:p.desc_rank] = fields["shape"]
     arg.strides[:p.desc_rank] = fields["strides"]
     arg.block[:p.desc_rank] = fields["block_shape"]
+    arg.padding_nan = 1 if padding == "nan" else 0
     return d.base
 
   def synchronize(self, stream: Any = None) -> None:

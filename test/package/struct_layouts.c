@@ -168,6 +168,7 @@ int main(void) {
   FIELD(tkrt_triton_arg_t, shape);
   FIELD(tkrt_triton_arg_t, strides);
   FIELD(tkrt_triton_arg_t, block);
+  FIELD(tkrt_triton_arg_t, padding_nan);
   STRUCT(tkrt_xla_stats_t);
   FIELD(tkrt_xla_stats_t, struct_size);
   FIELD(tkrt_xla_stats_t, instantiated);

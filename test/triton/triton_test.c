@@ -1368,7 +1368,7 @@ static void tensordesc_loader(void) {
   tkrt_triton_kernel_release(k);
 
   /* Meta errors name the file and the field; descriptors Triton did not lower to TMA (empty
-   * meta) load but make no call. */
+   * meta) load and make a call that takes them decomposed. */
   char path[1100];
   snprintf(path, sizeof(path), "%s/cuda_sm90/matmul_tma_kernel.json", dir);
   size_t size = 0;
@@ -1417,7 +1417,10 @@ static void tensordesc_loader(void) {
   make_copy_dir("meta_short", "matmul_tma", "matmul_tma_kernel", NULL, json, dir, sizeof(dir));
   EXPECT_STATUS(load1(dir, &k), TKRT_STATUS_INVALID_ARGUMENT,
                 "field 'tensordesc_meta' has 2 entries but ");
-  /* Empty: loads, but a call is UNIMPLEMENTED naming the kernel and the parameter. */
+  /* Empty: loads, and the call takes the descriptors decomposed (Triton's launcher without TMA):
+   * per descriptor the base, shape and strides as i64, the padding flag, the hidden i32 shape and
+   * i64 strides (4 * 2 + 2 = 10 parameters), then M, N, K. A variant lowered to TMA beside one
+   * that was not is refused. */
   const char* list = strstr(original, "\"tensordesc_meta\": [");
   const char* end = list ? strstr(list, "}]") : NULL;
   ASSERT_TRUE(list && end);
@@ -1428,10 +1431,36 @@ static void tensordesc_loader(void) {
   variant.kernel = k;
   desc.scalars = mnk;
   desc.scalar_count = 3;
-  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_UNIMPLEMENTED,
-                "kernel 'matmul_tma_kernel' (variant 0): parameter 'a_desc' (tensordesc<fp16[64, "
-                "64]>) is a tensor descriptor that Triton did not lower to TMA (the metadata's "
-                "tensordesc_meta is empty");
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  {
+    const tkrt_config_desc_t* c = &tkrt_call_get_desc(call)->configs[0];
+    EXPECT_EQ_U64(c->param_count, 33);
+    if (c->param_count == 33) {
+      EXPECT_TRUE(c->params[0].kind == TKRT_PARAM_ARRAY && c->params[10].kind == TKRT_PARAM_ARRAY);
+      EXPECT_TRUE(c->params[5].kind == TKRT_PARAM_BOOL && c->params[6].kind == TKRT_PARAM_I32);
+      /* b_desc's placeholders: its block 64 x 128, contiguous. */
+      EXPECT_TRUE(c->params[11].value.i64 == 64 && c->params[12].value.i64 == 128);
+      EXPECT_TRUE(c->params[13].value.i64 == 128 && c->params[14].value.i64 == 1);
+      EXPECT_TRUE(c->params[27].kind == TKRT_PARAM_I32 && c->params[27].value.i32 == 128);
+    }
+  }
+  tkrt_call_release(call);
+  call = NULL;
+  {
+    tkrt_triton_kernel_t* lowered = NULL;
+    vector_path(dir, sizeof(dir), "matmul_tma");
+    ASSERT_OK(load1(dir, &lowered));
+    tkrt_triton_variant_t mixed[2] = {variant, variant};
+    mixed[1].kernel = lowered;
+    desc.variants = mixed;
+    desc.variant_count = 2;
+    EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                  "variant 1 of 'matmul_tma_kernel': parameter 'a_desc' (tensordesc<fp16[64, "
+                  "64]>) is a tensor descriptor that Triton lowered to TMA");
+    desc.variants = &variant;
+    desc.variant_count = 1;
+    tkrt_triton_kernel_release(lowered);
+  }
   tkrt_triton_kernel_release(k);
   /* Profile scratch: read into the kernel. */
   const char* ps = strstr(original, "\"profile_scratch_size\": 0, \"profile_scratch_align\": 1");
@@ -1896,6 +1925,7 @@ static uint16_t exact_half(float f) {
 static float half_value(uint16_t h) {
   int exponent = (h >> 10) & 0x1F;
   int mantissa = h & 0x3FF;
+  if (exponent == 0x1F) return mantissa ? NAN : (h & 0x8000 ? -INFINITY : INFINITY);
   float value = exponent == 0 ? ldexpf((float)mantissa, -24)
                               : ldexpf((float)(mantissa + 1024), exponent - 25);
   return h & 0x8000 ? -value : value;
@@ -1917,10 +1947,12 @@ static tkrt_triton_arg_t desc_arg(tkrt_deviceptr_t base, uint64_t bytes, int64_t
 }
 
 /* C = A @ B by matmul_tma_kernel (three host descriptors) for M x K times K x N; returns the
- * elements that differ from the exact product (-1: did not run). */
-static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
-                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
-                           uint64_t capacity, int M, int N, int K) {
+ * elements that differ from the exact product (-1: did not run). With `nan_a`, A's descriptor pads
+ * with NaN: where K is no multiple of the kernel's 64, its last k block reads past A's columns, so
+ * every element of C must then be NaN (counted as wrong otherwise). */
+static long run_matmul_tma_padded(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                                  tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                                  uint64_t capacity, int M, int N, int K, uint32_t nan_a) {
   uint16_t* a = malloc((size_t)M * K * 2);
   uint16_t* b = malloc((size_t)K * N * 2);
   uint16_t* c = malloc((size_t)M * N * 2);
@@ -1936,6 +1968,7 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
   EXPECT_OK(tkrt_memset_async(device, dc, 0, capacity, NULL));
   tkrt_triton_arg_t args[6];
   args[0] = desc_arg(da, capacity, M, K);
+  args[0].padding_nan = nan_a;
   args[1] = desc_arg(db, capacity, K, N);
   args[2] = desc_arg(dc, capacity, M, N);
   for (int i = 3; i < 6; ++i) {
@@ -1958,7 +1991,8 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
       for (int j = 0; j < N; ++j) {
         float want = 0.0f;
         for (int k = 0; k < K; ++k) want += fa[i * K + k] * fb[k * N + j];
-        wrong += half_value(c[i * N + j]) != want;
+        float got = half_value(c[i * N + j]);
+        wrong += nan_a ? !isnan(got) : got != want;
       }
     }
   }
@@ -1968,6 +2002,12 @@ static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* devi
   free(fa);
   free(fb);
   return wrong;
+}
+
+static long run_matmul_tma(const tkrt_triton_bound_t* bound, tkrt_device_t* device,
+                           tkrt_deviceptr_t da, tkrt_deviceptr_t db, tkrt_deviceptr_t dc,
+                           uint64_t capacity, int M, int N, int K) {
+  return run_matmul_tma_padded(bound, device, da, db, dc, capacity, M, N, K, 0);
 }
 
 /* On a CUDA device with TMA (the GPU machine's run of this test; skipped elsewhere): add_jit's
@@ -2030,6 +2070,13 @@ static void bound_cuda_tma(void) {
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 128, 512, 192), 0);
   EXPECT_EQ_U64(run_matmul_tma(bound, device, da, db, dc, capacity, 256, 256, 256), 0);
+  /* Padding per launch (the encode's fill, tkrt_tma_shape_t.fill): K = 208 leaves 48 columns of
+   * the last k block outside A; zeros keep the product exact, NaN reaches every element of C, and
+   * the next zero-padded launch of the same tensor is exact again (the encode cache keys on the
+   * fill). */
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 0), 0);
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 1), 0);
+  EXPECT_EQ_U64(run_matmul_tma_padded(bound, device, da, db, dc, capacity, 128, 256, 208, 0), 0);
 
   /* Descriptor errors, nothing launched. */
   args[0] = desc_arg(da, capacity, 256, 256);
@@ -2065,6 +2112,10 @@ static void bound_cuda_tma(void) {
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_OUT_OF_RANGE,
                 "its shape and strides span 131072 bytes but the buffer holds 1000");
   args[1] = desc_arg(db, capacity, 256, 256);
+  args[1].padding_nan = 2;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "padding_nan is 2; 0 (pad with zeros) or 1 (pad with NaN)");
+  args[1] = desc_arg(db, capacity, 256, 256);
   args[1].kind = TKRT_TRITON_ARG_POINTER;
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 6, NULL), TKRT_STATUS_INVALID_ARGUMENT,
                 "argument 1 (b_desc: tensordesc<fp16[64, 128]>) is a tensor descriptor but was "
@@ -2078,6 +2129,242 @@ static void bound_cuda_tma(void) {
   tkrt_runtime_release(rt);
 }
 
+/* ---------------------------------------------------------------- decomposed tensor descriptors */
+
+/* tile_copy_kernel (test/triton/desc_tile_host.c): a TTIR with a `!tt.tensordesc` parameter and
+ * its hidden shape / stride parameters (as Triton 3.6 writes them, test/data/triton-3.6/
+ * matmul_tma), compiled for a target without TMA: "tensordesc_meta": [], so Triton's launcher
+ * passes the descriptor decomposed. */
+static const char kTileTtir[] =
+    "#loc = loc(\"tile.py\":1:0)\n"
+    "module {\n"
+    "  tt.func public @tile_copy_kernel(%in_desc: !tt.tensordesc<tensor<4x8xf32>> "
+    "loc(\"in_desc\"(#loc)), %in_desc_0: i32 loc(\"in_desc\"(#loc)), %in_desc_1: i32 "
+    "loc(\"in_desc\"(#loc)), %in_desc_2: i64 loc(\"in_desc\"(#loc)), %in_desc_3: i64 "
+    "loc(\"in_desc\"(#loc)), %out_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} "
+    "loc(\"out_ptr\"(#loc)), %probe_ptr: !tt.ptr<i64> {tt.divisibility = 16 : i32} "
+    "loc(\"probe_ptr\"(#loc))) attributes {noinline = false} {\n"
+    "    tt.return loc(#loc)\n"
+    "  } loc(#loc)\n"
+    "} loc(#loc)\n";
+static const char kTileJson[] =
+    "{\"name\": \"tile_copy_kernel\", \"target\": {\"backend\": \"host\", \"arch\": \"any\", "
+    "\"warp_size\": 1}, \"num_warps\": 1, \"num_ctas\": 1, \"num_stages\": 1, \"shared\": 0, "
+    "\"triton_version\": \"3.6.0\", \"tensordesc_meta\": []}";
+
+/* The decomposed-descriptor output in `dir` (made): TTIR, JSON and the host image named by
+ * TKRT_TEST_DESC_HOST. NULL (a failure) when that is not set. */
+static const char* make_tile_output(const char* dir) {
+  const char* image = getenv("TKRT_TEST_DESC_HOST");
+  if (!image || !*image) {
+    fprintf(stderr, "TKRT_TEST_DESC_HOST (the desc_tile_host image) is not set\n");
+    ++tkrt_test_failed_;
+    return NULL;
+  }
+  mkdir(dir, 0755);
+  write_text(dir, "tile_copy_kernel.ttir", kTileTtir);
+  write_text(dir, "tile_copy_kernel.json", kTileJson);
+  copy_file(image, dir, "tile_copy_kernel.so");
+  return dir;
+}
+
+/* One decomposed-descriptor launch of a ROWS x COLS fp32 tensor with row stride STRIDE at element
+ * OFFSET of the source buffer, over a 2 x 2 grid of 4 x 8 tiles (an 8 x 16 out): checks every out
+ * element (the tensor's, or the padding outside it) and what the kernel was passed. */
+enum { kTileRows = 6, kTileCols = 11, kTileStride = 13, kTileOffset = 1 };
+enum { kTileSrc = kTileOffset + (kTileRows - 1) * kTileStride + kTileCols, kTileOut = 8 * 16 };
+
+static tkrt_triton_arg_t tile_desc_arg(tkrt_deviceptr_t src, uint32_t padding_nan) {
+  tkrt_triton_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = TKRT_TRITON_ARG_DESCRIPTOR;
+  a.rank = 2;
+  a.ptr = src + kTileOffset * sizeof(float); /* 4-byte aligned only: no TMA rule here */
+  a.size = (kTileSrc - kTileOffset) * sizeof(float);
+  a.shape[0] = kTileRows, a.shape[1] = kTileCols;
+  a.strides[0] = kTileStride, a.strides[1] = 1;
+  a.block[0] = 4, a.block[1] = 8;
+  a.padding_nan = padding_nan;
+  return a;
+}
+
+static long tile_check(tkrt_device_t* device, tkrt_deviceptr_t src, tkrt_deviceptr_t out,
+                       tkrt_deviceptr_t probe, const float* host_src, uint32_t padding_nan) {
+  float result[kTileOut];
+  int64_t seen[10];
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, result, out, sizeof(result), NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, seen, probe, sizeof(seen), NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  long wrong = 0;
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 16; ++c) {
+      float got = result[r * 16 + c];
+      if (r < kTileRows && c < kTileCols) {
+        wrong += got != host_src[kTileOffset + r * kTileStride + c];
+      } else {
+        wrong += padding_nan ? !isnan(got) : got != 0.0f;
+      }
+    }
+  }
+  const int64_t want[10] = {(int64_t)(src + kTileOffset * sizeof(float)), kTileRows, kTileCols,
+                            kTileStride, 1, padding_nan, kTileRows, kTileCols, kTileStride, 1};
+  for (int i = 0; i < 10; ++i) {
+    if (seen[i] != want[i]) {
+      fprintf(stderr, "probe[%d] = %lld, expected %lld\n", i, (long long)seen[i],
+              (long long)want[i]);
+      ++wrong;
+    }
+  }
+  return wrong;
+}
+
+/* A kernel whose descriptors Triton did not lower to TMA (empty tensordesc_meta) takes them
+ * decomposed: the call's parameters are the base (ARRAY), shape and strides as i64, the padding
+ * flag, and the hidden i32 shape / i64 strides; a bound launch fills them from the descriptor
+ * argument, on the host backend (no TMA), with the checks that apply (rank, block, innermost
+ * stride, the tensor inside its buffer, padding) and none of TMA's alignment rules. */
+static void bound_decomposed_host(void) {
+  char dir[1024];
+  if (!make_tile_output(make_dir("tile_desc", dir, sizeof(dir)))) return;
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(dir, &k));
+  ASSERT_TRUE(tkrt_triton_kernel_param_count(k) == 3);
+  EXPECT_STREQ(tkrt_triton_kernel_param(k, 0)->type, "tensordesc<fp32[4, 8]>");
+  EXPECT_TRUE(tkrt_triton_kernel_param(k, 0)->kind == TKRT_PARAM_TMA);
+
+  /* The call: 12 parameters in Triton's launcher order, placeholders from the block. */
+  tkrt_triton_variant_t variant = {k, NULL, {2, 2, 1}, NULL, NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  const tkrt_config_desc_t* config = &tkrt_call_get_desc(call)->configs[0];
+  static const tkrt_param_kind_t kinds[12] = {
+      TKRT_PARAM_ARRAY, TKRT_PARAM_I64, TKRT_PARAM_I64, TKRT_PARAM_I64, TKRT_PARAM_I64,
+      TKRT_PARAM_BOOL,  TKRT_PARAM_I32, TKRT_PARAM_I32, TKRT_PARAM_I64, TKRT_PARAM_I64,
+      TKRT_PARAM_ARRAY, TKRT_PARAM_ARRAY};
+  EXPECT_EQ_U64(config->param_count, 12);
+  for (size_t i = 0; i < 12 && i < config->param_count; ++i) {
+    EXPECT_TRUE(config->params[i].kind == kinds[i]);
+  }
+  if (config->param_count == 12) {
+    EXPECT_TRUE(config->params[1].value.i64 == 4 && config->params[2].value.i64 == 8);
+    EXPECT_TRUE(config->params[3].value.i64 == 8 && config->params[4].value.i64 == 1);
+    EXPECT_TRUE(config->params[6].value.i32 == 4 && config->params[9].value.i64 == 1);
+  }
+  tkrt_call_release(call);
+
+  tkrt_runtime_t* rt = host_runtime("off");
+  if (!rt) {
+    tkrt_triton_kernel_release(k);
+    return;
+  }
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    tkrt_runtime_release(rt);
+    tkrt_triton_kernel_release(k);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  EXPECT_EQ_U64(tkrt_triton_bound_arg_count(bound), 3);
+
+  float host_src[kTileSrc];
+  for (int i = 0; i < kTileSrc; ++i) host_src[i] = (float)i + 0.5f;
+  tkrt_deviceptr_t src = 0, out = 0, probe = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, sizeof(host_src), &src));
+  ASSERT_OK(tkrt_memory_alloc(device, kTileOut * sizeof(float), &out));
+  ASSERT_OK(tkrt_memory_alloc(device, 10 * sizeof(int64_t), &probe));
+  EXPECT_OK(tkrt_memcpy_htod_async(device, src, host_src, sizeof(host_src), NULL));
+  tkrt_triton_arg_t args[3];
+  memset(args, 0, sizeof(args));
+  args[1] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = out,
+                                .size = kTileOut * sizeof(float)};
+  args[2] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = probe,
+                                .size = 10 * sizeof(int64_t)};
+  for (uint32_t nan_pad = 0; nan_pad < 2; ++nan_pad) {
+    EXPECT_OK(tkrt_memset_async(device, out, 0x7F, kTileOut * sizeof(float), NULL));
+    args[0] = tile_desc_arg(src, nan_pad);
+    EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL));
+    EXPECT_EQ_U64(tile_check(device, src, out, probe, host_src, nan_pad), 0);
+  }
+  /* The block not given is not checked; the size unknown skips the span check. */
+  args[0] = tile_desc_arg(src, 0);
+  args[0].block[0] = args[0].block[1] = 0;
+  args[0].size = TKRT_BUFFER_SIZE_UNKNOWN;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL));
+  EXPECT_EQ_U64(tile_check(device, src, out, probe, host_src, 0), 0);
+
+  /* Refused before anything runs: out keeps its bytes. */
+  EXPECT_OK(tkrt_memset_async(device, out, 0x7F, kTileOut * sizeof(float), NULL));
+  args[0] = tile_desc_arg(src, 0);
+  args[0].rank = 1;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 0 (in_desc: tensordesc<fp32[4, 8]>) has rank 1; the kernel takes rank 2");
+  args[0] = tile_desc_arg(src, 0);
+  args[0].block[1] = 16;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "has block dimension 1 = 16; the kernel was compiled for 8");
+  args[0] = tile_desc_arg(src, 0);
+  args[0].strides[1] = 2;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "the innermost stride is 2; a tensor descriptor's must be 1");
+  args[0] = tile_desc_arg(src, 0);
+  args[0].size -= 4;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "its shape and strides span 304 bytes but the buffer holds 300");
+  args[0] = tile_desc_arg(src, 2);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "padding_nan is 2; 0 (pad with zeros) or 1 (pad with NaN)");
+  args[0] = tile_desc_arg(src, 0);
+  args[0].shape[0] = 0;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "shape dimension 0 is 0, not in 1..");
+  args[0] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = src, .size = 4};
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 3, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "is a tensor descriptor but was given a pointer");
+  {
+    unsigned char bytes[kTileOut * sizeof(float)];
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, bytes, out, sizeof(bytes), NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    size_t changed = 0;
+    for (size_t i = 0; i < sizeof(bytes); ++i) changed += bytes[i] != 0x7F;
+    EXPECT_EQ_U64(changed, 0);
+  }
+  tkrt_triton_bound_destroy(bound);
+  tkrt_status_free(tkrt_memory_free(device, src));
+  tkrt_status_free(tkrt_memory_free(device, out));
+  tkrt_status_free(tkrt_memory_free(device, probe));
+  tkrt_runtime_release(rt); /* the device is the runtime's */
+
+  /* A host image whose signature is not the decomposed form is refused when loaded, naming the
+   * descriptor's expected entries. */
+  char bad[1024];
+  make_dir("tile_desc_sig", bad, sizeof(bad));
+  char ttir[2048];
+  snprintf(ttir, sizeof(ttir), "%s", kTileTtir);
+  char* at = strstr(ttir, "tensor<4x8xf32>");
+  if (at) memcpy(at, "tensor<4x8xf16>", 15);
+  write_text(bad, "tile_copy_kernel.ttir", ttir);
+  write_text(bad, "tile_copy_kernel.json", kTileJson);
+  copy_file(getenv("TKRT_TEST_DESC_HOST"), bad, "tile_copy_kernel.so");
+  tkrt_triton_kernel_t* refused = NULL;
+  EXPECT_STATUS(load1(bad, &refused), TKRT_STATUS_INVALID_ARGUMENT,
+                "parameter 0 ('in_desc') is *fp16 in the TTIR but *fp32 in the host image's "
+                "signature");
+  EXPECT_STATUS(load1(bad, &refused), TKRT_STATUS_INVALID_ARGUMENT, "a host image takes decomposed");
+  EXPECT_TRUE(refused == NULL);
+  tkrt_triton_kernel_release(k);
+}
+
 static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(json_values),         TKRT_TEST_CASE(json_errors),
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
@@ -2089,7 +2376,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
     TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
     TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
-    TKRT_TEST_CASE(bound_cuda_tma),
+    TKRT_TEST_CASE(bound_cuda_tma),      TKRT_TEST_CASE(bound_decomposed_host),
 };
 
 /* `triton_test --fixture DIR <vectors> <host 256> <host 512> <host 1024>`: writes what the CLI
@@ -2138,6 +2425,39 @@ static int write_fixture(char** argv) {
   snprintf(g_tmp, sizeof(g_tmp), "%s", dir);
   snprintf(jit, sizeof(jit), "%s/add_jit", dir);
   make_copy_dir("add_jit", "add_jit", "add_kernel", argv[6], NULL, jit, sizeof(jit));
+  /* tile_desc/: the decomposed-descriptor kernel (TKRT_TEST_DESC_HOST), with tile_src.bin (the
+   * 6 x 11 tensor, row stride 13, from the buffer's start) and the 8 x 16 out it makes with
+   * zero padding (tile_zero.bin) and NaN padding (tile_nan.bin). */
+  char tile[2048];
+  snprintf(tile, sizeof(tile), "%s/tile_desc", dir);
+  if (!make_tile_output(tile)) return 1;
+  {
+    float src[(kTileRows - 1) * kTileStride + kTileCols], zero[kTileOut], nan[kTileOut];
+    for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); ++i) src[i] = (float)i + 0.5f;
+    for (int r = 0; r < 8; ++r) {
+      for (int c = 0; c < 16; ++c) {
+        int in = r < kTileRows && c < kTileCols;
+        zero[r * 16 + c] = in ? src[r * kTileStride + c] : 0.0f;
+        nan[r * 16 + c] = in ? src[r * kTileStride + c] : NAN;
+      }
+    }
+    const struct {
+      const char* name;
+      const float* data;
+      size_t count;
+    } tiles[] = {{"tile_src.bin", src, sizeof(src) / sizeof(src[0])},
+                 {"tile_zero.bin", zero, kTileOut},
+                 {"tile_nan.bin", nan, kTileOut}};
+    for (int f = 0; f < 3; ++f) {
+      char path[2100];
+      snprintf(path, sizeof(path), "%s/%s", dir, tiles[f].name);
+      FILE* out = fopen(path, "wb");
+      if (!out || fwrite(tiles[f].data, sizeof(float), tiles[f].count, out) != tiles[f].count) {
+        return 1;
+      }
+      fclose(out);
+    }
+  }
   return 0;
 }
 

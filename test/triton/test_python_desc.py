@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tkrt.triton with a tensor descriptor Triton did not lower to TMA, on the host backend.
+
+A kernel folder around test/triton/desc_tile_host.c (tile_copy_kernel: a 2-D `!tt.tensordesc`
+parameter and its hidden shape / strides in the TTIR, "tensordesc_meta": [] in the metadata), so
+its descriptor is passed decomposed (base, shape, strides, padding flag, hidden shape and
+strides). Launches it with TensorDescriptor-like objects over NumPy arrays on the path in use
+(native or ctypes, TKRT_EXPECT_LAUNCH_PATH): the copied tile, the padding ("zero", "nan", absent)
+and what the kernel was passed, and the refusals (padding, rank, block, innermost stride, the
+tensor outside its array) that enqueue nothing.
+
+usage: test_python_desc.py DESC_HOST.so
+Needs TKRT_LIBRARY (or TKRT_XLA_LIBRARY) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
+"""
+import dataclasses
+import json
+import os
+import shutil
+import sys
+import tempfile
+from typing import Any, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+
+try:
+  import numpy as np
+except ImportError:
+  print("skipped: NumPy is not installed for", sys.executable)
+  sys.exit(77)
+if not hasattr(np.ndarray, "__dlpack__"):
+  print("skipped: NumPy", np.__version__, "has no __dlpack__ (needs >= 1.22)")
+  sys.exit(77)
+
+import tkrt.triton as tt  # noqa: E402
+
+failures = []
+
+
+def check(condition, label):
+  print("ok:" if condition else "FAIL:", label)
+  if not condition:
+    failures.append(label)
+
+
+def expect_raises(kind, fragment, fn, label):
+  try:
+    fn()
+  except kind as e:
+    check(fragment in str(e), f"{label}: {kind.__name__} says {fragment!r} (got: {e})")
+    return e
+  except Exception as e:  # noqa: BLE001
+    check(False, f"{label}: expected {kind.__name__} with {fragment!r}, got {type(e).__name__}: {e}")
+    return e
+  check(False, f"{label}: expected {kind.__name__} with {fragment!r}, nothing raised")
+  return None
+
+
+def loc(name):
+  return f'loc("{name}"(#loc))'
+
+
+TTIR = ('#loc = loc("tile.py":1:0)\nmodule {\n  tt.func public @tile_copy_kernel('
+        f"%in_desc: !tt.tensordesc<tensor<4x8xf32>> {loc('in_desc')}, "
+        f"%in_desc_0: i32 {loc('in_desc')}, %in_desc_1: i32 {loc('in_desc')}, "
+        f"%in_desc_2: i64 {loc('in_desc')}, %in_desc_3: i64 {loc('in_desc')}, "
+        f"%out_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}} {loc('out_ptr')}, "
+        f"%probe_ptr: !tt.ptr<i64> {{tt.divisibility = 16 : i32}} {loc('probe_ptr')}) "
+        "attributes {noinline = false} {\n    tt.return loc(#loc)\n  } loc(#loc)\n} loc(#loc)\n")
+META = {"name": "tile_copy_kernel", "target": {"backend": "host", "arch": "any", "warp_size": 1},
+        "num_warps": 1, "num_ctas": 1, "num_stages": 1, "shared": 0, "triton_version": "3.6.0",
+        "tensordesc_meta": []}
+
+
+@dataclasses.dataclass
+class TensorDescriptor:
+  """triton.tools.tensor_descriptor.TensorDescriptor's fields (padding "zero" by default)."""
+  base: Any
+  shape: List[int]
+  strides: List[int]
+  block_shape: List[int]
+  padding: str = "zero"
+
+
+class NoPadding:
+  """A descriptor-like object without a padding attribute: zeros."""
+
+  def __init__(self, base, shape, strides, block_shape):
+    self.base, self.shape, self.strides, self.block_shape = base, shape, strides, block_shape
+
+
+def aligned(n, dtype):
+  item = np.dtype(dtype).itemsize
+  raw = np.empty(n * item + 128, dtype=np.uint8)
+  start = (-raw.ctypes.data) % 64
+  return raw[start:start + n * item].view(dtype)
+
+
+ROWS, COLS, STRIDE, OFFSET = 6, 11, 13, 1
+
+
+def main(work):
+  wanted = os.environ.get("TKRT_EXPECT_LAUNCH_PATH")
+  if wanted:
+    check(tt.launch_path == wanted, f"launch path {tt.launch_path!r} ({tt.launch_path_reason})")
+  folder = os.path.join(work, "tile")
+  os.makedirs(folder)
+  with open(os.path.join(folder, "tile_copy_kernel.ttir"), "w") as f:
+    f.write(TTIR)
+  with open(os.path.join(folder, "tile_copy_kernel.json"), "w") as f:
+    json.dump(META, f)
+  shutil.copy(sys.argv[1], os.path.join(folder, "tile_copy_kernel.so"))
+  k = tt.load(folder, allow_native_code=True)
+  launch = k.prepare((2, 2), device="host")
+  dev = tt.device("host")
+
+  storage = aligned(OFFSET + (ROWS - 1) * STRIDE + COLS, np.float32)
+  storage[:] = np.arange(storage.size, dtype=np.float32) + np.float32(0.5)
+  base = storage[OFFSET:]  # 4-byte aligned only: the decomposed form has no TMA rule
+  tensor = np.lib.stride_tricks.as_strided(base, (ROWS, COLS), (STRIDE * 4, 4))
+  out = aligned(8 * 16, np.float32).reshape(8, 16)
+  probe = aligned(10, np.int64)
+
+  def expect_tile(nan, label):
+    inside = np.array_equal(out[:ROWS, :COLS], tensor)
+    outside = np.concatenate([out[ROWS:, :].ravel(), out[:ROWS, COLS:].ravel()])
+    padded = np.isnan(outside).all() if nan else not outside.any()
+    check(inside and padded, f"{label}: the tile copied, out-of-bounds elements "
+          f"{'NaN' if nan else 'zero'}")
+    want = [base.ctypes.data, ROWS, COLS, STRIDE, 1, int(nan), ROWS, COLS, STRIDE, 1]
+    check(probe.tolist() == want, f"{label}: the kernel was passed base, shape, strides, padding "
+          f"and the hidden shape / strides ({probe.tolist()} == {want})")
+
+  for padding, nan in (("zero", False), ("nan", True)):
+    out.fill(7)
+    probe.fill(0)
+    launch(TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 8], padding), out, probe)
+    dev.synchronize()
+    expect_tile(nan, f"padding={padding!r}")
+  out.fill(7)
+  probe.fill(0)
+  launch(NoPadding(base, (ROWS, COLS), (STRIDE, 1), (4, 8)), out, probe)
+  dev.synchronize()
+  expect_tile(False, "no padding attribute")
+  # A padding left over from an earlier launch does not stick (the argument array is reused).
+  launch(TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 8], "nan"), out, probe)
+  out.fill(7)
+  launch(TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 8]), out, probe)
+  dev.synchronize()
+  expect_tile(False, "zero after nan")
+
+  # Refused before anything is enqueued: out keeps its values.
+  out.fill(7)
+  what = "argument 0 (in_desc: tensordesc<fp32[4, 8]>)"
+  cases = (
+      (ValueError, f"{what}: padding 'inf' is not one of 'zero' and 'nan'",
+       TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 8], "inf"), "padding 'inf'"),
+      (ValueError, f"{what}: padding 0 is not one of",
+       TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 8], 0), "padding 0"),
+      (ValueError, f"{what}: its shape has 1 dimensions; the kernel takes a rank-2 descriptor",
+       TensorDescriptor(base, [ROWS], [1], [4], "zero"), "rank 1"),
+      (tt.Error, "has block dimension 1 = 16; the kernel was compiled for 8",
+       TensorDescriptor(base, [ROWS, COLS], [STRIDE, 1], [4, 16]), "another block"),
+      (tt.Error, "the innermost stride is 2; a tensor descriptor's must be 1",
+       TensorDescriptor(base, [ROWS, COLS], [STRIDE, 2], [4, 8]), "innermost stride 2"),
+      (tt.Error, "its shape and strides span 308 bytes but the buffer holds 304",
+       TensorDescriptor(base, [ROWS, COLS + 1], [STRIDE, 1], [4, 8]), "the tensor outside its array"),
+  )
+  for kind, fragment, desc, label in cases:
+    expect_raises(kind, fragment, lambda: launch(desc, out, probe), label)
+  dev.synchronize()
+  check((out == 7).all(), "refused launches enqueued nothing")
+  expect_raises(TypeError, "not a tensor descriptor", lambda: launch(base, out, probe),
+                "an array where a descriptor goes")
+
+
+with tempfile.TemporaryDirectory() as work:
+  main(work)
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
