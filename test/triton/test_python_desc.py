@@ -14,6 +14,7 @@ Needs TKRT_LIBRARY (or TKRT_XLA_LIBRARY) and NumPy >= 1.22; exits 77 (skipped) w
 """
 import dataclasses
 import ctypes
+import fractions
 import json
 import os
 import shutil
@@ -68,6 +69,10 @@ TTIR = ('#loc = loc("tile.py":1:0)\nmodule {\n  tt.func public @tile_copy_kernel
         f"%out_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}} {loc('out_ptr')}, "
         f"%probe_ptr: !tt.ptr<i64> {{tt.divisibility = 16 : i32}} {loc('probe_ptr')}) "
         "attributes {noinline = false} {\n    tt.return loc(#loc)\n  } loc(#loc)\n} loc(#loc)\n")
+FILL_TTIR = ('#loc = loc("fill.py":1:0)\nmodule {\n  tt.func public @fill_kernel('
+             f"%out_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}} {loc('out_ptr')}, "
+             f"%value: f32 {loc('value')}) "
+             "attributes {noinline = false} {\n    tt.return loc(#loc)\n  } loc(#loc)\n} loc(#loc)\n")
 META = {"name": "tile_copy_kernel", "target": {"backend": "host", "arch": "any", "warp_size": 1},
         "num_warps": 1, "num_ctas": 1, "num_stages": 1, "shared": 0, "triton_version": "3.6.0",
         "tensordesc_meta": []}
@@ -242,6 +247,32 @@ def main(work):
                                out, probe), "a descriptor base whose __dlpack__ raises")
   dev.synchronize()
   check((out == 7).all(), "refused arrays enqueued nothing")
+  # A float scalar takes what both readers take: a numbers.Real that is not a bool.
+  folder = os.path.join(work, "fill")
+  os.makedirs(folder)
+  with open(os.path.join(folder, "fill_kernel.ttir"), "w") as f:
+    f.write(FILL_TTIR)
+  with open(os.path.join(folder, "fill_kernel.json"), "w") as f:
+    json.dump(dict(META, name="fill_kernel"), f)
+  shutil.copy(sys.argv[1], os.path.join(folder, "fill_kernel.so"))
+  fill = tt.load(folder, allow_native_code=True).prepare((1,), device="host")
+  cell = aligned(1, np.float32)
+  for value in (2.5, 3, np.float32(1.25), np.int64(4), fractions.Fraction(1, 4)):
+    fill(cell, value)
+    dev.synchronize()
+    check(cell[0] == float(value), f"a float parameter takes {value!r} ({type(value).__name__})")
+
+  class IndexOnly:
+    def __index__(self):
+      return 5
+
+  cell[0] = 7
+  for value in (True, False, IndexOnly(), "1.5", None):
+    expect_raises(TypeError, f"argument 1 (value: fp32) is {value!r}, not a number",
+                  lambda: fill(cell, value), f"a float parameter refuses {value!r}")
+  dev.synchronize()
+  check(cell[0] == 7, "refused floats launched nothing")
+
   if tt.launch_path == "native":
     from tkrt import _native
     for shape, strides in (([-8, 16], [16, 1]), ([2**40, 2**40], [2**40, 1]),
