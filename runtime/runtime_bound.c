@@ -364,7 +364,8 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   }
 
   /* The call's own grids (for tkrt_triton_bound_call's users): each program at the defaults, a
-   * scalar without one counting 0 as in the call. */
+   * scalar without one counting 0 as in the call; 0 x 0 x 0 (nothing launched) where that does
+   * not evaluate (a division by zero): never a guessed grid. */
   {
     int64_t stack_values[TKRT_BOUND_STACK];
     int64_t* values = b->param_count <= TKRT_BOUND_STACK
@@ -387,7 +388,7 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
                                                 b->variants[v].grid_dims);
       if (grid) {
         tkrt_status_free(grid);
-        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 1;
+        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 0;
       }
     }
     if (values != stack_values) free(values);

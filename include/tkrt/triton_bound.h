@@ -49,7 +49,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_create(
     tkrt_triton_bound_t** out_bound);
 /* Frees it: only once every launch made with it has finished on the device. */
 TKRT_API void tkrt_triton_bound_destroy(tkrt_triton_bound_t* bound);
-/* Lent: the call with the default values (the one decided when there is no tuning key). */
+/* Lent: the call with the default values (the one decided when there is no tuning key). Its own
+ * grids are each variant's grid at the defaults, a scalar without a default counting 0; where
+ * that does not evaluate (a division by zero) the grid is 0 x 0 x 0, so launching the call
+ * without a grid callback (tkrt_call_launch) launches nothing: give per-launch scalars through
+ * tkrt_triton_bound_launch, which evaluates the grid at each launch. */
 TKRT_API tkrt_call_t* tkrt_triton_bound_call(const tkrt_triton_bound_t* bound);
 /* How many arguments a launch takes: the kernel's parameters (tkrt_triton_kernel_param_count). */
 TKRT_API size_t tkrt_triton_bound_arg_count(const tkrt_triton_bound_t* bound);

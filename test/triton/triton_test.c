@@ -1708,6 +1708,14 @@ static void bound_host(void) {
                 "divisor '(n - 4096)' is 0)");
   tkrt_triton_bound_destroy(bound);
   bound = NULL;
+  /* Defaults that do not evaluate a grid (4096 // n, n missing: a division by zero): the call's
+   * own grid is 0 x 0 x 0 (launched directly it runs nothing, not one program). */
+  variant.grid = "4096 // n";
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  const uint32_t* own = tkrt_call_get_desc(tkrt_triton_bound_call(bound))->configs[0].grid;
+  EXPECT_EQ_U64((uint64_t)own[0] + own[1] + own[2], 0);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
   options.device = NULL;
   EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "options.device is required");
