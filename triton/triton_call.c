@@ -871,6 +871,38 @@ static size_t tkrt_triton_decomposed_params(const tkrt_triton_param_t* p, tkrt_p
   return n;
 }
 
+/* What tkrt_triton_call_create writes into the metadata of a call with a decomposed tensor
+ * descriptor (its parameters look like any pointer and integers, so the launches below could not
+ * tell otherwise), followed by "parameter <i> '<name>' (<type>)" of the first one. */
+static const char kTkrtDecomposedMark[] = "tkrt.triton decomposed descriptor: ";
+
+/* INVALID_ARGUMENT for a call whose descriptors' tensors come with each launch (TMA-form or
+ * decomposed): such a call launches only through tkrt_triton_bound_launch. */
+static tkrt_status_t tkrt_triton_refuse_descriptors(const tkrt_call_desc_t* desc,
+                                                    const char* name) {
+  size_t mark = sizeof(kTkrtDecomposedMark) - 1;
+  if (desc->metadata && desc->metadata_size > mark &&
+      memcmp(desc->metadata, kTkrtDecomposedMark, mark) == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "call '%s': %.*s is a tensor descriptor (the decomposed form), whose "
+                            "tensor (base, shape, strides) comes with each launch: launch it with "
+                            "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
+                            name, (int)(desc->metadata_size - mark),
+                            (const char*)desc->metadata + mark);
+  }
+  const tkrt_config_desc_t* config = &desc->configs[0];
+  for (size_t i = 0; i < config->param_count; ++i) {
+    if (config->params[i].kind == TKRT_PARAM_TMA) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
+                              "(base, shape, strides) comes with each launch: launch it with "
+                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
+                              name, i);
+    }
+  }
+  return NULL;
+}
+
 bool tkrt_triton_kernel_decomposed(const tkrt_triton_kernel_t* kernel) {
   return kernel->desc_meta_count == 0;
 }
@@ -974,6 +1006,8 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
   size_t scalar_names = 0;
   size_t at = 0;
   descriptors = 0;
+  char marker[sizeof(kTkrtDecomposedMark) + 300];
+  size_t marker_size = 0;
   for (size_t i = 0; i < k0->param_count && !status; ++i) {
     const tkrt_triton_param_t* p = &k0->params[i];
     if (p->is_pointer) {
@@ -983,6 +1017,11 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     }
     if (p->kind == TKRT_PARAM_TMA && decomposed) {
       at += tkrt_triton_decomposed_params(p, &params[at]);
+      if (!marker_size) {
+        int n = snprintf(marker, sizeof(marker), "%sparameter %zu '%s' (%s)", kTkrtDecomposedMark,
+                         i, p->name, p->type);
+        marker_size = n < 0 ? 0 : (size_t)n < sizeof(marker) ? (size_t)n : sizeof(marker) - 1;
+      }
       continue;
     }
     if (p->kind == TKRT_PARAM_TMA) {
@@ -1074,6 +1113,10 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
   call.config_count = d.variant_count;
   call.aliases = d.inout_count ? aliases : NULL;
   call.alias_count = d.inout_count;
+  if (marker_size) {
+    call.metadata = marker;
+    call.metadata_size = marker_size;
+  }
   status = tkrt_call_create(&call, out_call);
 
 done:
@@ -1093,15 +1136,9 @@ tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
   }
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(call);
   const tkrt_config_desc_t* config = &desc->configs[0];
+  TKRT_RETURN_IF_ERROR(tkrt_triton_refuse_descriptors(desc, desc->name ? desc->name : ""));
   size_t pointers = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
-    if (config->params[i].kind == TKRT_PARAM_TMA) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
-                              "(base, shape, strides) comes with each launch: launch it with "
-                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
-                              desc->name ? desc->name : "", i);
-    }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
   }
   if (buffer_count != pointers) {
@@ -1164,15 +1201,9 @@ tkrt_status_t tkrt_triton_launch_create(tkrt_call_t* call, tkrt_device_t* device
                             "call '%s' has %zu variants: preparing its launch needs a tuner", name,
                             desc->config_count);
   }
+  TKRT_RETURN_IF_ERROR(tkrt_triton_refuse_descriptors(desc, name));
   size_t pointers = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
-    if (config->params[i].kind == TKRT_PARAM_TMA) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
-                              "(base, shape, strides) comes with each launch: launch it with "
-                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
-                              name, i);
-    }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
   }
   for (size_t a = 0; a < desc->alias_count; ++a) {

@@ -2277,6 +2277,23 @@ static void bound_decomposed_host(void) {
     tkrt_triton_kernel_release(k);
     TKRT_TEST_SKIP("no host backend");
   }
+  /* The call's own launch paths take no shapes: refused naming the descriptor, not run with the
+   * placeholders (nothing is launched: the buffers are null). */
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  tkrt_buffer_t buffers[3] = {{0, 0}, {0, 0}, {0, 0}};
+  EXPECT_STATUS(tkrt_triton_call_launch(call, device, NULL, buffers, 3, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "call 'tile_copy_kernel': parameter 0 'in_desc' (tensordesc<fp32[4, 8]>) is a tensor "
+                "descriptor (the decomposed form), whose tensor (base, shape, strides) comes with "
+                "each launch: launch it with tkrt_triton_bound_launch");
+  tkrt_triton_launch_t* no_launch = NULL;
+  EXPECT_STATUS(tkrt_triton_launch_create(call, device, NULL, &no_launch),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "parameter 0 'in_desc' (tensordesc<fp32[4, 8]>) is a tensor descriptor (the "
+                "decomposed form)");
+  EXPECT_TRUE(no_launch == NULL);
+  tkrt_call_release(call);
+  call = NULL;
   tkrt_triton_bound_options_t options;
   tkrt_triton_bound_options_init(&options);
   options.runtime = rt;
