@@ -32,8 +32,9 @@ typedef struct tkrt_triton_bound_options {
   tkrt_device_t* device;   /* required: a device of `runtime` */
   /* Scalar parameters whose values key the tuning decision (Triton's autotune key=): each
    * distinct tuple of their values is decided on its first launch (benchmarked, or read from the
-   * tuner's store, where it is persisted like any decision). NULL / 0: one decision for every
-   * launch. Ignored for a single variant. */
+   * tuner's store, where it is persisted like any decision) and kept until the bound call is
+   * destroyed, at most 4096 of them (RESOURCE_EXHAUSTED beyond). NULL / 0: one decision for
+   * every launch. Ignored for a single variant. */
   const char* const* tuning_key;
   size_t tuning_key_count;
 } tkrt_triton_bound_options_t;
@@ -91,8 +92,13 @@ typedef struct tkrt_triton_arg {
  * the argument, its value and the rule). Descriptors that Triton lowered to TMA (non-empty
  * tensordesc_meta) are refused on devices without TMA (UNIMPLEMENTED naming the backend);
  * decomposed ones (empty tensordesc_meta: the base pointer, shape, strides and padding flag
- * passed as parameters) run on every backend. `decision` (may be NULL): what ran and why. No lock and no
- * allocation once the call (for this tuning-key value) is decided on the device. */
+ * passed as parameters) run on every backend. `decision` (may be NULL): what ran and why. Once
+ * the call (for this tuning-key value) is decided on the device, a launch usually takes no lock
+ * and allocates nothing; the exceptions: a grid needing more global scratch than allocated so far
+ * grows it (under a lock), above 64 parameters or buffers or 8 descriptors its arrays are
+ * malloc'ed, and the core allocates above its own stack sizes. A tuning-key value not seen
+ * before makes, prepares and decides its call (under the table's lock); a bound call keeps at
+ * most 4096 distinct values (until destroyed): one more is RESOURCE_EXHAUSTED naming it. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* bound,
                                                               tkrt_stream_t stream,
                                                               const tkrt_triton_arg_t* args,

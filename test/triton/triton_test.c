@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "triton/triton_internal.h"
+#include "runtime/runtime_internal.h"
 #include "test/harness.h"
 #include "tkrt/host_kernel.h"
 #include "tkrt/tkrt.h"
@@ -1783,6 +1784,20 @@ static void bound_tuning_key(void) {
   EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
   EXPECT_TRUE(!decision.decided);
   EXPECT_EQ_U64(count_files(store), 2);
+  /* The table is capped (4096 key values; 2 here): one more is refused naming the key and the
+   * cap, before anything is made or launched; the values seen still launch. */
+  tkrt_triton_bound_set_key_values_max(bound, 2);
+  {
+    tkrt_triton_arg_t capped[4];
+    bound_args(&a, capped, 5000);
+    EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, capped, 4, NULL),
+                  TKRT_STATUS_RESOURCE_EXHAUSTED,
+                  "'add_kernel': tuning key value (n=5000) is new, and a bound call keeps at "
+                  "most 2 distinct ones");
+  }
+  EXPECT_EQ_U64(count_files(store), 2);
+  EXPECT_EQ_U64(bound_add(bound, &a, 7000, NULL), 0);
+  tkrt_triton_bound_set_key_values_max(bound, 4096);
   /* Inside a capture, a key value seen before launches (recorded); an unseen one is refused. */
   if (tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_GRAPHS) {
     tkrt_stream_t stream = NULL;
