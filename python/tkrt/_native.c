@@ -320,6 +320,7 @@ static int read_capsule(PyObject* obj, type_entry_t* e, array_t* out, PyObject**
 }
 
 static int dtype_from_map(PyObject* map, PyObject* obj, uint16_t* out) {
+  if (!map || !PyDict_Check(map)) return 1; /* no dtype table for this type: explained */
   PyObject* dtype = PyObject_GetAttr(obj, s_dtype);
   if (!dtype) return -1;
   PyObject* code = PyDict_GetItemWithError(map, dtype); /* borrowed */
@@ -360,7 +361,7 @@ static int read_array_at(const launcher_t* self, PyObject* obj, array_t* out, Py
       return extent_of(&t, out);
     }
     case READ_TORCH:
-      if (!self->need_size && !sized) {
+      if (!self->need_size && !sized && e->dtypes) {
         PyObject* index = PyObject_VectorcallMethod(s_get_device, &obj,
                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
         if (!index) return -1;
@@ -397,7 +398,7 @@ static int read_array_at(const launcher_t* self, PyObject* obj, array_t* out, Py
       }
       return read_capsule(obj, e, out, keep);
     case READ_CUPY:
-      if (!self->need_size && !sized) {
+      if (!self->need_size && !sized && e->dtypes) {
         PyObject* memory = PyObject_GetAttr(obj, s_data);
         if (!memory) return -1;
         uint64_t id = 0;
@@ -786,7 +787,11 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   }
   PyObject* result = NULL;
   uint64_t s = 0;
-  if (failed == 0 && launch_stream(self, stream, have_first ? &first : NULL, &s) == 0) {
+  int closed = 0;
+  if (failed == 0 && launch_stream(self, stream, have_first ? &first : NULL, &s) == 0 &&
+      !(closed = !self->bound)) {
+    /* (Reading the arguments and the stream runs Python code, which may have closed the launch
+     * in another thread: checked again above, with no Python code from there to the enqueue.) */
     tkrt_status_t status = g_launch(self->bound, (tkrt_stream_t)(uintptr_t)s, c_args,
                                     (size_t)n, NULL);
     if (!status) {
@@ -808,6 +813,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     PyErr_Clear();
     return explain(self, args, nargs, full ? bad : self->arrays[bad]);
   }
+  if (closed) return explain(self, args, nargs, -1); /* closed meanwhile: Python says so */
   return result;
 }
 

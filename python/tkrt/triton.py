@@ -1356,6 +1356,8 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       else:
         _, keep, first = self._convert(args, c_args)
         handle = self._stream_for(stream, first)
+      if self._bound is None:  # closed by another thread while the arguments were read
+        _closed(self)
       status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
       del keep  # the capsules lived until the launch was queued
     finally:

@@ -272,6 +272,17 @@ def main(work):
                   lambda: fill(cell, value), f"a float parameter refuses {value!r}")
   dev.synchronize()
   check(cell[0] == 7, "refused floats launched nothing")
+  # Closed by an argument's reader (another thread could do the same while the GIL is let go):
+  # the launch says so, naming the kernel, and runs nothing.
+  class Closing(Exporter):
+    def __dlpack__(self, **kw):
+      fill.close()
+      return super().__dlpack__(**kw)
+
+  expect_raises(ValueError, "fill_kernel: this prepared launch was closed",
+                lambda: fill(Closing(cell, [1], [1]), 1.5), "closed while its arguments were read")
+  dev.synchronize()
+  check(cell[0] == 7, "the launch closed meanwhile ran nothing")
 
   if tt.launch_path == "native":
     from tkrt import _native
