@@ -610,6 +610,18 @@ tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const
   return tkrt_grid_compile(expression, names, count, out_program);
 }
 
+/* A grid names the kernel's integer scalars, num_warps and num_stages: at most
+ * TKRT_GRID_NAMES_MAX names; `first_left_out` is the first integer parameter beyond them. */
+static tkrt_status_t tkrt_triton_grid_names_full(const char* kernel_name,
+                                                 const tkrt_triton_param_t* first_left_out) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                          "kernel '%s': integer scalar '%s' is beyond the %d a grid expression can "
+                          "name (with num_warps and num_stages, %d names); give the grid as "
+                          "numbers (grid_dims) or a kernel with fewer integer scalars",
+                          kernel_name, first_left_out->name, TKRT_GRID_NAMES_MAX - 2,
+                          TKRT_GRID_NAMES_MAX);
+}
+
 tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* variant,
                                                tkrt_triton_grid_program_t** out_program) {
   if (!variant || !variant->kernel || !out_program) {
@@ -626,8 +638,12 @@ tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* vari
   tkrt_grid_name_t* names = calloc(TKRT_GRID_NAMES_MAX, sizeof(*names));
   if (!names) return TKRT_OOM();
   size_t count = 0;
-  for (size_t i = 0; i < k->param_count && count < TKRT_GRID_NAMES_MAX - 2; ++i) {
+  for (size_t i = 0; i < k->param_count; ++i) {
     if (!tkrt_triton_param_is_integer(&k->params[i])) continue;
+    if (count == TKRT_GRID_NAMES_MAX - 2) {
+      free(names);
+      return tkrt_triton_grid_names_full(k->name, &k->params[i]);
+    }
     names[count++] = (tkrt_grid_name_t){k->params[i].name, strlen(k->params[i].name), 0, 1, i};
   }
   names[count++] = (tkrt_grid_name_t){"num_warps", 9, k->num_warps, 0, 0};
@@ -1004,6 +1020,7 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     goto done;
   }
   size_t scalar_names = 0;
+  const tkrt_triton_param_t* names_full = NULL;
   size_t at = 0;
   descriptors = 0;
   char marker[sizeof(kTkrtDecomposedMark) + 300];
@@ -1041,7 +1058,9 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
       break;
     }
     status = tkrt_triton_bind_scalar(p, given ? given : &kZero, &params[at++]);
-    if (!status && given && !given->is_float && scalar_names < TKRT_GRID_NAMES_MAX - 2) {
+    if (!status && given && !given->is_float && scalar_names == TKRT_GRID_NAMES_MAX - 2) {
+      if (!names_full) names_full = p; /* refused below if a variant's grid is an expression */
+    } else if (!status && given && !given->is_float) {
       names[scalar_names].name = p->name;
       names[scalar_names].length = strlen(p->name);
       names[scalar_names].value = given->i;
@@ -1081,6 +1100,10 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     config->kernel = variant->kernel->kernel;
     config->params = params;
     config->param_count = count;
+    if (variant->grid && names_full) {
+      status = tkrt_triton_grid_names_full(kernel_name, names_full);
+      goto done;
+    }
     if (variant->grid) {
       size_t name_count = scalar_names;
       names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps, 0, 0};
