@@ -293,7 +293,8 @@ def main(work):
                     f"tkrt._native reads shape {shape} strides {strides} as unreadable")
 
 
-with tempfile.TemporaryDirectory() as work:
-  main(work)
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+if __name__ == "__main__":  # test/gpu/torch_host_reads.py imports the kernel and helpers
+  with tempfile.TemporaryDirectory() as work:
+    main(work)
+  print(f"{len(failures)} failures")
+  sys.exit(1 if failures else 0)
