@@ -22,6 +22,9 @@
 #define TKRT_BOUND_STACK 64    /* arguments / buffers / scalars handled on the stack */
 #define TKRT_BOUND_BUCKETS 64  /* tuning-key table */
 #define TKRT_BOUND_KEYS_MAX 16 /* scalars in a tuning key */
+/* Distinct tuning-key values a bound call keeps (each a call, loaded and decided, kept until the
+ * bound call is destroyed); a launch with one more is refused. triton_bound.h documents it. */
+#define TKRT_BOUND_KEY_VALUES_MAX 4096
 #define TKRT_OOM() TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory")
 
 /* One tuning-key value's call: immutable once published. */
@@ -83,6 +86,8 @@ struct tkrt_triton_bound_s {
   size_t key_params[TKRT_BOUND_KEYS_MAX];
   _Atomic(tkrt_bound_key_entry_t*) buckets[TKRT_BOUND_BUCKETS];
   pthread_mutex_t key_lock;
+  size_t key_values;      /* entries in buckets (under key_lock) */
+  size_t key_values_max;  /* TKRT_BOUND_KEY_VALUES_MAX; tests lower it */
 };
 
 void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* options) {
@@ -251,6 +256,7 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   tkrt_triton_bound_t* b = calloc(1, sizeof(*b));
   if (!b) return TKRT_OOM();
   pthread_mutex_init(&b->key_lock, NULL);
+  b->key_values_max = TKRT_BOUND_KEY_VALUES_MAX;
   tkrt_runtime_retain(runtime);
   b->runtime = runtime;
   tkrt_device_retain(o.device);
@@ -364,7 +370,8 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   }
 
   /* The call's own grids (for tkrt_triton_bound_call's users): each program at the defaults, a
-   * scalar without one counting 0 as in the call. */
+   * scalar without one counting 0 as in the call; 0 x 0 x 0 (nothing launched) where that does
+   * not evaluate (a division by zero): never a guessed grid. */
   {
     int64_t stack_values[TKRT_BOUND_STACK];
     int64_t* values = b->param_count <= TKRT_BOUND_STACK
@@ -387,7 +394,7 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
                                                 b->variants[v].grid_dims);
       if (grid) {
         tkrt_status_free(grid);
-        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 1;
+        for (int dim = 0; dim < 3; ++dim) b->variants[v].grid_dims[dim] = 0;
       }
     }
     if (values != stack_values) free(values);
@@ -688,6 +695,24 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
   return NULL;
 }
 
+/* "n=4096, m=8": the key's names and values, for messages. */
+static void tkrt_bound_show_key(const tkrt_triton_bound_t* b, const int64_t* key, char* shown,
+                                size_t size) {
+  size_t used = 0;
+  shown[0] = '\0';
+  for (size_t k = 0; k < b->key_count && used < size; ++k) {
+    int n = snprintf(shown + used, size - used, "%s%s=%" PRId64, k ? ", " : "",
+                     b->kernel->params[b->key_params[k]].name, key[k]);
+    if (n > 0) used += (size_t)n;
+  }
+}
+
+void tkrt_triton_bound_set_key_values_max(tkrt_triton_bound_t* b, size_t max) {
+  pthread_mutex_lock(&b->key_lock);
+  b->key_values_max = max;
+  pthread_mutex_unlock(&b->key_lock);
+}
+
 /* The call for this launch's tuning-key values: found without a lock, or made, prepared and
  * published under the table's lock. */
 static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_stream_t stream,
@@ -713,13 +738,7 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
   TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(b->device, stream, &capturing));
   if (capturing) {
     char shown[256];
-    size_t used = 0;
-    shown[0] = '\0';
-    for (size_t k = 0; k < b->key_count && used < sizeof(shown); ++k) {
-      int n = snprintf(shown + used, sizeof(shown) - used, "%s%s=%" PRId64, k ? ", " : "",
-                       b->kernel->params[b->key_params[k]].name, key[k]);
-      if (n > 0) used += (size_t)n;
-    }
+    tkrt_bound_show_key(b, key, shown, sizeof(shown));
     return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
                             "'%s': tuning key value (%s) not seen before, inside a stream capture: "
                             "its call must be made, loaded and tuned first; launch it once with "
@@ -733,7 +752,15 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
        e = e->next) {
     if (memcmp(e->values, key, key_bytes) == 0) found = e;
   }
-  if (!found) {
+  if (!found && b->key_values >= b->key_values_max) {
+    char shown[256];
+    tkrt_bound_show_key(b, key, shown, sizeof(shown));
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                              "'%s': tuning key value (%s) is new, and a bound call keeps at most "
+                              "%zu distinct ones (each a loaded, decided call): key on fewer or "
+                              "coarser scalars, or make another bound call",
+                              b->name, shown, b->key_values_max);
+  } else if (!found) {
     tkrt_bound_key_entry_t* e = calloc(1, sizeof(*e));
     if (!e) {
       status = TKRT_OOM();
@@ -749,6 +776,7 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
       e->next = atomic_load_explicit(bucket, memory_order_relaxed);
       atomic_store_explicit(bucket, e, memory_order_release);
       found = e;
+      b->key_values++;
     }
   }
   pthread_mutex_unlock(&b->key_lock);

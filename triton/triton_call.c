@@ -610,6 +610,18 @@ tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const
   return tkrt_grid_compile(expression, names, count, out_program);
 }
 
+/* A grid names the kernel's integer scalars, num_warps and num_stages: at most
+ * TKRT_GRID_NAMES_MAX names; `first_left_out` is the first integer parameter beyond them. */
+static tkrt_status_t tkrt_triton_grid_names_full(const char* kernel_name,
+                                                 const tkrt_triton_param_t* first_left_out) {
+  return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                          "kernel '%s': integer scalar '%s' is beyond the %d a grid expression can "
+                          "name (with num_warps and num_stages, %d names); give the grid as "
+                          "numbers (grid_dims) or a kernel with fewer integer scalars",
+                          kernel_name, first_left_out->name, TKRT_GRID_NAMES_MAX - 2,
+                          TKRT_GRID_NAMES_MAX);
+}
+
 tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* variant,
                                                tkrt_triton_grid_program_t** out_program) {
   if (!variant || !variant->kernel || !out_program) {
@@ -626,8 +638,12 @@ tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* vari
   tkrt_grid_name_t* names = calloc(TKRT_GRID_NAMES_MAX, sizeof(*names));
   if (!names) return TKRT_OOM();
   size_t count = 0;
-  for (size_t i = 0; i < k->param_count && count < TKRT_GRID_NAMES_MAX - 2; ++i) {
+  for (size_t i = 0; i < k->param_count; ++i) {
     if (!tkrt_triton_param_is_integer(&k->params[i])) continue;
+    if (count == TKRT_GRID_NAMES_MAX - 2) {
+      free(names);
+      return tkrt_triton_grid_names_full(k->name, &k->params[i]);
+    }
     names[count++] = (tkrt_grid_name_t){k->params[i].name, strlen(k->params[i].name), 0, 1, i};
   }
   names[count++] = (tkrt_grid_name_t){"num_warps", 9, k->num_warps, 0, 0};
@@ -871,6 +887,38 @@ static size_t tkrt_triton_decomposed_params(const tkrt_triton_param_t* p, tkrt_p
   return n;
 }
 
+/* What tkrt_triton_call_create writes into the metadata of a call with a decomposed tensor
+ * descriptor (its parameters look like any pointer and integers, so the launches below could not
+ * tell otherwise), followed by "parameter <i> '<name>' (<type>)" of the first one. */
+static const char kTkrtDecomposedMark[] = "tkrt.triton decomposed descriptor: ";
+
+/* INVALID_ARGUMENT for a call whose descriptors' tensors come with each launch (TMA-form or
+ * decomposed): such a call launches only through tkrt_triton_bound_launch. */
+static tkrt_status_t tkrt_triton_refuse_descriptors(const tkrt_call_desc_t* desc,
+                                                    const char* name) {
+  size_t mark = sizeof(kTkrtDecomposedMark) - 1;
+  if (desc->metadata && desc->metadata_size > mark &&
+      memcmp(desc->metadata, kTkrtDecomposedMark, mark) == 0) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "call '%s': %.*s is a tensor descriptor (the decomposed form), whose "
+                            "tensor (base, shape, strides) comes with each launch: launch it with "
+                            "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
+                            name, (int)(desc->metadata_size - mark),
+                            (const char*)desc->metadata + mark);
+  }
+  const tkrt_config_desc_t* config = &desc->configs[0];
+  for (size_t i = 0; i < config->param_count; ++i) {
+    if (config->params[i].kind == TKRT_PARAM_TMA) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
+                              "(base, shape, strides) comes with each launch: launch it with "
+                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
+                              name, i);
+    }
+  }
+  return NULL;
+}
+
 bool tkrt_triton_kernel_decomposed(const tkrt_triton_kernel_t* kernel) {
   return kernel->desc_meta_count == 0;
 }
@@ -972,8 +1020,11 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     goto done;
   }
   size_t scalar_names = 0;
+  const tkrt_triton_param_t* names_full = NULL;
   size_t at = 0;
   descriptors = 0;
+  char marker[sizeof(kTkrtDecomposedMark) + 300];
+  size_t marker_size = 0;
   for (size_t i = 0; i < k0->param_count && !status; ++i) {
     const tkrt_triton_param_t* p = &k0->params[i];
     if (p->is_pointer) {
@@ -983,6 +1034,11 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     }
     if (p->kind == TKRT_PARAM_TMA && decomposed) {
       at += tkrt_triton_decomposed_params(p, &params[at]);
+      if (!marker_size) {
+        int n = snprintf(marker, sizeof(marker), "%sparameter %zu '%s' (%s)", kTkrtDecomposedMark,
+                         i, p->name, p->type);
+        marker_size = n < 0 ? 0 : (size_t)n < sizeof(marker) ? (size_t)n : sizeof(marker) - 1;
+      }
       continue;
     }
     if (p->kind == TKRT_PARAM_TMA) {
@@ -1002,7 +1058,9 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
       break;
     }
     status = tkrt_triton_bind_scalar(p, given ? given : &kZero, &params[at++]);
-    if (!status && given && !given->is_float && scalar_names < TKRT_GRID_NAMES_MAX - 2) {
+    if (!status && given && !given->is_float && scalar_names == TKRT_GRID_NAMES_MAX - 2) {
+      if (!names_full) names_full = p; /* refused below if a variant's grid is an expression */
+    } else if (!status && given && !given->is_float) {
       names[scalar_names].name = p->name;
       names[scalar_names].length = strlen(p->name);
       names[scalar_names].value = given->i;
@@ -1042,6 +1100,10 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
     config->kernel = variant->kernel->kernel;
     config->params = params;
     config->param_count = count;
+    if (variant->grid && names_full) {
+      status = tkrt_triton_grid_names_full(kernel_name, names_full);
+      goto done;
+    }
     if (variant->grid) {
       size_t name_count = scalar_names;
       names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps, 0, 0};
@@ -1074,6 +1136,10 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
   call.config_count = d.variant_count;
   call.aliases = d.inout_count ? aliases : NULL;
   call.alias_count = d.inout_count;
+  if (marker_size) {
+    call.metadata = marker;
+    call.metadata_size = marker_size;
+  }
   status = tkrt_call_create(&call, out_call);
 
 done:
@@ -1093,15 +1159,9 @@ tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
   }
   const tkrt_call_desc_t* desc = tkrt_call_get_desc(call);
   const tkrt_config_desc_t* config = &desc->configs[0];
+  TKRT_RETURN_IF_ERROR(tkrt_triton_refuse_descriptors(desc, desc->name ? desc->name : ""));
   size_t pointers = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
-    if (config->params[i].kind == TKRT_PARAM_TMA) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
-                              "(base, shape, strides) comes with each launch: launch it with "
-                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
-                              desc->name ? desc->name : "", i);
-    }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
   }
   if (buffer_count != pointers) {
@@ -1164,15 +1224,9 @@ tkrt_status_t tkrt_triton_launch_create(tkrt_call_t* call, tkrt_device_t* device
                             "call '%s' has %zu variants: preparing its launch needs a tuner", name,
                             desc->config_count);
   }
+  TKRT_RETURN_IF_ERROR(tkrt_triton_refuse_descriptors(desc, name));
   size_t pointers = 0;
   for (size_t i = 0; i < config->param_count; ++i) {
-    if (config->params[i].kind == TKRT_PARAM_TMA) {
-      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                              "call '%s': parameter %zu is a tensor descriptor, whose tensor "
-                              "(base, shape, strides) comes with each launch: launch it with "
-                              "tkrt_triton_bound_launch (tkrt/triton_bound.h)",
-                              name, i);
-    }
     pointers += config->params[i].kind == TKRT_PARAM_ARRAY;
   }
   for (size_t a = 0; a < desc->alias_count; ++a) {

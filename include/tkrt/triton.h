@@ -185,7 +185,11 @@ TKRT_API tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* de
 /* Launches a call made by tkrt_triton_call_create: `buffers` holds one buffer per pointer
  * parameter, in parameter order (sizes let tkrt check bytes and save in-place buffers; 0:
  * unknown). The in-place buffers are passed to tkrt_call_launch again as outputs, so that
- * autotuning restores them. `tuner` may be NULL for a single variant. */
+ * autotuning restores them. `tuner` may be NULL for a single variant. A call with tensor
+ * descriptors (TMA-form, or decomposed: tkrt_triton_call_create marks those in the call's
+ * metadata) is refused here and by tkrt_triton_launch_create (INVALID_ARGUMENT naming the
+ * descriptor parameter): their tensors come with each launch through tkrt_triton_bound_launch;
+ * tkrt_call_launch on such a call runs the placeholders (the block, contiguous). */
 TKRT_API tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
                                                tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                                                size_t buffer_count, tkrt_autotuner_t* tuner);

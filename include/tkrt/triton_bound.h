@@ -32,8 +32,9 @@ typedef struct tkrt_triton_bound_options {
   tkrt_device_t* device;   /* required: a device of `runtime` */
   /* Scalar parameters whose values key the tuning decision (Triton's autotune key=): each
    * distinct tuple of their values is decided on its first launch (benchmarked, or read from the
-   * tuner's store, where it is persisted like any decision). NULL / 0: one decision for every
-   * launch. Ignored for a single variant. */
+   * tuner's store, where it is persisted like any decision) and kept until the bound call is
+   * destroyed, at most 4096 of them (RESOURCE_EXHAUSTED beyond). NULL / 0: one decision for
+   * every launch. Ignored for a single variant. */
   const char* const* tuning_key;
   size_t tuning_key_count;
 } tkrt_triton_bound_options_t;
@@ -49,7 +50,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_create(
     tkrt_triton_bound_t** out_bound);
 /* Frees it: only once every launch made with it has finished on the device. */
 TKRT_API void tkrt_triton_bound_destroy(tkrt_triton_bound_t* bound);
-/* Lent: the call with the default values (the one decided when there is no tuning key). */
+/* Lent: the call with the default values (the one decided when there is no tuning key). Its own
+ * grids are each variant's grid at the defaults, a scalar without a default counting 0; where
+ * that does not evaluate (a division by zero) the grid is 0 x 0 x 0, so launching the call
+ * without a grid callback (tkrt_call_launch) launches nothing: give per-launch scalars through
+ * tkrt_triton_bound_launch, which evaluates the grid at each launch. */
 TKRT_API tkrt_call_t* tkrt_triton_bound_call(const tkrt_triton_bound_t* bound);
 /* How many arguments a launch takes: the kernel's parameters (tkrt_triton_kernel_param_count). */
 TKRT_API size_t tkrt_triton_bound_arg_count(const tkrt_triton_bound_t* bound);
@@ -87,8 +92,13 @@ typedef struct tkrt_triton_arg {
  * the argument, its value and the rule). Descriptors that Triton lowered to TMA (non-empty
  * tensordesc_meta) are refused on devices without TMA (UNIMPLEMENTED naming the backend);
  * decomposed ones (empty tensordesc_meta: the base pointer, shape, strides and padding flag
- * passed as parameters) run on every backend. `decision` (may be NULL): what ran and why. No lock and no
- * allocation once the call (for this tuning-key value) is decided on the device. */
+ * passed as parameters) run on every backend. `decision` (may be NULL): what ran and why. Once
+ * the call (for this tuning-key value) is decided on the device, a launch usually takes no lock
+ * and allocates nothing; the exceptions: a grid needing more global scratch than allocated so far
+ * grows it (under a lock), above 64 parameters or buffers or 8 descriptors its arrays are
+ * malloc'ed, and the core allocates above its own stack sizes. A tuning-key value not seen
+ * before makes, prepares and decides its call (under the table's lock); a bound call keeps at
+ * most 4096 distinct values (until destroyed): one more is RESOURCE_EXHAUSTED naming it. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* bound,
                                                               tkrt_stream_t stream,
                                                               const tkrt_triton_arg_t* args,

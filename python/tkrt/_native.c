@@ -98,7 +98,8 @@ typedef tkrt_status_t (*bound_launch_fn)(const tkrt_triton_bound_t*, tkrt_stream
 static bound_launch_fn g_launch;  /* tkrt_triton_bound_launch of tkrt.triton's library */
 static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, context) */
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
-static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr, *s_get_device, *s_dtype,
+static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr,
+    *s_numel, *s_size, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
     *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_nan, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
 
@@ -231,9 +232,15 @@ typedef struct {
   type_entry_t* entry;
 } array_t;
 
-static void extent_of(const dl_tensor_t* t, array_t* out) {
-  uint64_t item = ((uint64_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
-  int64_t high = (int64_t)item, low = 0;
+/* The address, extent, device and dtype of a DLPack tensor: 0, or 1 when its shape or strides
+ * are negative or overflow 64 bits (not readable: the caller explains). */
+static int extent_of(const dl_tensor_t* t, array_t* out) {
+  int64_t item = (int64_t)(((uint64_t)t->dtype.bits * t->dtype.lanes + 7) / 8);
+  int64_t high = item, low = 0;
+  if (t->ndim < 0 || (t->ndim > 0 && !t->shape)) return 1;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (t->shape[d] < 0) return 1;
+  }
   for (int32_t d = 0; d < t->ndim; d++) {
     int64_t size = t->shape[d];
     if (size == 0) {
@@ -241,21 +248,33 @@ static void extent_of(const dl_tensor_t* t, array_t* out) {
       low = 0;
       break;
     }
-    int64_t stride;
+    int64_t stride = 1, step;
     if (t->strides) {
       stride = t->strides[d];
     } else {
-      stride = 1;
-      for (int32_t later = d + 1; later < t->ndim; later++) stride *= t->shape[later];
+      for (int32_t later = d + 1; later < t->ndim; later++) {
+        if (__builtin_mul_overflow(stride, t->shape[later], &stride)) return 1;
+      }
     }
-    if (stride >= 0) high += (size - 1) * stride * (int64_t)item;
-    else low += (size - 1) * stride * (int64_t)item;
+    if (__builtin_mul_overflow(size - 1, stride, &step) ||
+        __builtin_mul_overflow(step, item, &step) ||
+        (step >= 0 ? __builtin_add_overflow(high, step, &high)
+                   : __builtin_add_overflow(low, step, &low))) {
+      return 1;
+    }
   }
-  out->address = (uint64_t)(uintptr_t)t->data + t->byte_offset + (uint64_t)low;
-  out->extent = (uint64_t)(high - low);
+  uint64_t span, address;
+  if (__builtin_sub_overflow(high, low, &span) ||
+      __builtin_add_overflow((uint64_t)(uintptr_t)t->data, t->byte_offset, &address) ||
+      __builtin_sub_overflow(address, 0 - (uint64_t)low, &address)) {
+    return 1;
+  }
+  out->address = address;
+  out->extent = span;
   out->device_type = t->device.device_type;
   out->device_id = t->device.device_id;
   out->dtype = t->dtype.lanes == 1 ? (uint16_t)(t->dtype.code << 8 | t->dtype.bits) : 0xffff;
+  return 0;
 }
 
 /* Reads an array through DLPack's capsule; *keep gets the capsule (alive until the launch is
@@ -292,12 +311,16 @@ static int read_capsule(PyObject* obj, type_entry_t* e, array_t* out, PyObject**
     Py_DECREF(capsule);
     return 1;
   }
-  extent_of(t, out);
+  if (extent_of(t, out)) {
+    Py_DECREF(capsule);
+    return 1;
+  }
   *keep = capsule;
   return 0;
 }
 
 static int dtype_from_map(PyObject* map, PyObject* obj, uint16_t* out) {
+  if (!map || !PyDict_Check(map)) return 1; /* no dtype table for this type: explained */
   PyObject* dtype = PyObject_GetAttr(obj, s_dtype);
   if (!dtype) return -1;
   PyObject* code = PyDict_GetItemWithError(map, dtype); /* borrowed */
@@ -322,8 +345,8 @@ static int as_u64(PyObject* v, uint64_t* out) {
   return 0;
 }
 
-/* Reads one array: 0 ok, -1 exception, 1 not readable here (the caller explains). */
-static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObject** keep) {
+static int read_array_at(const launcher_t* self, PyObject* obj, array_t* out, PyObject** keep,
+                         int sized) {
   type_entry_t* e = type_entry(Py_TYPE(obj));
   if (!e) return -1;
   out->entry = e;
@@ -335,11 +358,10 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
         if (PyErr_Occurred()) PyErr_Clear();
         return 1;
       }
-      extent_of(&t, out);
-      return 0;
+      return extent_of(&t, out);
     }
     case READ_TORCH:
-      if (!self->need_size) {
+      if (!self->need_size && !sized && e->dtypes) {
         PyObject* index = PyObject_VectorcallMethod(s_get_device, &obj,
                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
         if (!index) return -1;
@@ -362,14 +384,21 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
         out->device_type = i < 0 ? DL_CPU : e->gpu_type;
         out->device_id = i < 0 ? 0 : (int32_t)i;
         int r = dtype_from_map(e->dtypes, obj, &out->dtype);
+        if (!r) r = as_u64(PyObject_VectorcallMethod(s_data_ptr, &obj,
+                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL),
+                           &out->address);
+        if (r || out->address) return r;
+        /* No memory: an empty tensor passes (extent 0), a meta tensor does not. */
+        uint64_t count = 0;
+        r = as_u64(PyObject_VectorcallMethod(s_numel, &obj, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                             NULL), &count);
         if (r) return r;
-        return as_u64(PyObject_VectorcallMethod(s_data_ptr, &obj,
-                                                1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL),
-                      &out->address);
+        out->extent = count ? TKRT_BUFFER_SIZE_UNKNOWN : 0;
+        return 0;
       }
       return read_capsule(obj, e, out, keep);
     case READ_CUPY:
-      if (!self->need_size) {
+      if (!self->need_size && !sized && e->dtypes) {
         PyObject* memory = PyObject_GetAttr(obj, s_data);
         if (!memory) return -1;
         uint64_t id = 0;
@@ -379,7 +408,13 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
         if (r) return r;
         out->device_type = e->gpu_type;
         out->device_id = (int32_t)id;
-        return dtype_from_map(e->dtypes, obj, &out->dtype);
+        r = dtype_from_map(e->dtypes, obj, &out->dtype);
+        if (r || out->address) return r;
+        uint64_t count = 0;
+        r = as_u64(PyObject_GetAttr(obj, s_size), &count);
+        if (r) return r;
+        out->extent = count ? TKRT_BUFFER_SIZE_UNKNOWN : 0;
+        return 0;
       }
       return read_capsule(obj, e, out, keep);
     case READ_JAX: { /* JAX gives no current stream: wait for the array, then the capsule */
@@ -394,6 +429,17 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
     default:
       return 1;
   }
+}
+
+/* Reads one array: 0 ok, -1 exception, 1 not readable here (the caller explains). `sized`: its
+ * extent is needed (a descriptor's base: the core checks the tensor lies inside it), so the
+ * PyTorch and CuPy fast paths, which give only the address, are not taken. An address of 0 with
+ * a nonzero extent (a PyTorch meta tensor) is not readable. */
+static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObject** keep,
+                      int sized) {
+  int r = read_array_at(self, obj, out, keep, sized);
+  if (r == 0 && out->address == 0 && out->extent != 0) return 1;
+  return r;
 }
 
 static int array_fits(const launcher_t* self, const entry_t* p, const array_t* a) {
@@ -479,7 +525,7 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
     PyErr_Clear();
     return 1;
   }
-  int r = read_array(self, b, base, keep);
+  int r = read_array(self, b, base, keep, 1);
   Py_DECREF(b);
   if (r) return r;
   if (!array_fits(self, p, base)) return 1;
@@ -527,11 +573,25 @@ static int read_int(const entry_t* p, PyObject* obj, tkrt_triton_arg_t* arg) {
   return 0;
 }
 
+/* A float parameter takes what the ctypes reader takes: a numbers.Real that is not a bool. 0 ok,
+ * -1 exception, 1 explain. */
 static int read_float(PyObject* obj, tkrt_triton_arg_t* arg) {
+  static PyObject* real; /* numbers.Real, imported once */
   double f;
   if (PyFloat_CheckExact(obj)) {
     f = PyFloat_AS_DOUBLE(obj);
-  } else if (PyLong_Check(obj) || PyFloat_Check(obj) || PyIndex_Check(obj)) {
+  } else if (!PyBool_Check(obj)) {
+    if (!PyLong_Check(obj) && !PyFloat_Check(obj)) {
+      if (!real) {
+        PyObject* numbers = PyImport_ImportModule("numbers");
+        if (!numbers) return -1;
+        real = PyObject_GetAttrString(numbers, "Real");
+        Py_DECREF(numbers);
+        if (!real) return -1;
+      }
+      int is = PyObject_IsInstance(obj, real);
+      if (is <= 0) return is < 0 ? -1 : 1;
+    }
     f = PyFloat_AsDouble(obj);
     if (f == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
@@ -679,7 +739,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
       case P_POINTER: {
         array_t a;
         PyObject* capsule = NULL;
-        r = read_array(self, obj, &a, &capsule);
+        r = read_array(self, obj, &a, &capsule, 0);
         if (capsule) kept[kept_count++] = capsule;
         if (!r && !array_fits(self, p, &a)) r = 1;
         if (!r) {
@@ -716,6 +776,10 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
         break;
       }
     }
+    if (r < 0 && (p->kind == P_POINTER || p->kind == P_DESC) &&
+        PyErr_ExceptionMatches(PyExc_Exception)) {
+      r = 1; /* the framework refused the read: the ctypes reader says which argument */
+    }
     if (r) {
       failed = r;
       bad = g;
@@ -723,7 +787,11 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   }
   PyObject* result = NULL;
   uint64_t s = 0;
-  if (failed == 0 && launch_stream(self, stream, have_first ? &first : NULL, &s) == 0) {
+  int closed = 0;
+  if (failed == 0 && launch_stream(self, stream, have_first ? &first : NULL, &s) == 0 &&
+      !(closed = !self->bound)) {
+    /* (Reading the arguments and the stream runs Python code, which may have closed the launch
+     * in another thread: checked again above, with no Python code from there to the enqueue.) */
     tkrt_status_t status = g_launch(self->bound, (tkrt_stream_t)(uintptr_t)s, c_args,
                                     (size_t)n, NULL);
     if (!status) {
@@ -745,6 +813,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     PyErr_Clear();
     return explain(self, args, nargs, full ? bad : self->arrays[bad]);
   }
+  if (closed) return explain(self, args, nargs, -1); /* closed meanwhile: Python says so */
   return result;
 }
 
@@ -955,7 +1024,7 @@ static PyObject* array_probe(PyObject* module, PyObject* obj) {
   array_t a;
   PyObject* keep = NULL;
   memset(&a, 0, sizeof(a));
-  int r = read_array(&probe, obj, &a, &keep);
+  int r = read_array(&probe, obj, &a, &keep, 1);
   Py_XDECREF(keep);
   if (r < 0) return NULL;
   if (r > 0) {
@@ -990,6 +1059,8 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_dlpack_device, "__dlpack_device__");
   INTERN(s_max_version, "max_version");
   INTERN(s_data_ptr, "data_ptr");
+  INTERN(s_numel, "numel");
+  INTERN(s_size, "size");
   INTERN(s_get_device, "get_device");
   INTERN(s_dtype, "dtype");
   INTERN(s_data, "data");

@@ -709,6 +709,8 @@ def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
   dtype = tensor.dtype
   element = _dl_element(dtype.code, dtype.bits, dtype.lanes)
   item = (dtype.bits * dtype.lanes + 7) // 8
+  if tensor.ndim < 0 or any(tensor.shape[d] < 0 for d in range(tensor.ndim)):
+    raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a negative shape or rank")
   # The bytes from the address to the end of the last element (strides may be negative).
   extent, low = item, 0
   for d in range(tensor.ndim):
@@ -726,6 +728,9 @@ def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
     else:
       low += (size - 1) * stride * item
   address = (tensor.data or 0) + tensor.byte_offset + low
+  if not (0 <= address < 2**64 and extent < 2**63 and low >= -2**63):
+    raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a shape and strides whose span "
+                     f"does not fit 64 bits")
   return (address, int(tensor.device.device_type), int(tensor.device.device_id), element,
           extent - low, name, capsule)
 
@@ -1351,6 +1356,8 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       else:
         _, keep, first = self._convert(args, c_args)
         handle = self._stream_for(stream, first)
+      if self._bound is None:  # closed by another thread while the arguments were read
+        _closed(self)
       status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
       del keep  # the capsules lived until the launch was queued
     finally:
@@ -1404,6 +1411,8 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         arg.kind = _ARG_POINTER
         arg.ptr = value.data_ptr()
         arg.size = _UNKNOWN_SIZE
+        if not arg.ptr and value.numel():
+          return None  # no memory (a meta tensor): _convert refuses it
       elif kind == _P_INT:
         if value.__class__ is not int or not extra[0] <= value <= extra[1]:
           return None
@@ -1518,23 +1527,34 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
     checked; a DLPack capsule it was read through goes into `keep`."""
     reader = _fast_reader(type(a))
-    if reader is not None:
-      info = reader.info(a)
-    else:
-      if not hasattr(a, "__dlpack__"):
-        raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is a "
-                        f"{type(a).__name__}, not an array (no __dlpack__)")
-      if _is_jax_array(a):
-        # JAX gives no current stream: wait for the array, then launch on the legacy stream.
-        a.block_until_ready()
-      address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
-      keep.append(capsule)
-      info = (address, (kind, ident), element, extent, how)
+    if reader is None and not hasattr(a, "__dlpack__"):
+      raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is a "
+                      f"{type(a).__name__}, not an array (no __dlpack__)")
+    try:
+      if reader is not None:
+        info = reader.info(a)
+      else:
+        if _is_jax_array(a):
+          # JAX gives no current stream: wait for the array, then launch on the legacy stream.
+          a.block_until_ready()
+        address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
+        keep.append(capsule)
+        info = (address, (kind, ident), element, extent, how)
+    except Error:
+      raise
+    except Exception as e:  # the framework refused (no storage, __dlpack__ raised, ...)
+      raise (TypeError if isinstance(e, TypeError) else ValueError)(
+          f"{self._where}: argument {index} ({p.name}: {p.type}): reading the "
+          f"{type(a).__name__} failed: {type(e).__name__}: {e}") from e
     kind, ident = info[1]
     if (kind not in self.device.dlpack_types
         or (ident != self.device.ordinal and not self._any_array_ordinal)
         or (p.element and info[2] != p.element)):
       raise _array_error(_Expect(index, p, self.device, self._where), info, a)
+    if not info[0] and info[3]:
+      raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) has no memory "
+                       f"(address 0) but spans {info[3]} bytes (a PyTorch meta tensor?); give "
+                       f"an array on {self.device.name}")
     if need and info[3] < need:
       raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) spans {info[3]} "
                        f"bytes; the launch was prepared with min_elements {p.name}="

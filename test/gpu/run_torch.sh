@@ -6,7 +6,8 @@
 # Triton-compiled add and row softmax launched by tkrt.triton as torch.library custom operators,
 # checked by torch.library.opcheck, eager against torch, under torch.compile(fullgraph=True), in a
 # torch.cuda.graph capture replayed on new inputs and under torch.compile(mode="reduce-overhead"),
-# each bit-identical to eager. Prints "TORCH: PASS" (exit 0) or "TORCH: FAIL" (exit 1). Expected
+# each bit-identical to eager; then test/gpu/torch_host_reads.py (PyTorch tensors on the host
+# backend) on both launch paths. Prints "TORCH: PASS" (exit 0) or "TORCH: FAIL" (exit 1). Expected
 # to take about a minute after the build (two Inductor compilations); bounded by
 # TKRT_TORCH_BUDGET_S (default 170 s, build included). Writes a copy of everything to
 # $OUT/torch.log when OUT is set.
@@ -30,7 +31,7 @@ mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_XLA=ON \
   -DTKRT_WARNINGS_AS_ERRORS=ON -DPython3_EXECUTABLE="$(command -v python3)" ${TKRT_GPU_CMAKE_ARGS:-} > "$build/torch-configure.log" 2>&1 \
   || { cat "$build/torch-configure.log"; fail "configure"; }
-cmake --build "$build" -j "$jobs" --target tkrt tkrt_python_native > "$build/torch-build.log" 2>&1 \
+cmake --build "$build" -j "$jobs" --target tkrt tkrt_python_native triton_desc_host > "$build/torch-build.log" 2>&1 \
   || { tail -n 40 "$build/torch-build.log"; fail "build"; }
 
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0"
@@ -43,4 +44,10 @@ timeout --kill-after=5 "$left" python3 "$root/examples/torch_custom_op/demo.py"
 rc=$?
 [[ "$rc" == 124 ]] && fail "demo.py timed out after $left s"
 [[ "$rc" == 0 ]] || fail "demo.py exit $rc"
+# tkrt.triton's PyTorch readers on the host backend (issue 25: a descriptor over a torch tensor
+# read sized, meta tensors refused), on the native and the ctypes launch path.
+for path in native ctypes; do
+  TKRT_PYTHON_LAUNCH=$path timeout 60 python3 "$root/test/gpu/torch_host_reads.py" \
+    "$build/test/triton/triton_desc_host.so" || fail "torch_host_reads.py on the $path path"
+done
 echo "TORCH: PASS"

@@ -42,3 +42,10 @@ TKRT_HOST_KERNEL(tile_copy_kernel, "*fp32,i64,i64,i64,i64,i1,i32,i32,i64,i64,*fp
     probe[8] = hidden_strides[0], probe[9] = hidden_strides[1];
   }
 }
+
+/* `fill_kernel(out_ptr: *fp32, value: fp32)`: out[0] = value (a float scalar for the Python
+ * readers' tests). */
+TKRT_HOST_KERNEL(fill_kernel, "*fp32,fp32") {
+  float* out = TKRT_HOST_PARAM(float*, 0);
+  if (program->pid[0] == 0) out[0] = TKRT_HOST_PARAM(float, 1);
+}

@@ -384,6 +384,21 @@ def run(work):
             f"{scalar} = {value}")
   hostile(tt.Error, "too large for a float",
           lambda: wide_kernel.prepare((1,), device="host", **dict(fine, f=10**400)), "f = 10**400")
+  # More integer scalars than a grid expression can name (254, with num_warps and num_stages):
+  # an expression grid is refused naming the first one left out and the limit (numbers pass on
+  # to the device check).
+  many = os.path.join(work, "many")
+  copy_entry(source, many)
+  with open(os.path.join(many, "add_kernel.ttir"), "w") as f:
+    f.write(text.replace("%n: i32 ", "%n: i32, " + ", ".join(f"%p{i}: i32" for i in range(300))
+                         + " ", 1))
+  many_kernel = tt.load(many)
+  values = dict(n=1, **{f"p{i}": 1 for i in range(300)})
+  hostile(tt.Error, "integer scalar 'p253' is beyond the 254 a grid expression can name",
+          lambda: many_kernel.prepare("p299", device="host", **values), "300 integer scalars")
+  hostile(tt.Error, "no image for this device",
+          lambda: many_kernel.prepare((1,), device="host", **values),
+          "300 integer scalars with a numeric grid")
   hostile(tt.Error, "(no such parameter) is an integer; 18446744073709551616 is out of range",
           lambda: kernel.prepare((1,), device="host", n=1, zz=2**64), "an unknown scalar beyond int64")
   hostile(ValueError, "scalar name 'a b' is not an identifier",

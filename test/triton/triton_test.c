@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "triton/triton_internal.h"
+#include "runtime/runtime_internal.h"
 #include "test/harness.h"
 #include "tkrt/host_kernel.h"
 #include "tkrt/tkrt.h"
@@ -1708,6 +1709,14 @@ static void bound_host(void) {
                 "divisor '(n - 4096)' is 0)");
   tkrt_triton_bound_destroy(bound);
   bound = NULL;
+  /* Defaults that do not evaluate a grid (4096 // n, n missing: a division by zero): the call's
+   * own grid is 0 x 0 x 0 (launched directly it runs nothing, not one program). */
+  variant.grid = "4096 // n";
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  const uint32_t* own = tkrt_call_get_desc(tkrt_triton_bound_call(bound))->configs[0].grid;
+  EXPECT_EQ_U64((uint64_t)own[0] + own[1] + own[2], 0);
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
   options.device = NULL;
   EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "options.device is required");
@@ -1775,6 +1784,20 @@ static void bound_tuning_key(void) {
   EXPECT_EQ_U64(bound_add(bound, &a, 20000, &decision), 0);
   EXPECT_TRUE(!decision.decided);
   EXPECT_EQ_U64(count_files(store), 2);
+  /* The table is capped (4096 key values; 2 here): one more is refused naming the key and the
+   * cap, before anything is made or launched; the values seen still launch. */
+  tkrt_triton_bound_set_key_values_max(bound, 2);
+  {
+    tkrt_triton_arg_t capped[4];
+    bound_args(&a, capped, 5000);
+    EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, capped, 4, NULL),
+                  TKRT_STATUS_RESOURCE_EXHAUSTED,
+                  "'add_kernel': tuning key value (n=5000) is new, and a bound call keeps at "
+                  "most 2 distinct ones");
+  }
+  EXPECT_EQ_U64(count_files(store), 2);
+  EXPECT_EQ_U64(bound_add(bound, &a, 7000, NULL), 0);
+  tkrt_triton_bound_set_key_values_max(bound, 4096);
   /* Inside a capture, a key value seen before launches (recorded); an unseen one is refused. */
   if (tkrt_device_info(device)->features & TKRT_DEVICE_FEATURE_GRAPHS) {
     tkrt_stream_t stream = NULL;
@@ -2269,6 +2292,23 @@ static void bound_decomposed_host(void) {
     tkrt_triton_kernel_release(k);
     TKRT_TEST_SKIP("no host backend");
   }
+  /* The call's own launch paths take no shapes: refused naming the descriptor, not run with the
+   * placeholders (nothing is launched: the buffers are null). */
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  tkrt_buffer_t buffers[3] = {{0, 0}, {0, 0}, {0, 0}};
+  EXPECT_STATUS(tkrt_triton_call_launch(call, device, NULL, buffers, 3, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "call 'tile_copy_kernel': parameter 0 'in_desc' (tensordesc<fp32[4, 8]>) is a tensor "
+                "descriptor (the decomposed form), whose tensor (base, shape, strides) comes with "
+                "each launch: launch it with tkrt_triton_bound_launch");
+  tkrt_triton_launch_t* no_launch = NULL;
+  EXPECT_STATUS(tkrt_triton_launch_create(call, device, NULL, &no_launch),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "parameter 0 'in_desc' (tensordesc<fp32[4, 8]>) is a tensor descriptor (the "
+                "decomposed form)");
+  EXPECT_TRUE(no_launch == NULL);
+  tkrt_call_release(call);
+  call = NULL;
   tkrt_triton_bound_options_t options;
   tkrt_triton_bound_options_init(&options);
   options.runtime = rt;
