@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "triton"))
 
 import torch  # noqa: E402
 
-import test_python_desc as desc  # noqa: E402  (NumPy, tkrt.triton, the kernel, the helpers)
+import script_checks  # noqa: E402  (check, expect_raises, the failures)
+import test_python_desc as desc  # noqa: E402  (NumPy, tkrt.triton, the kernel)
 
 tt = desc.tt
 
@@ -45,27 +46,27 @@ def main(work):
   launch(desc.TensorDescriptor(base, [rows, cols], [stride, 1], [4, 8]), out, probe)
   dev.synchronize()
   tile = base.as_strided((rows, cols), (stride, 1))
-  desc.check(torch.equal(out[:rows, :cols], tile) and not out[rows:].any(),
+  script_checks.check(torch.equal(out[:rows, :cols], tile) and not out[rows:].any(),
              "a descriptor over a torch tensor copies its tile")
   out.fill_(7)
   what = "argument 0 (in_desc: tensordesc<fp32[4, 8]>)"
-  desc.expect_raises(tt.Error, f"{what}: its shape and strides span",
+  script_checks.expect_raises(tt.Error, f"{what}: its shape and strides span",
                      lambda: launch(desc.TensorDescriptor(base, [2 * rows + 8, cols], [stride, 1],
                                                           [4, 8]), out, probe),
                      "a descriptor whose shape exceeds its torch base")
   meta = torch.empty((8, 16), device="meta")
-  desc.expect_raises(ValueError, "argument 1 (out_ptr: *fp32)",
+  script_checks.expect_raises(ValueError, "argument 1 (out_ptr: *fp32)",
                      lambda: launch(desc.TensorDescriptor(base, [rows, cols], [stride, 1], [4, 8]),
                                     meta, probe), "a meta tensor as a pointer")
-  desc.expect_raises(ValueError, what,
+  script_checks.expect_raises(ValueError, what,
                      lambda: launch(desc.TensorDescriptor(torch.empty(200, device="meta"),
                                                           [rows, cols], [stride, 1], [4, 8]),
                                     out, probe), "a meta tensor as a descriptor's base")
   dev.synchronize()
-  desc.check(bool((out == 7).all()), "refused launches enqueued nothing")
+  script_checks.check(bool((out == 7).all()), "refused launches enqueued nothing")
 
 
 with tempfile.TemporaryDirectory() as work:
   main(work)
-print("TORCH_READS:", "FAIL" if desc.failures else "PASS")
-sys.exit(1 if desc.failures else 0)
+print("TORCH_READS:", "FAIL" if script_checks.failures else "PASS")
+sys.exit(1 if script_checks.failures else 0)

@@ -40,31 +40,8 @@ import tkrt.triton as tt  # noqa: E402
 HOST = sys.argv[1:4]
 VECTORS = sys.argv[4] if len(sys.argv) > 4 else None
 N = 5000
-failures = []
-checks = 0
-
-
-def check(condition, label):
-  global checks
-  checks += 1
-  if condition:
-    print("ok:", label)
-  else:
-    print("FAIL:", label)
-    failures.append(label)
-
-
-def expect_raises(kind, fragment, fn, label):
-  try:
-    fn()
-  except kind as e:
-    check(fragment in str(e), f"{label}: {kind.__name__} says {fragment!r} (got: {e})")
-    return e
-  except Exception as e:  # noqa: BLE001
-    check(False, f"{label}: expected {kind.__name__} with {fragment!r}, got {type(e).__name__}: {e}")
-    return e
-  check(False, f"{label}: expected {kind.__name__} with {fragment!r}, nothing raised")
-  return None
+from script_checks import check, expect_raises  # noqa: E402
+import script_checks  # noqa: E402
 
 
 TTIR = ("module {\n  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, "
@@ -268,13 +245,8 @@ def main():
     run(work)
   finally:
     shutil.rmtree(work, ignore_errors=True)
-  print()
-  if failures:
-    print(f"test_python: {len(failures)} of {checks} checks FAILED")
-    for f in failures:
-      print("  " + f)
+  if script_checks.finish("test_python"):
     sys.exit(1)
-  print(f"test_python: all {checks} checks passed")
 
 
 def run(work):

@@ -36,26 +36,8 @@ if not hasattr(np.ndarray, "__dlpack__"):
 
 import tkrt.triton as tt  # noqa: E402
 
-failures = []
-
-
-def check(condition, label):
-  print("ok:" if condition else "FAIL:", label)
-  if not condition:
-    failures.append(label)
-
-
-def expect_raises(kind, fragment, fn, label):
-  try:
-    fn()
-  except kind as e:
-    check(fragment in str(e), f"{label}: {kind.__name__} says {fragment!r} (got: {e})")
-    return e
-  except Exception as e:  # noqa: BLE001
-    check(False, f"{label}: expected {kind.__name__} with {fragment!r}, got {type(e).__name__}: {e}")
-    return e
-  check(False, f"{label}: expected {kind.__name__} with {fragment!r}, nothing raised")
-  return None
+from script_checks import check, expect_raises  # noqa: E402
+import script_checks  # noqa: E402
 
 
 def loc(name):
@@ -296,5 +278,4 @@ def main(work):
 if __name__ == "__main__":  # test/gpu/torch_host_reads.py imports the kernel and helpers
   with tempfile.TemporaryDirectory() as work:
     main(work)
-  print(f"{len(failures)} failures")
-  sys.exit(1 if failures else 0)
+  sys.exit(script_checks.finish("test_python_desc"))

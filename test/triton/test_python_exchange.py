@@ -43,16 +43,8 @@ if not hasattr(np.ndarray, "__dlpack__"):
 
 N = 50000
 RANKS = 4
-failures = []
-checks = 0
-
-
-def check(condition, label):
-  global checks
-  checks += 1
-  print(("ok: " if condition else "FAIL: ") + label, flush=True)
-  if not condition:
-    failures.append(label)
+from script_checks import check  # noqa: E402
+import script_checks  # noqa: E402
 
 
 class FolderStore:
@@ -422,13 +414,8 @@ def main():
       xla_entry_points(sys.argv[4], work)
   finally:
     shutil.rmtree(work, ignore_errors=True)
-  print()
-  if failures:
-    print(f"test_python_exchange: {len(failures)} of {checks} checks FAILED")
-    for f in failures:
-      print("  " + f)
+  if script_checks.finish("test_python_exchange"):
     sys.exit(1)
-  print(f"test_python_exchange: all {checks} checks passed")
 
 
 if __name__ == "__main__":

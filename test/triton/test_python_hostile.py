@@ -47,19 +47,9 @@ HOST = sys.argv[1:4]
 VECTORS = sys.argv[4]
 N = 5000
 OTHER_UID = 54321
-failures = []
-checks = 0
+from script_checks import check  # noqa: E402
+import script_checks  # noqa: E402
 TMP = None  # the private temporary folder tkrt.triton writes into (tempfile.tempdir)
-
-
-def check(condition, label):
-  global checks
-  checks += 1
-  if condition:
-    print("ok:", label)
-  else:
-    print("FAIL:", label)
-    failures.append(label)
 
 
 def leftovers():
@@ -138,13 +128,8 @@ def main():
   finally:
     tempfile.tempdir = None
     shutil.rmtree(work, ignore_errors=True)
-  print()
-  if failures:
-    print(f"test_python_hostile: {len(failures)} of {checks} checks FAILED")
-    for f in failures:
-      print("  " + f)
+  if script_checks.finish("test_python_hostile"):
     sys.exit(1)
-  print(f"test_python_hostile: all {checks} checks passed")
 
 
 def run(work):

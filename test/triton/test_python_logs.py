@@ -35,13 +35,8 @@ import tkrt.triton as tt  # noqa: E402
 
 HOST = sys.argv[1:4]
 N = 4096
-failures = []
-
-
-def check(condition, label):
-  print("ok:" if condition else "FAIL:", label)
-  if not condition:
-    failures.append(label)
+from script_checks import check  # noqa: E402
+import script_checks  # noqa: E402
 
 
 class Records(logging.Handler):
@@ -223,8 +218,7 @@ def main():
     tkrt.route_logs_to_python(True)
   finally:
     shutil.rmtree(work, ignore_errors=True)
-  print(f"{len(failures)} failed")
-  return 1 if failures else 0
+  return script_checks.finish("test_python_logs")
 
 
 if __name__ == "__main__":

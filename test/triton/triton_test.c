@@ -1515,6 +1515,41 @@ static tkrt_runtime_t* host_runtime(const char* store) {
   return rt;
 }
 
+/* A runtime on the host backend (host_runtime) and its device 0. Returns the device; NULL when
+ * there is none, with *out_rt released and set to NULL when the runtime could not be made (a
+ * failure already counted) or left for the caller to release when the host backend has no device
+ * (the caller skips). */
+static tkrt_device_t* host_runtime_device(const char* store, tkrt_runtime_t** out_rt) {
+  *out_rt = host_runtime(store);
+  if (!*out_rt) return NULL;
+  tkrt_device_t* device = NULL;
+  tkrt_status_t status = tkrt_runtime_device(*out_rt, "host", 0, &device);
+  if (status) {
+    tkrt_status_free(status);
+    return NULL;
+  }
+  return device;
+}
+
+/* A keyed bound call's description: the three host variants, tuning key n, on `device`. */
+typedef struct keyed_setup {
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_bound_options_t options;
+} keyed_setup_t;
+
+static void keyed_setup_init(keyed_setup_t* k, host_variants_t* hv, tkrt_runtime_t* rt,
+                             tkrt_device_t* device) {
+  static const char* const key[] = {"n"};
+  tkrt_triton_call_desc_init(&k->desc);
+  k->desc.variants = hv->variants;
+  k->desc.variant_count = 3;
+  tkrt_triton_bound_options_init(&k->options);
+  k->options.runtime = rt;
+  k->options.device = device;
+  k->options.tuning_key = key;
+  k->options.tuning_key_count = 1;
+}
+
 /* Device buffers x, y (x[i] = i / 4, y[i] = 3 / (i + 1)) and out of `n` floats each. */
 typedef struct bound_buffers {
   tkrt_device_t* device;
@@ -1591,12 +1626,10 @@ static long bound_add(const tkrt_triton_bound_t* bound, bound_buffers_t* a, int6
  * n per launch with the grid following it, the divisibility, kind and range checks, a missing
  * scalar, and a default. */
 static void bound_host(void) {
-  tkrt_runtime_t* rt = host_runtime("off");
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
   if (!rt) return;
-  tkrt_device_t* device = NULL;
-  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
-  if (status) {
-    tkrt_status_free(status);
+  if (!device) {
     tkrt_runtime_release(rt);
     TKRT_TEST_SKIP("no host backend");
   }
@@ -1742,30 +1775,19 @@ static size_t count_files(const char* dir) {
 static void bound_tuning_key(void) {
   char store[1024];
   make_dir("tune_store", store, sizeof(store));
-  tkrt_runtime_t* rt = host_runtime(store);
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device(store, &rt);
   if (!rt) return;
-  tkrt_device_t* device = NULL;
-  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
-  if (status) {
-    tkrt_status_free(status);
+  if (!device) {
     tkrt_runtime_release(rt);
     TKRT_TEST_SKIP("no host backend");
   }
   host_variants_t hv;
   ASSERT_OK(host_variants_make("keyed", &hv));
-  tkrt_triton_call_desc_t desc;
-  tkrt_triton_call_desc_init(&desc);
-  desc.variants = hv.variants;
-  desc.variant_count = 3;
-  static const char* const key[] = {"n"};
-  tkrt_triton_bound_options_t options;
-  tkrt_triton_bound_options_init(&options);
-  options.runtime = rt;
-  options.device = device;
-  options.tuning_key = key;
-  options.tuning_key_count = 1;
+  keyed_setup_t k;
+  keyed_setup_init(&k, &hv, rt, device);
   tkrt_triton_bound_t* bound = NULL;
-  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  ASSERT_OK(tkrt_triton_bound_create(&k.desc, &k.options, &bound));
   bound_buffers_t a;
   bound_buffers_make(&a, device, 20000);
   tkrt_launch_decision_t decision;
@@ -1835,9 +1857,8 @@ static void bound_tuning_key(void) {
   tkrt_runtime_t* rt2 = host_runtime(store);
   tkrt_device_t* device2 = NULL;
   ASSERT_OK(tkrt_runtime_device(rt2, "host", 0, &device2));
-  options.runtime = rt2;
-  options.device = device2;
-  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  keyed_setup_init(&k, &hv, rt2, device2);
+  ASSERT_OK(tkrt_triton_bound_create(&k.desc, &k.options, &bound));
   bound_buffers_make(&a, device2, 20000);
   memset(&decision, 0, sizeof(decision));
   EXPECT_EQ_U64(bound_add(bound, &a, 7000, &decision), 0);
@@ -1852,18 +1873,18 @@ static void bound_tuning_key(void) {
 
   /* Key names: integer scalars, once. */
   static const char* const bad_key[] = {"x_ptr"};
-  options.tuning_key = bad_key;
-  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+  k.options.tuning_key = bad_key;
+  EXPECT_STATUS(tkrt_triton_bound_create(&k.desc, &k.options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "'add_kernel': tuning key 'x_ptr' is *fp32; a tuning key names integer scalar "
                 "parameters");
   static const char* const unknown_key[] = {"m"};
-  options.tuning_key = unknown_key;
-  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+  k.options.tuning_key = unknown_key;
+  EXPECT_STATUS(tkrt_triton_bound_create(&k.desc, &k.options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "tuning key 'm' is no parameter of the kernel");
   static const char* const twice[] = {"n", "n"};
-  options.tuning_key = twice;
-  options.tuning_key_count = 2;
-  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
+  k.options.tuning_key = twice;
+  k.options.tuning_key_count = 2;
+  EXPECT_STATUS(tkrt_triton_bound_create(&k.desc, &k.options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "tuning key 'n' is named twice");
   host_variants_release(&hv);
   tkrt_runtime_release(rt2);
@@ -1896,30 +1917,19 @@ static void* bound_thread_main(void* user) {
 static void bound_threads(void) {
   char store[1024];
   make_dir("thread_store", store, sizeof(store));
-  tkrt_runtime_t* rt = host_runtime(store);
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device(store, &rt);
   if (!rt) return;
-  tkrt_device_t* device = NULL;
-  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
-  if (status) {
-    tkrt_status_free(status);
+  if (!device) {
     tkrt_runtime_release(rt);
     TKRT_TEST_SKIP("no host backend");
   }
   host_variants_t hv;
   ASSERT_OK(host_variants_make("threads", &hv));
-  tkrt_triton_call_desc_t desc;
-  tkrt_triton_call_desc_init(&desc);
-  desc.variants = hv.variants;
-  desc.variant_count = 3;
-  static const char* const key[] = {"n"};
-  tkrt_triton_bound_options_t options;
-  tkrt_triton_bound_options_init(&options);
-  options.runtime = rt;
-  options.device = device;
-  options.tuning_key = key;
-  options.tuning_key_count = 1;
+  keyed_setup_t k;
+  keyed_setup_init(&k, &hv, rt, device);
   tkrt_triton_bound_t* bound = NULL;
-  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  ASSERT_OK(tkrt_triton_bound_create(&k.desc, &k.options, &bound));
   pthread_t threads[4];
   bound_thread_t state[4];
   for (int i = 0; i < 4; ++i) {
@@ -2279,17 +2289,12 @@ static void bound_decomposed_host(void) {
   }
   tkrt_call_release(call);
 
-  tkrt_runtime_t* rt = host_runtime("off");
-  if (!rt) {
-    tkrt_triton_kernel_release(k);
-    return;
-  }
-  tkrt_device_t* device = NULL;
-  tkrt_status_t status = tkrt_runtime_device(rt, "host", 0, &device);
-  if (status) {
-    tkrt_status_free(status);
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
+  if (!device) {
     tkrt_runtime_release(rt);
     tkrt_triton_kernel_release(k);
+    if (!rt) return;
     TKRT_TEST_SKIP("no host backend");
   }
   /* The call's own launch paths take no shapes: refused naming the descriptor, not run with the
