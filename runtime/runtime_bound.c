@@ -795,17 +795,7 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
                             "'%s' takes %zu arguments (its parameters); %zu were given", b->name,
                             b->param_count, arg_count);
   }
-  if (b->tma_count &&
-      !(tkrt_device_info(b->device)->features & TKRT_DEVICE_FEATURE_TMA)) {
-    for (size_t i = 0; i < b->param_count; ++i) {
-      if (b->kernel->params[i].kind != TKRT_PARAM_TMA || b->slots[i].decomposed) continue;
-      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
-                              "'%s': argument %zu (%s: %s) is a tensor descriptor, which needs "
-                              "TMA; the %s backend's device has none",
-                              b->name, i, b->kernel->params[i].name, b->kernel->params[i].type,
-                              tkrt_device_backend_name(b->device));
-    }
-  }
+  /* TMA descriptors on a device without TMA were refused at creation (the device is fixed). */
   /* Stack arrays for the usual counts, the heap above. */
   tkrt_buffer_t buffers_stack[TKRT_BOUND_STACK];
   tkrt_scalar_t scalars_stack[TKRT_BOUND_STACK];
