@@ -553,10 +553,6 @@ static void tkrt_stat_add(tkrt_autotuner_t* tuner, uint64_t* counter) {
   pthread_mutex_unlock(&tuner->lock);
 }
 
-static const char* tkrt_call_label(const tkrt_call_t* call) {
-  return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
-}
-
 /* The tuning database (core/tune_db.h): per-config times in the store folder. Marks in known[]
  * the runnable configs that have one and puts their times in entry->times_ms; returns how many. */
 static size_t tkrt_load_timings(tkrt_autotuner_t* tuner, const tkrt_call_t* call,
@@ -650,7 +646,7 @@ static tkrt_status_t tkrt_local_decision(tkrt_autotuner_t* tuner, const tkrt_cal
         "require_complete (TKRT_TUNE_REQUIRE_COMPLETE) refuses to tune at run time. Tune it "
         "beforehand (tkrt tune, or a run without require_complete) with the same store, import "
         "times (tkrt tune-db import), or pin a config (TKRT_TUNE_PIN)",
-        tkrt_call_label(call), hex, info->arch, info->driver_version, store_key,
+        tkrt_call_name(call), hex, info->arch, info->driver_version, store_key,
         tuner->store_dir ? tuner->store_dir : "the store (off)", runnable - timed, runnable,
         entry->exchange_key[0] ? "; exchange key " : "", entry->exchange_key);
     goto done;
@@ -1088,7 +1084,7 @@ static tkrt_status_t tkrt_decide_entry(tkrt_autotuner_t* tuner, const tkrt_call_
         "would record the tuning launches into the graph and run them on buffers whose data is not "
         "produced yet. Launch it once outside capture, pin a config (tkrt_autotuner_pin or "
         "TKRT_TUNE_PIN), or use the 'never' tuning policy",
-        tkrt_call_label(call), info->arch);
+        tkrt_call_name(call), info->arch);
     goto done;
   }
   if ((status = tkrt_local_decision(tuner, call, state, args, entry, key))) goto done;

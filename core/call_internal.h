@@ -38,6 +38,11 @@ struct tkrt_call_s {
   pthread_mutex_t prepare_lock;
 };
 
+/* The call's name for messages: its own, else its first config's kernel's. */
+static inline const char* tkrt_call_name(const tkrt_call_t* call) {
+  return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
+}
+
 /* One config of a call, resolved for one device. */
 typedef struct tkrt_config_state {
   tkrt_function_t* function; /* NULL when the config cannot run on this device */

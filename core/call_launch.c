@@ -503,10 +503,6 @@ static tkrt_deviceptr_t tkrt_scratch_find(tkrt_scratch_t* scratch, uint64_t need
   return block && needed <= block->capacity ? block->ptr : 0;
 }
 
-static const char* tkrt_call_name(const tkrt_call_t* call) {
-  return call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name;
-}
-
 /* Grows a scratch to hold `needed` bytes for a launch on args->stream: never while that stream
  * captures (allocating would break the capture, and a graph must not depend on a launch-time
  * allocation). The new allocation is at least twice the old, so that grids that keep growing
@@ -972,7 +968,7 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
                               "call '%s' is not prepared on %s device %d and the stream is "
                               "capturing; loading its kernels now would break the capture: call "
                               "tkrt_call_prepare (or launch once) before capturing",
-                              call->desc.name ? call->desc.name : call->configs[0].kernel->desc.name,
+                              tkrt_call_name(call),
                               tkrt_device_info(args->device)->backend,
                               tkrt_device_info(args->device)->ordinal);
     }
