@@ -7,7 +7,14 @@
  * makes it current, and waits until the old slot's count is zero: from then on nothing runs the
  * old sink, and the slot can be refilled by the next swap. With sequentially consistent atomics a
  * call either sees the swap (and moves to the new slot) or is counted before the swap looks. No
- * allocation and no lock on the logging path. */
+ * allocation and no lock on the logging path.
+ *
+ * A queued sink (tkrt_log_set_queued_sink) is the sink tkrt_log_queue_sink over one process-wide
+ * queue: a message goes to the embedder's sink at once on a thread where `direct` says it may
+ * (Python: the thread holds the GIL), else it is copied into a bounded ring that tkrt_log_drain
+ * empties on the embedder's own thread. The queue's entries remember their sink; a swap away from
+ * a queued sink first waits for the slot's calls (as any swap), then for running drains, and
+ * delivers what is still queued to that sink before it returns, so the swap's promise holds. */
 #include "base/log.h"
 
 #include <errno.h>
@@ -15,6 +22,8 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <strings.h>
 
@@ -29,6 +38,41 @@ typedef struct tkrt_log_slot {
 } tkrt_log_slot_t;
 
 static tkrt_log_slot_t tkrt_log_slots[2];
+
+/* ---------------------------------------------------------------- the queue */
+
+typedef struct tkrt_log_entry {
+  uint64_t generation; /* the queue's generation when it was queued */
+  tkrt_log_fn fn;
+  void* user;
+  tkrt_log_level_t level;
+  char component[32];
+  char message[TKRT_LOG_MESSAGE_MAX];
+} tkrt_log_entry_t;
+
+typedef struct tkrt_log_queue {
+  pthread_mutex_t lock;
+  pthread_cond_t ready;   /* an entry was queued, or the queue is being emptied by a swap */
+  pthread_cond_t drained; /* a drain finished delivering */
+  tkrt_log_fn fn;         /* the embedder's sink while the queued sink is current */
+  void* user;
+  int (*direct)(void);
+  tkrt_log_entry_t* entries; /* ring of `capacity` */
+  size_t capacity, head, count;
+  /* Bumped by every swap once no call of the old slot runs: entries of an older generation may
+   * belong to a sink just left. Swaps are serialised and each delivers every older entry before
+   * it returns, so only two generations coexist: drains delivering right now (outside the lock)
+   * are counted by their entry's generation's parity. */
+  uint64_t generation;
+  size_t delivering[2];
+  uint64_t dropped;  /* messages refused because the ring was full, not yet reported */
+} tkrt_log_queue_t;
+
+static tkrt_log_queue_t tkrt_log_queue = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .ready = PTHREAD_COND_INITIALIZER,
+    .drained = PTHREAD_COND_INITIALIZER,
+};
 static atomic_uint tkrt_log_current;
 static pthread_mutex_t tkrt_log_swap_lock = PTHREAD_MUTEX_INITIALIZER;
 /* How deep this thread is in sink calls: a message logged from inside a sink goes to stderr, and
@@ -102,13 +146,86 @@ void tkrt_log_message(tkrt_log_level_t level, const char* component, const char*
   errno = saved_errno;
 }
 
-tkrt_status_t tkrt_log_set_sink(tkrt_log_fn fn, void* user) {
-  if (tkrt_log_depth) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
-                            "tkrt_log_set_sink: called from inside a log sink; it waits for "
-                            "running sink calls to end, so it would wait for itself");
+/* Delivers one entry to its sink on this thread, counted in the sink depth like any call. */
+static void tkrt_log_deliver_entry(const tkrt_log_entry_t* entry) {
+  ++tkrt_log_depth;
+  entry->fn(entry->user, entry->level, entry->component, entry->message);
+  --tkrt_log_depth;
+}
+
+/* The sink of a queued route: the embedder's sink now where `direct` allows it on this thread,
+ * else a copy in the ring (or a count of what the full ring refused). */
+static void tkrt_log_queue_sink(void* user, tkrt_log_level_t level, const char* component,
+                                const char* message) {
+  tkrt_log_queue_t* q = user;
+  pthread_mutex_lock(&q->lock);
+  tkrt_log_fn fn = q->fn;
+  void* fn_user = q->user;
+  int (*direct)(void) = q->direct;
+  pthread_mutex_unlock(&q->lock);
+  if (!fn) return; /* cannot happen: the route is set before it is current */
+  if (direct && direct()) {
+    fn(fn_user, level, component, message); /* the depth was counted by tkrt_log_deliver */
+    return;
   }
-  pthread_mutex_lock(&tkrt_log_swap_lock);
+  pthread_mutex_lock(&q->lock);
+  if (q->count == q->capacity) {
+    ++q->dropped;
+  } else {
+    tkrt_log_entry_t* e = &q->entries[(q->head + q->count) % q->capacity];
+    e->generation = q->generation;
+    e->fn = fn;
+    e->user = fn_user;
+    e->level = level;
+    snprintf(e->component, sizeof(e->component), "%s", component);
+    snprintf(e->message, sizeof(e->message), "%s", message);
+    ++q->count;
+    pthread_cond_signal(&q->ready);
+  }
+  pthread_mutex_unlock(&q->lock);
+}
+
+/* Takes the oldest entry, or the report of dropped messages, into *out (under q->lock). */
+static bool tkrt_log_queue_pop(tkrt_log_queue_t* q, tkrt_log_entry_t* out) {
+  if (q->dropped && q->fn) {
+    out->generation = q->generation;
+    out->fn = q->fn;
+    out->user = q->user;
+    out->level = TKRT_LOG_WARN;
+    snprintf(out->component, sizeof(out->component), "log");
+    snprintf(out->message, sizeof(out->message),
+             "%llu messages were dropped: the queue of %zu messages waiting for delivery was full",
+             (unsigned long long)q->dropped, q->capacity);
+    q->dropped = 0;
+    return true;
+  }
+  if (!q->count) return false;
+  *out = q->entries[q->head];
+  q->head = (q->head + 1) % q->capacity;
+  --q->count;
+  return true;
+}
+
+/* After a swap away from a queued route: delivers every entry older than `generation` on this
+ * thread, and waits for drains delivering older entries, so that no entry of a previous sink
+ * outlives the swap. Entries of the new generation are left to the drains. */
+static void tkrt_log_queue_flush(tkrt_log_queue_t* q, uint64_t generation) {
+  static _Thread_local tkrt_log_entry_t entry; /* 2 KiB: not on the caller's stack */
+  pthread_mutex_lock(&q->lock);
+  for (;;) {
+    bool older = q->count && q->entries[q->head].generation < generation;
+    if (!older && q->dropped && q->fn) older = true; /* the drop report, to the route's sink */
+    if (!older || !tkrt_log_queue_pop(q, &entry)) break;
+    pthread_mutex_unlock(&q->lock);
+    tkrt_log_deliver_entry(&entry);
+    pthread_mutex_lock(&q->lock);
+  }
+  while (q->delivering[(generation - 1) & 1]) pthread_cond_wait(&q->drained, &q->lock);
+  pthread_mutex_unlock(&q->lock);
+}
+
+/* The swap of tkrt_log_set_sink (its lock held by the caller). */
+static void tkrt_log_swap_locked(tkrt_log_fn fn, void* user) {
   unsigned old = atomic_load(&tkrt_log_current);
   unsigned next = 1u - old;
   /* The other slot is idle: the swap that left it waited for its calls. A call that counts
@@ -117,8 +234,118 @@ tkrt_status_t tkrt_log_set_sink(tkrt_log_fn fn, void* user) {
   atomic_store(&tkrt_log_slots[next].user, user);
   atomic_store(&tkrt_log_current, next);
   while (atomic_load(&tkrt_log_slots[old].calls) != 0) sched_yield();
+  /* Messages queued for the sink just left (or, on a queued route's change of sink, for either)
+   * are delivered now. */
+  if (atomic_load(&tkrt_log_slots[old].fn) == tkrt_log_queue_sink) {
+    pthread_mutex_lock(&tkrt_log_queue.lock);
+    uint64_t generation = ++tkrt_log_queue.generation;
+    pthread_mutex_unlock(&tkrt_log_queue.lock);
+    tkrt_log_queue_flush(&tkrt_log_queue, generation);
+    if (fn != tkrt_log_queue_sink) {
+      /* No route left: nothing may reach the embedder's sink after the swap returns. */
+      pthread_mutex_lock(&tkrt_log_queue.lock);
+      tkrt_log_queue.fn = NULL;
+      tkrt_log_queue.user = NULL;
+      pthread_mutex_unlock(&tkrt_log_queue.lock);
+    }
+  }
+}
+
+tkrt_status_t tkrt_log_set_sink(tkrt_log_fn fn, void* user) {
+  if (tkrt_log_depth) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                            "tkrt_log_set_sink: called from inside a log sink; it waits for "
+                            "running sink calls to end, so it would wait for itself");
+  }
+  pthread_mutex_lock(&tkrt_log_swap_lock);
+  tkrt_log_swap_locked(fn, user);
   pthread_mutex_unlock(&tkrt_log_swap_lock);
   return NULL;
+}
+
+tkrt_status_t tkrt_log_set_queued_sink(tkrt_log_fn fn, void* user, int (*direct)(void),
+                                       size_t capacity) {
+  if (tkrt_log_depth) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                            "tkrt_log_set_queued_sink: called from inside a log sink; it waits "
+                            "for running sink calls to end, so it would wait for itself");
+  }
+  if (!fn || capacity == 0 || capacity > TKRT_LOG_QUEUE_MAX) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_log_set_queued_sink: %s (a sink, and a capacity of 1..%d "
+                            "messages)",
+                            !fn ? "no sink" : "capacity out of range", TKRT_LOG_QUEUE_MAX);
+  }
+  tkrt_log_queue_t* q = &tkrt_log_queue;
+  pthread_mutex_lock(&tkrt_log_swap_lock);
+  pthread_mutex_lock(&q->lock);
+  bool resize = q->capacity != capacity;
+  pthread_mutex_unlock(&q->lock);
+  tkrt_log_entry_t* entries = resize ? calloc(capacity, sizeof(*entries)) : NULL;
+  if (resize && !entries) {
+    pthread_mutex_unlock(&tkrt_log_swap_lock);
+    return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                            "tkrt_log_set_queued_sink: out of host memory for %zu messages",
+                            capacity);
+  }
+  pthread_mutex_lock(&q->lock);
+  if (resize) {
+    /* Another ring size: what is queued moves over in order (the newest beyond the new size are
+     * counted as dropped); enqueuers and drains use the ring under this lock only. */
+    size_t kept = q->count < capacity ? q->count : capacity;
+    for (size_t i = 0; i < kept; ++i) entries[i] = q->entries[(q->head + i) % q->capacity];
+    q->dropped += q->count - kept;
+    free(q->entries);
+    q->entries = entries;
+    q->capacity = capacity;
+    q->head = 0;
+    q->count = kept;
+  }
+  q->fn = fn;
+  q->user = user;
+  q->direct = direct;
+  pthread_mutex_unlock(&q->lock);
+  tkrt_log_swap_locked(tkrt_log_queue_sink, q);
+  pthread_mutex_unlock(&tkrt_log_swap_lock);
+  return NULL;
+}
+
+size_t tkrt_log_drain(uint32_t timeout_ms) {
+  static _Thread_local tkrt_log_entry_t entry;
+  tkrt_log_queue_t* q = &tkrt_log_queue;
+  size_t delivered = 0;
+  pthread_mutex_lock(&q->lock);
+  if (!q->count && !q->dropped && timeout_ms) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000u;
+    deadline.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec += 1;
+      deadline.tv_nsec -= 1000000000L;
+    }
+    while (!q->count && !q->dropped) {
+      if (pthread_cond_timedwait(&q->ready, &q->lock, &deadline) == ETIMEDOUT) break;
+    }
+  }
+  while (tkrt_log_queue_pop(q, &entry)) {
+    size_t parity = entry.generation & 1;
+    ++q->delivering[parity];
+    pthread_mutex_unlock(&q->lock);
+    tkrt_log_deliver_entry(&entry);
+    ++delivered;
+    pthread_mutex_lock(&q->lock);
+    if (--q->delivering[parity] == 0) pthread_cond_broadcast(&q->drained);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return delivered;
+}
+
+size_t tkrt_log_queued(void) {
+  pthread_mutex_lock(&tkrt_log_queue.lock);
+  size_t count = tkrt_log_queue.count;
+  pthread_mutex_unlock(&tkrt_log_queue.lock);
+  return count;
 }
 
 tkrt_status_t tkrt_log_set_level(tkrt_log_level_t level) {

@@ -13,6 +13,9 @@
 #ifndef TKRT_LOG_H_
 #define TKRT_LOG_H_
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tkrt/api.h"
 #include "tkrt/status.h"
 
@@ -50,8 +53,33 @@ typedef void (*tkrt_log_fn)(void* user, tkrt_log_level_t level, const char* comp
  * start, so the previous sink's `user` may be freed. It waits for those calls to end, so it is
  * FAILED_PRECONDITION when called from inside a sink (it would wait for itself). Swaps from
  * several threads are serialised. Messages logged during a swap reach the old sink or the new
- * one, each exactly once. */
+ * one, each exactly once; messages still queued for a queued sink (below) are delivered to it
+ * before the swap returns. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_log_set_sink(tkrt_log_fn fn, void* user);
+
+/* A sink for embedders whose logger cannot be entered from every thread: Python's `logging`,
+ * which needs the GIL, while a thread that holds the GIL may be waiting for a thread that logs (a
+ * module loader, an XLA thread). A message goes to `fn` at once on a thread where `direct()`
+ * returns non-zero (NULL: never), and is otherwise copied into a queue of `capacity` messages
+ * (1..TKRT_LOG_QUEUE_MAX) that tkrt_log_drain delivers on a thread of the embedder's choosing;
+ * a message logged while the queue is full is dropped and counted, and the next delivery is a
+ * warning (component "log") saying how many were dropped. Logging never waits for the embedder.
+ * A swap to another sink (tkrt_log_set_sink, or this function again) delivers what is still
+ * queued to the sink it was queued for before it returns, on the swapping thread, after waiting
+ * for drains that are delivering: the promise of tkrt_log_set_sink holds. FAILED_PRECONDITION
+ * from inside a sink; INVALID_ARGUMENT for a NULL fn or a capacity out of range. */
+#define TKRT_LOG_QUEUE_MAX 4096
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_log_set_queued_sink(tkrt_log_fn fn, void* user,
+                                                              int (*direct)(void),
+                                                              size_t capacity);
+
+/* Delivers the queued messages (tkrt_log_set_queued_sink) on the calling thread, oldest first:
+ * waits up to timeout_ms (0: not at all) for one to arrive when none is queued, then delivers
+ * every one queued by then and the ones that arrive meanwhile. Returns how many it delivered.
+ * Several threads may drain at once (each message is delivered once). */
+TKRT_API size_t tkrt_log_drain(uint32_t timeout_ms);
+/* How many messages wait in the queue now. */
+TKRT_API size_t tkrt_log_queued(void);
 
 /* Sets the threshold (default TKRT_LOG_WARN; tkrt_options_from_environment sets it from TKRT_LOG).
  * Messages less important than `level` are dropped before they are formatted. INVALID_ARGUMENT

@@ -363,6 +363,154 @@ static void test_sink_swap_under_threads(void) {
   free(sinks);
 }
 
+/* ---------------------------------------------------------------- queued delivery */
+
+/* The embedder's "GIL" of these cases: a mutex, and whether this thread holds it (the `direct`
+ * predicate, as Python passes PyGILState_Check). */
+static pthread_mutex_t g_gil = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int g_holds_gil;
+
+static int holds_gil(void) { return g_holds_gil; }
+
+typedef struct ordered {
+  pthread_mutex_t lock;
+  int count;
+  int holder_calls; /* calls made on a thread that held the "GIL" */
+  char last[64];
+  long numbers[256];
+} ordered_t;
+
+/* A sink that, like Python's, needs the "GIL": it takes it unless this thread holds it. */
+static void gil_sink(void* user, tkrt_log_level_t level, const char* component,
+                     const char* message) {
+  (void)level;
+  (void)component;
+  ordered_t* o = user;
+  int mine = g_holds_gil;
+  if (!mine) pthread_mutex_lock(&g_gil);
+  pthread_mutex_lock(&o->lock);
+  if (o->count < 256) o->numbers[o->count] = strtol(message + strcspn(message, "0123456789"), NULL, 10);
+  ++o->count;
+  o->holder_calls += mine;
+  snprintf(o->last, sizeof(o->last), "%s", message);
+  pthread_mutex_unlock(&o->lock);
+  if (!mine) pthread_mutex_unlock(&g_gil);
+}
+
+static void* log_numbers(void* arg) {
+  long first = (long)(intptr_t)arg;
+  for (long i = first; i < first + 10; ++i) tkrt_log_message(TKRT_LOG_WARN, "test", "number %ld", i);
+  return NULL;
+}
+
+static void test_queued_sink_direct_and_queued(void) {
+  ordered_t o = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  ASSERT_OK(tkrt_log_set_level(TKRT_LOG_WARN));
+  ASSERT_OK(tkrt_log_set_queued_sink(gil_sink, &o, holds_gil, 64));
+  /* On a thread that holds the "GIL": delivered at once, on that thread. */
+  pthread_mutex_lock(&g_gil);
+  g_holds_gil = 1;
+  tkrt_log_message(TKRT_LOG_WARN, "test", "number %d", 1000);
+  EXPECT_EQ_U64(o.count, 1);
+  EXPECT_EQ_U64(o.holder_calls, 1);
+  /* The shape that deadlocked (issue 31, E2): the holder waits for a thread that logs. The
+   * thread's messages are queued, so the join returns. */
+  pthread_t t;
+  ASSERT_TRUE(pthread_create(&t, NULL, log_numbers, (void*)(intptr_t)0) == 0);
+  pthread_join(t, NULL);
+  EXPECT_EQ_U64(o.count, 1);
+  EXPECT_EQ_U64(tkrt_log_queued(), 10);
+  g_holds_gil = 0;
+  pthread_mutex_unlock(&g_gil);
+  /* Drained on another thread (the embedder's), in order. */
+  EXPECT_EQ_U64(tkrt_log_drain(0), 10);
+  EXPECT_EQ_U64(o.count, 11);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ_U64(o.numbers[1 + i], i);
+  EXPECT_EQ_U64(tkrt_log_drain(0), 0);
+  /* Queued messages left at a swap go to their sink before the swap returns. */
+  ASSERT_TRUE(pthread_create(&t, NULL, log_numbers, (void*)(intptr_t)20) == 0);
+  pthread_join(t, NULL);
+  EXPECT_EQ_U64(tkrt_log_queued(), 10);
+  ASSERT_OK(tkrt_log_set_sink(NULL, NULL));
+  EXPECT_EQ_U64(tkrt_log_queued(), 0);
+  EXPECT_EQ_U64(o.count, 21);
+  EXPECT_STREQ(o.last, "number 29");
+  /* A drain with a timeout and nothing queued returns after it. */
+  EXPECT_EQ_U64(tkrt_log_drain(20), 0);
+}
+
+static void test_queued_sink_full_queue(void) {
+  ordered_t o = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  ASSERT_OK(tkrt_log_set_level(TKRT_LOG_WARN));
+  ASSERT_OK(tkrt_log_set_queued_sink(gil_sink, &o, NULL, 4));
+  for (int i = 0; i < 10; ++i) tkrt_log_message(TKRT_LOG_WARN, "test", "number %d", i);
+  EXPECT_EQ_U64(o.count, 0); /* NULL direct: everything is queued */
+  EXPECT_EQ_U64(tkrt_log_drain(0), 5);
+  /* The count of dropped messages first, then the four that fit. */
+  EXPECT_EQ_U64(o.numbers[0], 6);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ_U64(o.numbers[1 + i], i);
+  EXPECT_STREQ(o.last, "number 3");
+  EXPECT_STATUS(tkrt_log_set_queued_sink(NULL, NULL, NULL, 4), TKRT_STATUS_INVALID_ARGUMENT,
+                "no sink");
+  EXPECT_STATUS(tkrt_log_set_queued_sink(gil_sink, &o, NULL, 0), TKRT_STATUS_INVALID_ARGUMENT,
+                "capacity");
+  EXPECT_STATUS(tkrt_log_set_queued_sink(gil_sink, &o, NULL, TKRT_LOG_QUEUE_MAX + 1),
+                TKRT_STATUS_INVALID_ARGUMENT, "capacity");
+  ASSERT_OK(tkrt_log_set_sink(NULL, NULL));
+}
+
+static atomic_int g_drain_stop;
+
+static void* drainer(void* arg) {
+  (void)arg;
+  while (!atomic_load(&g_drain_stop)) tkrt_log_drain(5);
+  return NULL;
+}
+
+static void test_queued_sink_swaps_under_threads(void) {
+  /* As test_sink_swap_under_threads, with queued routes between the plain swaps and two
+   * drainers: every message reaches exactly one sink, never one whose swap away returned. */
+  ASSERT_OK(tkrt_log_set_level(TKRT_LOG_WARN));
+  enum { QSWAPS = 60 };
+  swap_sink_t* sinks = calloc(QSWAPS, sizeof(*sinks));
+  ASSERT_TRUE(sinks != NULL);
+  for (int i = 0; i < QSWAPS; ++i) sinks[i].kind = i % 2;
+  ASSERT_OK(tkrt_log_set_queued_sink(swap_sink_a, &sinks[0], NULL, 16));
+  atomic_store(&g_swap_stop, 0);
+  atomic_store(&g_swap_sent, 0);
+  atomic_store(&g_drain_stop, 0);
+  pthread_t threads[SWAP_THREADS], drains[2];
+  for (int t = 0; t < SWAP_THREADS; ++t) pthread_create(&threads[t], NULL, swap_logger, NULL);
+  for (int t = 0; t < 2; ++t) pthread_create(&drains[t], NULL, drainer, NULL);
+  while (atomic_load(&sinks[0].calls) < 100) sched_yield();
+  for (int i = 1; i < QSWAPS; ++i) {
+    tkrt_log_fn fn = i % 2 ? swap_sink_b : swap_sink_a;
+    if (i % 3 == 0) EXPECT_OK(tkrt_log_set_sink(fn, &sinks[i]));
+    else EXPECT_OK(tkrt_log_set_queued_sink(fn, &sinks[i], NULL, i % 5 ? 16 : 8));
+    atomic_store(&sinks[i - 1].retired, 1);
+  }
+  atomic_store(&g_swap_stop, 1);
+  for (int t = 0; t < SWAP_THREADS; ++t) pthread_join(threads[t], NULL);
+  atomic_store(&g_drain_stop, 1);
+  for (int t = 0; t < 2; ++t) pthread_join(drains[t], NULL);
+  ASSERT_OK(tkrt_log_set_sink(NULL, NULL));
+  atomic_store(&sinks[QSWAPS - 1].retired, 1);
+  long delivered = 0, late = 0, mismatched = 0;
+  for (int i = 0; i < QSWAPS; ++i) {
+    delivered += atomic_load(&sinks[i].calls);
+    late += atomic_load(&sinks[i].late);
+    mismatched += atomic_load(&sinks[i].mismatched);
+  }
+  /* Full rings drop (and the drop reports are messages of their own): delivered counts both. */
+  EXPECT_TRUE(delivered > 0);
+  EXPECT_EQ_U64(late, 0);
+  EXPECT_EQ_U64(mismatched, 0);
+  EXPECT_EQ_U64(tkrt_log_queued(), 0);
+  fprintf(stderr, "  %ld of %ld messages over %d queued and plain swaps\n", delivered,
+          atomic_load(&g_swap_sent), QSWAPS);
+  free(sinks);
+}
+
 TKRT_TEST_MAIN(TKRT_TEST_CASE(test_default_level_is_warn),
                TKRT_TEST_CASE(test_levels_filter_before_the_sink),
                TKRT_TEST_CASE(test_long_message_is_cut),
@@ -373,4 +521,7 @@ TKRT_TEST_MAIN(TKRT_TEST_CASE(test_default_level_is_warn),
                TKRT_TEST_CASE(test_environment_refuses_bad_values),
                TKRT_TEST_CASE(test_inside_a_sink),
                TKRT_TEST_CASE(test_device_option_log_means_debug),
-               TKRT_TEST_CASE(test_sink_swap_under_threads))
+               TKRT_TEST_CASE(test_sink_swap_under_threads),
+               TKRT_TEST_CASE(test_queued_sink_direct_and_queued),
+               TKRT_TEST_CASE(test_queued_sink_full_queue),
+               TKRT_TEST_CASE(test_queued_sink_swaps_under_threads))
