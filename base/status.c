@@ -20,6 +20,16 @@ static struct tkrt_status_s tkrt_status_out_of_memory = {
     TKRT_STATUS_RESOURCE_EXHAUSTED, __LINE__, __FILE__, 1,
     (char*)"out of host memory while reporting an error"};
 
+/* What a launch that may not wait answers where it would (TKRT_CALL_LAUNCH_NO_WAIT). */
+static struct tkrt_status_s tkrt_status_would_wait_ = {
+    TKRT_STATUS_UNAVAILABLE, __LINE__, __FILE__, 1,
+    (char*)"the launch would wait (to prepare or decide the call, or to grow its scratch) and "
+           "was asked not to: nothing was enqueued; launch again without the no-wait flag"};
+
+tkrt_status_t tkrt_status_would_wait(void) { return &tkrt_status_would_wait_; }
+
+bool tkrt_status_is_would_wait(tkrt_status_t status) { return status == &tkrt_status_would_wait_; }
+
 static const char* tkrt_file_basename(const char* file) {
   if (!file) return "";
   const char* slash = strrchr(file, '/');

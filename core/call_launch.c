@@ -573,6 +573,7 @@ static tkrt_status_t tkrt_scratch_for_launch(const tkrt_call_t* call,
   if (!needed) return NULL;
   *out_ptr = tkrt_scratch_find(scratch, needed);
   if (*out_ptr) return NULL;
+  if (args->flags & TKRT_CALL_LAUNCH_NO_WAIT) return tkrt_status_would_wait();
   return tkrt_scratch_grow(call, state, scratch, which, needed, args, out_ptr);
 }
 
@@ -959,6 +960,7 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
                                                                  : "per-launch scalars");
   }
   tkrt_call_device_state_t* state = tkrt_call_device_state_find(call, args->device);
+  if (!state && (args->flags & TKRT_CALL_LAUNCH_NO_WAIT)) return tkrt_status_would_wait();
   if (!state) {
     /* Building the state loads modules and allocates: both break a stream capture. */
     bool capturing = false;
@@ -982,6 +984,8 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     if (word && word >> 32 == tuner_id) {
       decision.config = (size_t)(word & 0xffffffu);
       decision.source = (tkrt_tune_source_t)((word >> 24) & 0xffu);
+    } else if (args->flags & TKRT_CALL_LAUNCH_NO_WAIT) {
+      return tkrt_status_would_wait();
     } else {
       TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &decision));
       if (!decision.provisional) {

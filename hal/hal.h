@@ -127,6 +127,7 @@ struct tkrt_hal_device_vtable {
   tkrt_status_t (*stream_create)(tkrt_device_t* device, tkrt_stream_t* out_stream);
   tkrt_status_t (*stream_destroy)(tkrt_device_t* device, tkrt_stream_t stream);
   tkrt_status_t (*stream_synchronize)(tkrt_device_t* device, tkrt_stream_t stream);
+  tkrt_status_t (*device_synchronize)(tkrt_device_t* device);
   tkrt_status_t (*stream_is_capturing)(tkrt_device_t* device, tkrt_stream_t stream, bool*
       out_capturing);
   tkrt_status_t (*stream_begin_capture)(tkrt_device_t* device, tkrt_stream_t stream);

@@ -404,6 +404,11 @@ tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t strea
   return TKRT_HAL_VTABLE(device)->stream_synchronize(device, stream);
 }
 
+tkrt_status_t tkrt_device_synchronize(tkrt_device_t* device) {
+  TKRT_CHECK_ARG(device, "tkrt_device_synchronize: device is NULL");
+  return TKRT_HAL_VTABLE(device)->device_synchronize(device);
+}
+
 tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
                                        bool* out_capturing) {
   TKRT_CHECK_ARG(device && out_capturing, "tkrt_stream_is_capturing: NULL argument");

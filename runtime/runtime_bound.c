@@ -88,6 +88,15 @@ struct tkrt_triton_bound_s {
   pthread_mutex_t key_lock;
   size_t key_values;      /* entries in buckets (under key_lock) */
   size_t key_values_max;  /* TKRT_BOUND_KEY_VALUES_MAX; tests lower it */
+  /* Closing (tkrt_triton_bound_close): a launch counts itself in `inflight` and then looks at
+   * `closed`; close sets `closed` and then waits for `inflight` to drain (sequentially consistent
+   * atomics: one of the two sees the other), so no launch runs on what close frees. */
+  atomic_uint inflight;
+  atomic_bool closed;
+  atomic_bool launched; /* a launch reached the core: close must wait for the device */
+  pthread_mutex_t close_lock;
+  pthread_cond_t drained;
+  bool released; /* the calls are released (under close_lock) */
 };
 
 void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* options) {
@@ -103,10 +112,11 @@ static char* tkrt_bound_strdup(const char* text) {
   return copy;
 }
 
-void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
-  if (!b) return;
+/* The calls (every tuning-key value's and the defaults'): what launches use. */
+static void tkrt_bound_release_calls(tkrt_triton_bound_t* b) {
   for (size_t i = 0; i < TKRT_BOUND_BUCKETS; ++i) {
     tkrt_bound_key_entry_t* e = atomic_load_explicit(&b->buckets[i], memory_order_acquire);
+    atomic_store_explicit(&b->buckets[i], NULL, memory_order_relaxed);
     while (e) {
       tkrt_bound_key_entry_t* next = e->next;
       tkrt_call_release(e->call);
@@ -114,8 +124,44 @@ void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
       e = next;
     }
   }
-  pthread_mutex_destroy(&b->key_lock);
   tkrt_call_release(b->call);
+  b->call = NULL;
+}
+
+tkrt_status_t tkrt_triton_bound_close(tkrt_triton_bound_t* b) {
+  if (!b) return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_bound_close: NULL");
+  atomic_store(&b->closed, true);
+  pthread_mutex_lock(&b->close_lock);
+  while (atomic_load(&b->inflight) != 0) pthread_cond_wait(&b->drained, &b->close_lock);
+  tkrt_status_t status = NULL;
+  if (!b->released && atomic_load(&b->launched)) {
+    /* Work queued by earlier launches may still run kernels of these modules and use this
+     * scratch: the device finishes everything first (every stream: launches may have gone to
+     * streams tkrt does not know). A device error reported here is the close's; the calls are
+     * released all the same (the work they could be used by has ended or failed). */
+    status = tkrt_device_synchronize(b->device);
+    if (status) {
+      status = tkrt_status_annotate(status, "closing '%s': waiting for its queued launches",
+                                    b->name);
+    }
+  }
+  if (!b->released) {
+    tkrt_bound_release_calls(b);
+    b->released = true;
+  }
+  pthread_mutex_unlock(&b->close_lock);
+  return status;
+}
+
+void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
+  if (!b) return;
+  if (!b->released) {
+    if (b->device) tkrt_status_free(tkrt_triton_bound_close(b));
+    else tkrt_bound_release_calls(b); /* a half-built one: nothing was launched */
+  }
+  pthread_mutex_destroy(&b->close_lock);
+  pthread_cond_destroy(&b->drained);
+  pthread_mutex_destroy(&b->key_lock);
   for (size_t v = 0; v < b->variant_count; ++v) {
     tkrt_triton_grid_program_free(b->programs ? b->programs[v] : NULL);
     if (b->variants) {
@@ -256,6 +302,11 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   tkrt_triton_bound_t* b = calloc(1, sizeof(*b));
   if (!b) return TKRT_OOM();
   pthread_mutex_init(&b->key_lock, NULL);
+  pthread_mutex_init(&b->close_lock, NULL);
+  pthread_cond_init(&b->drained, NULL);
+  atomic_init(&b->inflight, 0);
+  atomic_init(&b->closed, false);
+  atomic_init(&b->launched, false);
   b->key_values_max = TKRT_BOUND_KEY_VALUES_MAX;
   tkrt_runtime_retain(runtime);
   b->runtime = runtime;
@@ -716,7 +767,8 @@ void tkrt_triton_bound_set_key_values_max(tkrt_triton_bound_t* b, size_t max) {
 /* The call for this launch's tuning-key values: found without a lock, or made, prepared and
  * published under the table's lock. */
 static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_stream_t stream,
-                                           const int64_t* values, tkrt_call_t** out_call) {
+                                           const int64_t* values, uint32_t flags,
+                                           tkrt_call_t** out_call) {
   tkrt_triton_bound_t* b = (tkrt_triton_bound_t*)cb;
   int64_t key[TKRT_BOUND_KEYS_MAX];
   uint64_t hash = 1469598103934665603ull;
@@ -734,6 +786,7 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
       return NULL;
     }
   }
+  if (flags & TKRT_CALL_LAUNCH_NO_WAIT) return tkrt_status_would_wait();
   bool capturing = false;
   TKRT_RETURN_IF_ERROR(tkrt_stream_is_capturing(b->device, stream, &capturing));
   if (capturing) {
@@ -784,12 +837,9 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
   return status;
 }
 
-tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
+static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
                                        const tkrt_triton_arg_t* args, size_t arg_count,
-                                       tkrt_launch_decision_t* decision) {
-  if (!b || (arg_count && !args)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_bound_launch: NULL argument");
-  }
+                                       tkrt_launch_decision_t* decision, uint32_t flags) {
   if (arg_count != b->param_count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "'%s' takes %zu arguments (its parameters); %zu were given", b->name,
@@ -865,7 +915,7 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     }
   }
   tkrt_call_t* call = b->call;
-  if (!status && b->key_count) status = tkrt_bound_keyed_call(b, stream, values, &call);
+  if (!status && b->key_count) status = tkrt_bound_keyed_call(b, stream, values, flags, &call);
   if (!status) {
     /* The in-place pointers again, as outputs: the tuner saves and restores them. */
     for (size_t a = 0; a < b->alias_count; ++a) {
@@ -888,6 +938,7 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     launch.grid_user = &grid_user;
     launch.tma_shapes = b->tma_count ? shapes : NULL;
     launch.tma_shape_count = b->tma_count;
+    launch.flags = flags;
     if (tkrt_call_get_desc(call)->config_count > 1) {
       status = tkrt_runtime_tuner(b->runtime, &launch.tuner);
     }
@@ -898,4 +949,48 @@ tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
   if (shapes != shapes_stack) free(shapes);
   if (values != values_stack) free(values);
   return status;
+}
+
+/* Counts the launch in for the time it runs (see tkrt_triton_bound_close). */
+static tkrt_status_t tkrt_bound_launch_counted(const tkrt_triton_bound_t* cb, tkrt_stream_t stream,
+                                               const tkrt_triton_arg_t* args, size_t arg_count,
+                                               tkrt_launch_decision_t* decision, uint32_t flags,
+                                               const char* what) {
+  if (!cb || (arg_count && !args)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s: NULL argument", what);
+  }
+  tkrt_triton_bound_t* b = (tkrt_triton_bound_t*)cb;
+  atomic_fetch_add(&b->inflight, 1);
+  tkrt_status_t status;
+  if (atomic_load(&b->closed)) {
+    status = TKRT_STATUS_MAKE(TKRT_STATUS_FAILED_PRECONDITION,
+                              "'%s': this bound launch was closed (tkrt_triton_bound_close): its "
+                              "kernels are unloaded",
+                              b->name);
+  } else {
+    if (!atomic_load_explicit(&b->launched, memory_order_relaxed)) {
+      atomic_store_explicit(&b->launched, true, memory_order_relaxed);
+    }
+    status = tkrt_bound_launch(b, stream, args, arg_count, decision, flags);
+  }
+  if (atomic_fetch_sub(&b->inflight, 1) == 1 && atomic_load(&b->closed)) {
+    pthread_mutex_lock(&b->close_lock);
+    pthread_cond_broadcast(&b->drained);
+    pthread_mutex_unlock(&b->close_lock);
+  }
+  return status;
+}
+
+tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
+                                       const tkrt_triton_arg_t* args, size_t arg_count,
+                                       tkrt_launch_decision_t* decision) {
+  return tkrt_bound_launch_counted(b, stream, args, arg_count, decision, 0,
+                                   "tkrt_triton_bound_launch");
+}
+
+tkrt_status_t tkrt_triton_bound_try_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
+                                           const tkrt_triton_arg_t* args, size_t arg_count,
+                                           tkrt_launch_decision_t* decision) {
+  return tkrt_bound_launch_counted(b, stream, args, arg_count, decision, TKRT_CALL_LAUNCH_NO_WAIT,
+                                   "tkrt_triton_bound_try_launch");
 }

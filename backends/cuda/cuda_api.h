@@ -440,6 +440,7 @@ typedef struct TKRT_CU(CUtensorMap_st) {
   X(cuStreamCreate, 2000, (CUstream * phStream, unsigned int Flags))                              \
   X(cuStreamDestroy, 4000, (CUstream hStream))                                                    \
   X(cuStreamSynchronize, 2000, (CUstream hStream))                                                \
+  X(cuCtxSynchronize, 13000, (CUcontext ctx))                                                     \
   X(cuStreamIsCapturing, 10000, (CUstream hStream, CUstreamCaptureStatus * captureStatus))        \
   X(cuStreamGetDevice, 12080, (CUstream hStream, CUdevice * device))                              \
   X(cuStreamGetCtx, 12050, (CUstream hStream, CUcontext * pctx, CUgreenCtx * pGreenCtx))          \
@@ -464,6 +465,13 @@ typedef struct TKRT_CU(CUtensorMap_st) {
 #define TKRT_CU_PFN_TYPEDEF_(name, abi, params) typedef CUresult (*PFN_##name##_v##abi) params;
 #endif
 TKRT_CUDA_FUNCTIONS(TKRT_CU_PFN_TYPEDEF_)
+/* Entry points taken by their exported name rather than through cuGetProcAddress, with the
+ * prototype that name keeps (E(name, abi, params), not X: the check's generator of later variants
+ * reads only X lines, and a name's prototype never changes). cuCtxSynchronize: cuGetProcAddress
+ * gives variant 13000 (taking the context) for version 13.0 and later, and drivers before 13.0
+ * have only this one (cuda_symbols.h). */
+#define TKRT_CUDA_EXPORTED_FUNCTIONS(E) E(cuCtxSynchronize, 2000, (void))
+TKRT_CUDA_EXPORTED_FUNCTIONS(TKRT_CU_PFN_TYPEDEF_)
 #undef TKRT_CU_PFN_TYPEDEF_
 
 #endif /* TKRT_BACKENDS_CUDA_CUDA_API_H_ */

@@ -289,6 +289,7 @@ static const tkrt_hal_device_vtable_t tkrt_cuda_device_vtable = {
     .stream_create = tkrt_cuda_stream_create,
     .stream_destroy = tkrt_cuda_stream_destroy,
     .stream_synchronize = tkrt_cuda_stream_synchronize,
+    .device_synchronize = tkrt_cuda_device_synchronize,
     .stream_is_capturing = tkrt_cuda_stream_is_capturing,
     .stream_begin_capture = tkrt_cuda_stream_begin_capture,
     .stream_end_capture = tkrt_cuda_stream_end_capture,

@@ -109,6 +109,7 @@ tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64
 tkrt_status_t tkrt_cuda_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
 tkrt_status_t tkrt_cuda_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
 tkrt_status_t tkrt_cuda_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_cuda_device_synchronize(tkrt_device_t* device);
 tkrt_status_t tkrt_cuda_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream, bool*
     out_capturing);
 tkrt_status_t tkrt_cuda_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);

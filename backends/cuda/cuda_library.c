@@ -154,6 +154,9 @@ static tkrt_status_t tkrt_cuda_load_driver(void* unused) {
                             driver_version, missing);
   }
 
+  driver->cuCtxSynchronize_exported =
+      (PFN_cuCtxSynchronize_v2000)tkrt_dylib_symbol(library, "cuCtxSynchronize");
+
   result = driver->cuInit(0);
   if (result != CUDA_SUCCESS) {
     char context[128];

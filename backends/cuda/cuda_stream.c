@@ -38,6 +38,24 @@ tkrt_status_t tkrt_cuda_stream_synchronize(tkrt_device_t* base, tkrt_stream_t st
   return NULL;
 }
 
+/* Every stream of the device's context, the streams other libraries made on it included. */
+tkrt_status_t tkrt_cuda_device_synchronize(tkrt_device_t* base) {
+  tkrt_cuda_device_t* device = tkrt_cuda_device_cast(base);
+  TKRT_RETURN_IF_ERROR(tkrt_cuda_device_activate(device));
+  CUresult result;
+  if (device->driver->cuCtxSynchronize) {
+    result = device->driver->cuCtxSynchronize(device->context);
+  } else if (device->driver->cuCtxSynchronize_exported) {
+    result = device->driver->cuCtxSynchronize_exported(); /* the context activate made current */
+  } else {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "the CUDA driver (version %d) has no cuCtxSynchronize",
+                            device->driver->driver_version);
+  }
+  if (result != CUDA_SUCCESS) return TKRT_CUDA_STATUS(result, "cuCtxSynchronize");
+  return NULL;
+}
+
 /* cuStreamIsCapturing, not cuStreamGetCtx: asking a capturing stream for its context is the
  * driver pitfall the issue warns about, and the device's primary context is known anyway. */
 tkrt_status_t tkrt_cuda_stream_is_capturing(tkrt_device_t* base, tkrt_stream_t stream,

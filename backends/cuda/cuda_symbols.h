@@ -63,6 +63,7 @@ enum { TKRT_CUDA_OPTIONAL = 0, TKRT_CUDA_REQUIRED = 1 };
   X(cuStreamCreate, 2000, TKRT_CUDA_REQUIRED)                  \
   X(cuStreamDestroy, 4000, TKRT_CUDA_REQUIRED)                 \
   X(cuStreamSynchronize, 2000, TKRT_CUDA_REQUIRED)             \
+  X(cuCtxSynchronize, 13000, TKRT_CUDA_OPTIONAL)               \
   X(cuStreamIsCapturing, 10000, TKRT_CUDA_REQUIRED)            \
   X(cuStreamGetDevice, 12080, TKRT_CUDA_OPTIONAL)              \
   X(cuStreamGetCtx, 12050, TKRT_CUDA_OPTIONAL)                 \
@@ -87,6 +88,11 @@ typedef struct tkrt_cuda_driver {
 #define TKRT_CUDA_SYMBOL_FIELD(name, abi, kind) PFN_##name##_v##abi name;
   TKRT_CUDA_SYMBOLS(TKRT_CUDA_SYMBOL_FIELD)
 #undef TKRT_CUDA_SYMBOL_FIELD
+  /* cuCtxSynchronize's first prototype, CUresult (void), for drivers before 13.0, whose
+   * cuGetProcAddress has no variant 13000 (above: taking the context). Taken by its exported
+   * name, whose prototype never changes (new prototypes get new names, cuCtxSynchronize_v2); the
+   * ABI check compares it with cudaTypedefs.h's PFN_cuCtxSynchronize_v2000. NULL when absent. */
+  PFN_cuCtxSynchronize_v2000 cuCtxSynchronize_exported;
 } tkrt_cuda_driver_t;
 
 /* One row per X-macro line, for loops that resolve or report symbols. */

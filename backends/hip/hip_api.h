@@ -377,6 +377,7 @@ _Static_assert(offsetof(TKRT_HIP(hipDeviceProp_tR0600), gcnArchName) == 1160, "R
   X(hipStreamCreateWithFlags, (hipStream_t * stream, unsigned int flags))                         \
   X(hipStreamDestroy, (hipStream_t stream))                                                       \
   X(hipStreamSynchronize, (hipStream_t stream))                                                   \
+  X(hipDeviceSynchronize, (void))                                                                 \
   X(hipStreamIsCapturing, (hipStream_t stream, hipStreamCaptureStatus * pCaptureStatus))          \
   X(hipStreamBeginCapture, (hipStream_t stream, hipStreamCaptureMode mode))                       \
   X(hipStreamEndCapture, (hipStream_t stream, hipGraph_t * pGraph))                               \

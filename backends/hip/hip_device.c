@@ -361,6 +361,7 @@ const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = {
     .stream_create = tkrt_hip_stream_create,
     .stream_destroy = tkrt_hip_stream_destroy,
     .stream_synchronize = tkrt_hip_stream_synchronize,
+    .device_synchronize = tkrt_hip_device_synchronize,
     .stream_is_capturing = tkrt_hip_stream_is_capturing,
     .stream_begin_capture = tkrt_hip_stream_begin_capture,
     .stream_end_capture = tkrt_hip_stream_end_capture,

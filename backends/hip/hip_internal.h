@@ -133,6 +133,7 @@ tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_
 tkrt_status_t tkrt_hip_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
 tkrt_status_t tkrt_hip_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
 tkrt_status_t tkrt_hip_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+tkrt_status_t tkrt_hip_device_synchronize(tkrt_device_t* device);
 tkrt_status_t tkrt_hip_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream, bool*
     out_capturing);
 tkrt_status_t tkrt_hip_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);

@@ -52,6 +52,15 @@ tkrt_status_t tkrt_hip_stream_synchronize(tkrt_device_t* base, tkrt_stream_t str
   return TKRT_HIP_STATUS(device->api, error, "hipStreamSynchronize");
 }
 
+tkrt_status_t tkrt_hip_device_synchronize(tkrt_device_t* base) {
+  tkrt_hip_device_t* device = tkrt_hip_device_cast(base);
+  tkrt_hip_device_scope_t scope;
+  TKRT_RETURN_IF_ERROR(tkrt_hip_scope_enter(device, &scope));
+  hipError_t error = device->api->hipDeviceSynchronize();
+  tkrt_hip_scope_exit(device, &scope);
+  return TKRT_HIP_STATUS(device->api, error, "hipDeviceSynchronize");
+}
+
 tkrt_status_t tkrt_hip_stream_is_capturing(tkrt_device_t* base, tkrt_stream_t stream,
                                            bool* out_capturing) {
   tkrt_hip_device_t* device = tkrt_hip_device_cast(base);

@@ -38,6 +38,7 @@
   REQUIRED(hipStreamCreateWithFlags)                                                            \
   REQUIRED(hipStreamDestroy)                                                                    \
   REQUIRED(hipStreamSynchronize)                                                                \
+  REQUIRED(hipDeviceSynchronize)                                                                \
   REQUIRED(hipEventCreateWithFlags)                                                             \
   REQUIRED(hipEventDestroy)                                                                     \
   REQUIRED(hipEventRecord)                                                                      \

@@ -77,7 +77,8 @@ tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size,
 }
 
 tkrt_status_t tkrt_host_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr) {
-  (void)device;
+  /* As cuMemFree: work queued before the free may still use the memory, so it finishes first. */
+  tkrt_host_device_drain(tkrt_host_device_cast(device));
   return tkrt_host_free_impl((void*)(uintptr_t)ptr, "device memory");
 }
 
@@ -224,6 +225,7 @@ static const tkrt_hal_device_vtable_t tkrt_host_device_vtable = {
     .stream_create = tkrt_host_stream_create,
     .stream_destroy = tkrt_host_stream_destroy,
     .stream_synchronize = tkrt_host_stream_synchronize,
+    .device_synchronize = tkrt_host_device_synchronize,
     .stream_is_capturing = tkrt_host_stream_is_capturing,
     .stream_begin_capture = tkrt_host_stream_begin_capture,
     .stream_end_capture = tkrt_host_stream_end_capture,

@@ -314,6 +314,27 @@ tkrt_status_t tkrt_host_stream_synchronize(tkrt_device_t* device, tkrt_stream_t 
   return error;
 }
 
+/* Every stream of the device (the default one is among them): idle, and its first deferred
+ * error, as a stream synchronize reports it. */
+tkrt_status_t tkrt_host_device_synchronize(tkrt_device_t* base) {
+  tkrt_host_device_t* device = tkrt_host_device_cast(base);
+  tkrt_status_t first = NULL;
+  pthread_mutex_lock(&device->streams_lock);
+  for (tkrt_host_stream_t* stream = device->streams; stream; stream = stream->device_next) {
+    pthread_mutex_lock(&stream->lock);
+    if (!stream->capture) {
+      tkrt_host_stream_wait_idle_locked(stream);
+      if (stream->error && !first) {
+        first = stream->error;
+        stream->error = NULL;
+      }
+    }
+    pthread_mutex_unlock(&stream->lock);
+  }
+  pthread_mutex_unlock(&device->streams_lock);
+  return first;
+}
+
 tkrt_status_t tkrt_host_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t handle,
                                             bool* out_capturing) {
   tkrt_host_stream_t* stream = NULL;

@@ -85,6 +85,10 @@ static tkrt_status_t tkrt_null_stream_synchronize(tkrt_device_t* device, tkrt_st
   (void)device, (void)stream;
   return TKRT_NULL_UNIMPLEMENTED("streams");
 }
+static tkrt_status_t tkrt_null_device_synchronize(tkrt_device_t* device) {
+  (void)device;
+  return TKRT_NULL_UNIMPLEMENTED("streams");
+}
 static tkrt_status_t tkrt_null_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
                                                    bool* out_capturing) {
   (void)device, (void)stream, (void)out_capturing;
@@ -156,6 +160,7 @@ const tkrt_hal_device_vtable_t tkrt_null_device_vtable = {
     .stream_create = tkrt_null_stream_create,
     .stream_destroy = tkrt_null_stream_destroy,
     .stream_synchronize = tkrt_null_stream_synchronize,
+    .device_synchronize = tkrt_null_device_synchronize,
     .stream_is_capturing = tkrt_null_stream_is_capturing,
     .stream_begin_capture = tkrt_null_stream_begin_capture,
     .stream_end_capture = tkrt_null_stream_end_capture,

@@ -316,7 +316,16 @@ typedef struct tkrt_call_launch_args {
    * fill) and keeps recent ones, so steady launches of the same tensor do not encode again. */
   const tkrt_tma_shape_t* tma_shapes;
   size_t tma_shape_count;
+  /* TKRT_CALL_LAUNCH_* bits; 0 by default. */
+  uint32_t flags;
 } tkrt_call_launch_args_t;
+
+/* A launch that never waits: where it would have to — to prepare the call on the device (loading
+ * its modules), to decide an autotuned call (the decision store, benchmarking, a decision
+ * exchange), or to grow its global or profile scratch — it enqueues nothing and returns
+ * tkrt_status_would_wait(). For callers that hold a lock others may need meanwhile (Python's
+ * GIL): they try with the flag, and on that status release the lock and launch without it. */
+#define TKRT_CALL_LAUNCH_NO_WAIT 1u
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
 

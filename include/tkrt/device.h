@@ -316,6 +316,10 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_memory_info(tkrt_device_t* device, siz
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
+/* Waits for all work queued on the device, on every stream (also streams others made, which a
+ * stream synchronize of the default stream does not cover): cuCtxSynchronize,
+ * hipDeviceSynchronize, every host stream. For freeing what queued work may still use. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_device_synchronize(tkrt_device_t* device);
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream,
                                                 bool* out_capturing);
 /* Stream capture into a graph (CUDA graphs, HIP graphs, host graphs). Work enqueued on a capturing

@@ -4,6 +4,7 @@
 #ifndef TKRT_STATUS_H_
 #define TKRT_STATUS_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tkrt/api.h"
@@ -60,6 +61,12 @@ TKRT_API size_t tkrt_status_format(tkrt_status_t status, char* buffer, size_t ca
 TKRT_API char* tkrt_status_to_string(tkrt_status_t status);
 
 TKRT_API void tkrt_status_free(tkrt_status_t status);
+/* The shared status (code UNAVAILABLE; freeing it does nothing) that a launch asked not to wait
+ * returns where it would have to (TKRT_CALL_LAUNCH_NO_WAIT, tkrt_triton_bound_try_launch), and
+ * the test for it. */
+TKRT_API tkrt_status_t tkrt_status_would_wait(void);
+TKRT_API bool tkrt_status_is_would_wait(tkrt_status_t status);
+
 /* Frees the status and returns its code: for callers that only branch on the code. */
 TKRT_API tkrt_status_code_t tkrt_status_consume_code(tkrt_status_t status);
 

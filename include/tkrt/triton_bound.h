@@ -48,7 +48,15 @@ TKRT_API void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* option
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_create(
     const tkrt_triton_call_desc_t* desc, const tkrt_triton_bound_options_t* options,
     tkrt_triton_bound_t** out_bound);
-/* Frees it: only once every launch made with it has finished on the device. */
+/* Closes it: later launches are FAILED_PRECONDITION (saying it was closed); launches running on
+ * other threads are waited for, then all work queued on the device (tkrt_device_synchronize:
+ * launches made with it may still be queued, on any stream), and then its calls are released
+ * (modules unloaded, scratch freed). The object itself stays valid until destroyed, so a thread
+ * that launches it after the close gets the error, never freed memory. A device error met while
+ * waiting is returned (the calls are released all the same). Closing again does nothing. Do not
+ * close a bound call whose launches a graph captured and will replay. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_close(tkrt_triton_bound_t* bound);
+/* Closes it (unless closed) and frees it: once no thread can launch it any more. */
 TKRT_API void tkrt_triton_bound_destroy(tkrt_triton_bound_t* bound);
 /* Lent: the call with the default values (the one decided when there is no tuning key). Its own
  * grids are each variant's grid at the defaults, a scalar without a default counting 0; where
@@ -104,6 +112,19 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_
                                                               const tkrt_triton_arg_t* args,
                                                               size_t arg_count,
                                                               tkrt_launch_decision_t* decision);
+
+/* The launch above, but it never waits: where tkrt_triton_bound_launch would wait — for the call's
+ * first preparation on the device or its decision (the store, benchmarking, a decision exchange),
+ * for a tuning-key value not seen before (its call made and its modules loaded), or to grow
+ * scratch — it enqueues nothing and returns tkrt_status_would_wait() (tkrt_status_is_would_wait;
+ * code UNAVAILABLE, nothing to free). For callers that hold a lock others may need while a launch
+ * waits (Python's GIL: tkrt.triton tries with the GIL held, and on that status launches again
+ * with it released). Arguments are checked first, as by tkrt_triton_bound_launch. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_try_launch(const tkrt_triton_bound_t* bound,
+                                                                  tkrt_stream_t stream,
+                                                                  const tkrt_triton_arg_t* args,
+                                                                  size_t arg_count,
+                                                                  tkrt_launch_decision_t* decision);
 
 #ifdef __cplusplus
 }

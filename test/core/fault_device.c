@@ -184,6 +184,10 @@ static tkrt_status_t fault_stream_sync(tkrt_device_t* device, tkrt_stream_t s) {
   CHECK("stream_synchronize");
   return INNER_VT(device)->stream_synchronize(INNER(device), s);
 }
+static tkrt_status_t fault_device_sync(tkrt_device_t* device) {
+  CHECK("device_synchronize");
+  return INNER_VT(device)->device_synchronize(INNER(device));
+}
 static tkrt_status_t fault_stream_capturing(tkrt_device_t* device, tkrt_stream_t s, bool* out) {
   CHECK("stream_is_capturing");
   return INNER_VT(device)->stream_is_capturing(INNER(device), s, out);
@@ -269,6 +273,7 @@ static const tkrt_hal_device_vtable_t tkrt_fault_vtable = {
     .stream_create = fault_stream_create,
     .stream_destroy = fault_stream_destroy,
     .stream_synchronize = fault_stream_sync,
+    .device_synchronize = fault_device_sync,
     .stream_is_capturing = fault_stream_capturing,
     .stream_begin_capture = fault_begin_capture,
     .stream_end_capture = fault_end_capture,

@@ -105,3 +105,5 @@ TKRT_CUDA_FUNCTIONS(TKRT_ABI_PFN)
                  "for versions up to TKRT_CUDA_API_VERSION) has another prototype than the "   \
                  "variant " #abi " tkrt calls through");
 TKRT_ABI_CUDA_LATER_VARIANTS(TKRT_ABI_LATER_VARIANT)
+/* Those taken by their exported name (no later variant applies: the name keeps its prototype). */
+TKRT_CUDA_EXPORTED_FUNCTIONS(TKRT_ABI_PFN)

@@ -405,6 +405,11 @@ static CUresult fake_cuStreamSynchronize(CUstream stream) {
   return s && s->capturing ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
+static CUresult fake_cuCtxSynchronize(CUcontext context) {
+  (void)context;
+  return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus* status) {
   fake_stream_t* s = (fake_stream_t*)stream;
   *status = s && s->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
@@ -531,6 +536,7 @@ static const fake_entry_t fake_entries[] = {
     FAKE_ENTRY(cuStreamCreate, 0),
     FAKE_ENTRY(cuStreamDestroy, 0),
     FAKE_ENTRY(cuStreamSynchronize, 0),
+    FAKE_ENTRY(cuCtxSynchronize, 0),
     FAKE_ENTRY(cuStreamIsCapturing, 0),
     FAKE_ENTRY(cuStreamBeginCapture, 1),
     FAKE_ENTRY(cuStreamEndCapture, 1),

@@ -8,6 +8,9 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1945,6 +1948,170 @@ static void bound_threads(void) {
 }
 
 
+/* Whether all `n` floats at device address `at` are 0xFFFFFFFF (nothing wrote them). */
+static bool untouched(tkrt_device_t* device, tkrt_deviceptr_t at, int n) {
+  uint32_t* got = malloc((size_t)n * 4);
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, got, at, (size_t)n * 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  bool all = true;
+  for (int i = 0; i < n; ++i) all = all && got[i] == 0xFFFFFFFFu;
+  free(got);
+  return all;
+}
+
+/* tkrt_triton_bound_try_launch (issue 31): where a launch would wait — a tuning-key value not
+ * seen before, an undecided autotuned call — it enqueues nothing and says so; a launch without
+ * the flag then does the work, and the same try afterwards launches. */
+static void bound_try_launch(void) {
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
+  if (!rt) return;
+  if (!device) {
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  host_variants_t hv;
+  ASSERT_OK(host_variants_make("try", &hv));
+  keyed_setup_t k;
+  keyed_setup_init(&k, &hv, rt, device);
+  for (int keyed = 1; keyed >= 0; --keyed) {
+    k.options.tuning_key_count = (size_t)keyed;
+    tkrt_triton_bound_t* bound = NULL;
+    ASSERT_OK(tkrt_triton_bound_create(&k.desc, &k.options, &bound));
+    bound_buffers_t a;
+    bound_buffers_make(&a, device, 8192);
+    EXPECT_OK(tkrt_memset_async(device, a.dout, 0xFF, 8192 * 4, NULL));
+    tkrt_triton_arg_t args[4];
+    bound_args(&a, args, 8192);
+    tkrt_status_t status = tkrt_triton_bound_try_launch(bound, NULL, args, 4, NULL);
+    EXPECT_TRUE(tkrt_status_is_would_wait(status));
+    EXPECT_EQ_U64(tkrt_status_code(status), TKRT_STATUS_UNAVAILABLE);
+    tkrt_status_free(status); /* nothing to free: the shared status */
+    EXPECT_TRUE(untouched(device, a.dout, 8192));
+    /* An argument the bound call refuses is refused by the try too (checked first). */
+    tkrt_triton_arg_t bad[4];
+    bound_args(&a, bad, 8192);
+    bad[1].kind = TKRT_TRITON_ARG_INT;
+    EXPECT_STATUS(tkrt_triton_bound_try_launch(bound, NULL, bad, 4, NULL),
+                  TKRT_STATUS_INVALID_ARGUMENT, "argument 1 (y_ptr: *fp32) is a pointer but was given");
+    EXPECT_EQ_U64(bound_add(bound, &a, 8192, NULL), 0); /* decides, loads, launches */
+    EXPECT_OK(tkrt_memset_async(device, a.dout, 0xFF, 8192 * 4, NULL));
+    EXPECT_OK(tkrt_triton_bound_try_launch(bound, NULL, args, 4, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    EXPECT_TRUE(!untouched(device, a.dout, 8192));
+    if (keyed) { /* another key value: waits again */
+      bound_args(&a, args, 4096);
+      status = tkrt_triton_bound_try_launch(bound, NULL, args, 4, NULL);
+      EXPECT_TRUE(tkrt_status_is_would_wait(status));
+    }
+    tkrt_triton_bound_destroy(bound);
+    bound_buffers_free(&a);
+  }
+  host_variants_release(&hv);
+  tkrt_runtime_release(rt);
+}
+
+typedef struct close_thread {
+  const tkrt_triton_bound_t* bound;
+  tkrt_device_t* device;
+  bound_buffers_t* buffers;
+  long launched, closed_errors, other_errors;
+} close_thread_t;
+
+static void* close_thread_main(void* user) {
+  close_thread_t* t = user;
+  tkrt_triton_arg_t args[4];
+  bound_args(t->buffers, args, t->buffers->n);
+  for (;;) {
+    tkrt_status_t status = tkrt_triton_bound_launch(t->bound, NULL, args, 4, NULL);
+    if (!status) {
+      ++t->launched;
+    } else if (tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION &&
+               strstr(tkrt_status_message(status), "this bound launch was closed")) {
+      ++t->closed_errors;
+      tkrt_status_free(status);
+      break; /* closed: every later launch says so too */
+    } else {
+      ++t->other_errors;
+      tkrt_status_free(status);
+      break;
+    }
+  }
+  return NULL;
+}
+
+/* tkrt_triton_bound_close (issue 31, E6): after thousands of launches queued without a
+ * synchronize, and while four threads launch: it waits for running launches and queued work,
+ * then unloads; launches after it are refused naming the reason; the object stays valid until
+ * destroyed (ASan in CI: nothing is used after it is freed). */
+static void bound_close(void) {
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
+  if (!rt) return;
+  if (!device) {
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  char dir[1024];
+  make_copy_dir("add_jit_close", "add_jit", "add_kernel", g_host[0], NULL, dir, sizeof(dir));
+  tkrt_triton_kernel_t* kernel = NULL;
+  ASSERT_OK(load1(dir, &kernel));
+  tkrt_triton_variant_t variant = {kernel, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=256", NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 4096);
+  /* 1. 2000 launches queued, no synchronize, then close: the last one's output is complete. */
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  tkrt_triton_arg_t args[4];
+  bound_args(&a, args, 4096);
+  EXPECT_OK(tkrt_memset_async(device, a.dout, 0xFF, 4096 * 4, NULL));
+  for (int i = 0; i < 2000; ++i) EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL));
+  EXPECT_OK(tkrt_triton_bound_close(bound));
+  EXPECT_OK(tkrt_triton_bound_close(bound)); /* again: nothing more */
+  EXPECT_TRUE(tkrt_triton_bound_call(bound) == NULL);
+  float got = 0.0f;
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, &got, a.dout + 4095 * 4, 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  EXPECT_TRUE(got == a.x[4095] + a.y[4095]);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL),
+                TKRT_STATUS_FAILED_PRECONDITION,
+                "'add_kernel': this bound launch was closed (tkrt_triton_bound_close)");
+  EXPECT_STATUS(tkrt_triton_bound_try_launch(bound, NULL, args, 4, NULL),
+                TKRT_STATUS_FAILED_PRECONDITION, "this bound launch was closed");
+  tkrt_triton_bound_destroy(bound);
+  /* 2. Closed while four threads launch. */
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  pthread_t threads[4];
+  close_thread_t state[4];
+  for (int i = 0; i < 4; ++i) {
+    state[i] = (close_thread_t){bound, device, &a, 0, 0, 0};
+    ASSERT_TRUE(pthread_create(&threads[i], NULL, close_thread_main, &state[i]) == 0);
+  }
+  for (int spins = 0; spins < 100000 && state[0].launched < 50; ++spins) sched_yield();
+  EXPECT_OK(tkrt_triton_bound_close(bound));
+  for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
+  long launched = 0, closed_errors = 0;
+  for (int i = 0; i < 4; ++i) {
+    launched += state[i].launched;
+    closed_errors += state[i].closed_errors;
+    EXPECT_EQ_U64(state[i].other_errors, 0);
+  }
+  EXPECT_TRUE(launched >= 50);
+  EXPECT_EQ_U64(closed_errors, 4);
+  tkrt_triton_bound_destroy(bound);
+  bound_buffers_free(&a);
+  tkrt_triton_kernel_release(kernel);
+  tkrt_runtime_release(rt);
+}
+
 /* fp16 bits of a float that fp16 holds exactly (the test's values), and back. */
 static uint16_t exact_half(float f) {
   if (f == 0.0f) return 0;
@@ -2421,6 +2588,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
     TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
     TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
+    TKRT_TEST_CASE(bound_try_launch),    TKRT_TEST_CASE(bound_close),
     TKRT_TEST_CASE(bound_cuda_tma),      TKRT_TEST_CASE(bound_decomposed_host),
 };
 

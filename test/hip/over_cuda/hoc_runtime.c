@@ -121,6 +121,7 @@ _Static_assert(offsetof(hipDeviceProp_tR0000, gcnArchName) == 396, "ROCm 5 hipDe
   X(cuStreamCreate, "cuStreamCreate", 2000)                                                     \
   X(cuStreamDestroy, "cuStreamDestroy_v2", 4000)                                                \
   X(cuStreamSynchronize, "cuStreamSynchronize", 2000)                                           \
+  X(cuCtxSynchronize, "cuCtxSynchronize", 2000)                                                 \
   X(cuStreamIsCapturing, "cuStreamIsCapturing", 10000)                                          \
   X(cuStreamGetDevice, "cuStreamGetDevice", 12080)                                              \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", 10010)                                     \
@@ -960,6 +961,12 @@ HOC_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream) {
   hipError_t error = hoc_activate_current();
   if (error != hipSuccess) return error;
   return hoc_error(hoc.cu.cuStreamSynchronize((CUstream)stream));
+}
+
+HOC_EXPORT hipError_t hipDeviceSynchronize(void) {
+  hipError_t error = hoc_activate_current();
+  if (error != hipSuccess) return error;
+  return hoc_error(hoc.cu.cuCtxSynchronize());
 }
 
 /* The device a stream belongs to (ROCm 5.3+; HIP-on-NVIDIA: cuStreamGetDevice). */
