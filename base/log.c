@@ -341,6 +341,16 @@ size_t tkrt_log_drain(uint32_t timeout_ms) {
   return delivered;
 }
 
+size_t tkrt_log_flush(void) {
+  size_t delivered = tkrt_log_drain(0);
+  if (tkrt_log_depth) return delivered; /* inside a sink: it may be the delivery waited for */
+  tkrt_log_queue_t* q = &tkrt_log_queue;
+  pthread_mutex_lock(&q->lock);
+  while (q->delivering[0] || q->delivering[1]) pthread_cond_wait(&q->drained, &q->lock);
+  pthread_mutex_unlock(&q->lock);
+  return delivered;
+}
+
 size_t tkrt_log_queued(void) {
   pthread_mutex_lock(&tkrt_log_queue.lock);
   size_t count = tkrt_log_queue.count;

@@ -45,6 +45,7 @@ typedef struct tkrt_bound_slot {
   uint32_t tma_block[TKRT_TMA_MAX_RANK]; /* descriptors: meta's box (fp4_padded: see below) */
   bool fp4_padded;
   bool decomposed; /* descriptors: passed decomposed (no TMA), tkrt_triton_kernel_decomposed */
+  bool unsigned_read; /* integer scalars: one of the desc's unsigned_scalars */
   /* The launch's fast path, set at create from the parameter: what it takes, and for integer
    * scalars their range and kind; anything off it goes through the checks that explain. */
   uint8_t op;            /* TKRT_BOUND_OP_* */
@@ -80,6 +81,8 @@ struct tkrt_triton_bound_s {
   size_t default_count;
   char** inout;
   size_t inout_count;
+  char** unsigned_names; /* the desc's unsigned_scalars, for the tuning-key values' calls */
+  size_t unsigned_count;
   tkrt_call_t* call; /* the defaults' call */
   /* Tuning key. */
   size_t key_count;
@@ -176,6 +179,8 @@ void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
   free(b->defaults);
   for (size_t i = 0; i < b->inout_count; ++i) free(b->inout[i]);
   free(b->inout);
+  for (size_t i = 0; i < b->unsigned_count; ++i) free(b->unsigned_names[i]);
+  free(b->unsigned_names);
   free(b->slots);
   free(b->alias_buffers);
   free(b->name);
@@ -221,6 +226,8 @@ static tkrt_status_t tkrt_bound_make_call(const tkrt_triton_bound_t* b, const in
   desc.scalar_count = n;
   desc.inout = (const char* const*)b->inout;
   desc.inout_count = b->inout_count;
+  desc.unsigned_scalars = (const char* const*)b->unsigned_names;
+  desc.unsigned_scalar_count = b->unsigned_count;
   tkrt_status_t status = tkrt_triton_call_create_internal(&desc, true, out_call);
   if (scalars != stack) free(scalars);
   return status;
@@ -248,10 +255,11 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
                             "tkrt_triton_bound_create: no variant (or a variant without kernel)");
   }
   if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout) ||
-      (o.tuning_key_count && !o.tuning_key)) {
+      (o.tuning_key_count && !o.tuning_key) ||
+      (d.unsigned_scalar_count && !d.unsigned_scalars)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "tkrt_triton_bound_create: scalars, inout or tuning_key announced but "
-                            "NULL");
+                            "tkrt_triton_bound_create: scalars, inout, unsigned_scalars or "
+                            "tuning_key announced but NULL");
   }
   tkrt_runtime_t* runtime = o.runtime ? o.runtime : tkrt_runtime_default();
   if (!runtime) return TKRT_OOM();
@@ -324,7 +332,10 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   b->programs = calloc(d.variant_count, sizeof(*b->programs));
   b->defaults = calloc(d.scalar_count ? d.scalar_count : 1, sizeof(*b->defaults));
   b->inout = calloc(d.inout_count ? d.inout_count : 1, sizeof(*b->inout));
-  if (!b->name || !b->slots || !b->variants || !b->programs || !b->defaults || !b->inout) {
+  b->unsigned_names = calloc(d.unsigned_scalar_count ? d.unsigned_scalar_count : 1,
+                             sizeof(*b->unsigned_names));
+  if (!b->name || !b->slots || !b->variants || !b->programs || !b->defaults || !b->inout ||
+      !b->unsigned_names) {
     status = TKRT_OOM();
     goto fail;
   }
@@ -341,6 +352,14 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     b->inout[i] = tkrt_bound_strdup(d.inout[i] ? d.inout[i] : "");
     b->inout_count++;
     if (!b->inout[i]) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  for (size_t i = 0; i < d.unsigned_scalar_count; ++i) {
+    b->unsigned_names[i] = tkrt_bound_strdup(d.unsigned_scalars[i] ? d.unsigned_scalars[i] : "");
+    b->unsigned_count++;
+    if (!b->unsigned_names[i]) {
       status = TKRT_OOM();
       goto fail;
     }
@@ -407,15 +426,9 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
       if (p->kind == TKRT_PARAM_BOOL || p->kind == TKRT_PARAM_I64 || p->kind == TKRT_PARAM_I32) {
         slot->op = TKRT_BOUND_OP_INT;
         slot->kind = p->kind;
-        if (p->kind == TKRT_PARAM_BOOL) {
-          slot->low = 0, slot->high = 1;
-        } else if (p->kind == TKRT_PARAM_I64) {
-          slot->low = INT64_MIN, slot->high = INT64_MAX;
-        } else {
-          unsigned bits = p->element_bytes * 8;
-          slot->low = -((int64_t)1 << (bits - 1));
-          slot->high = ((int64_t)1 << bits) - 1;
-        }
+        slot->unsigned_read = tkrt_triton_desc_unsigned(&d, p->name);
+        const char* rule;
+        tkrt_triton_int_range(p, slot->unsigned_read, &slot->low, &slot->high, &rule);
       }
     }
   }
@@ -575,28 +588,20 @@ static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
       /* fp16 / bf16: the call's own conversion, through a one-scalar bind. */
       tkrt_triton_scalar_t s = {p->name, true, 0, value};
       tkrt_param_t bound;
-      TKRT_RETURN_IF_ERROR(tkrt_triton_bind_scalar_public(p, &s, &bound));
+      TKRT_RETURN_IF_ERROR(tkrt_triton_bind_scalar_public(p, &s, false, &bound));
       out->value.u32 = bound.value.u32;
     }
     return NULL;
   }
   int64_t v = a->i;
   int64_t low, high;
-  if (p->kind == TKRT_PARAM_BOOL) {
-    low = 0, high = 1;
-  } else if (p->kind == TKRT_PARAM_I64) {
-    low = INT64_MIN, high = INT64_MAX;
-  } else {
-    /* Signless in TTIR: the signed and the unsigned range of the width. */
-    unsigned bits = p->element_bytes * 8;
-    low = -((int64_t)1 << (bits - 1));
-    high = ((int64_t)1 << bits) - 1;
-  }
+  const char* rule;
+  tkrt_triton_int_range(p, b->slots[i].unsigned_read, &low, &high, &rule);
   if (v < low || v > high) {
     return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
                           "'%s': argument %zu (%s: %s) = %" PRId64 " is out of range (%" PRId64
-                          "..%" PRId64 ")",
-                          b->name, i, p->name, p->type, v, low, high);
+                          "..%" PRId64 ")%s",
+                          b->name, i, p->name, p->type, v, low, high, rule);
   }
   if (p->divisibility > 1 && v % (int64_t)p->divisibility != 0) {
     return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,

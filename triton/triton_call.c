@@ -657,7 +657,36 @@ tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* vari
 /* ---------------------------------------------------------------- scalars */
 
 static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
-                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out);
+                                             const tkrt_triton_scalar_t* s, bool unsigned_read,
+                                             tkrt_param_t* out);
+
+void tkrt_triton_int_range(const tkrt_triton_param_t* param, bool unsigned_read, int64_t* out_low,
+                           int64_t* out_high, const char** out_rule) {
+  *out_rule = "";
+  if (param->kind == TKRT_PARAM_BOOL) {
+    *out_low = 0, *out_high = 1;
+  } else if (param->kind == TKRT_PARAM_I64) {
+    *out_low = INT64_MIN, *out_high = INT64_MAX;
+  } else if (unsigned_read) {
+    unsigned bits = param->element_bytes * 8;
+    *out_low = 0, *out_high = ((int64_t)1 << bits) - 1;
+  } else {
+    unsigned bits = param->element_bytes * 8;
+    *out_low = -((int64_t)1 << (bits - 1)), *out_high = ((int64_t)1 << (bits - 1)) - 1;
+    *out_rule = bits == 32 ? " (Triton compiles an i32 parameter for Python integers in this range "
+                             "and specialises larger ones to i64; declare the scalar unsigned to "
+                             "pass 0..4294967295)"
+                           : " (the signed range of the width; declare the scalar unsigned to "
+                             "pass 0..2^width-1)";
+  }
+}
+
+bool tkrt_triton_desc_unsigned(const tkrt_triton_call_desc_t* desc, const char* name) {
+  for (size_t i = 0; i < desc->unsigned_scalar_count; ++i) {
+    if (desc->unsigned_scalars[i] && strcmp(desc->unsigned_scalars[i], name) == 0) return true;
+  }
+  return false;
+}
 
 tkrt_status_t tkrt_triton_scalar_parse(const char* text, tkrt_triton_scalar_t* out_scalar,
                                        size_t* out_name_length) {
@@ -729,12 +758,14 @@ static uint16_t tkrt_float_to_f16(float f) {
 }
 
 tkrt_status_t tkrt_triton_bind_scalar_public(const tkrt_triton_param_t* param,
-                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out) {
-  return tkrt_triton_bind_scalar(param, s, out);
+                                             const tkrt_triton_scalar_t* s, bool unsigned_read,
+                                             tkrt_param_t* out) {
+  return tkrt_triton_bind_scalar(param, s, unsigned_read, out);
 }
 
 static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
-                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out) {
+                                             const tkrt_triton_scalar_t* s, bool unsigned_read,
+                                             tkrt_param_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = param->kind;
   int floating = strcmp(param->type, "fp32") == 0 || strcmp(param->type, "fp64") == 0 ||
@@ -754,13 +785,14 @@ static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
       out->value.b = s->i != 0;
       return NULL;
     case TKRT_PARAM_I32: {
-      /* Signless in TTIR: accept the signed and the unsigned range of the width. */
-      unsigned bits = param->element_bytes * 8;
-      int64_t low = -((int64_t)1 << (bits - 1)), high = ((int64_t)1 << bits) - 1;
+      int64_t low, high;
+      const char* rule;
+      tkrt_triton_int_range(param, unsigned_read, &low, &high, &rule);
       if (s->i < low || s->i > high) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                                "scalar '%s' is %s; %lld is out of range (%lld..%lld)", param->name,
-                                param->type, (long long)s->i, (long long)low, (long long)high);
+                                "scalar '%s' is %s; %lld is out of range (%lld..%lld)%s",
+                                param->name, param->type, (long long)s->i, (long long)low,
+                                (long long)high, rule);
       }
       out->value.i32 = (int32_t)(uint32_t)(uint64_t)s->i;
       if (param->divisibility > 1 && s->i % param->divisibility != 0) {
@@ -934,9 +966,11 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
   if (d.variant_count == 0 || !d.variants) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_triton_call_create: no variant");
   }
-  if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout)) {
+  if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout) ||
+      (d.unsigned_scalar_count && !d.unsigned_scalars)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "tkrt_triton_call_create: scalars or inout announced but NULL");
+                            "tkrt_triton_call_create: scalars, inout or unsigned_scalars announced "
+                            "but NULL");
   }
   for (size_t v = 0; v < d.variant_count; ++v) {
     if (!d.variants[v].kernel) {
@@ -975,6 +1009,20 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
       if (strcmp(d.scalars[t].name, name) == 0) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "scalar '%s' is given twice", name);
       }
+    }
+  }
+
+  /* Every unsigned name is an integer scalar parameter wider than i1. */
+  for (size_t u = 0; u < d.unsigned_scalar_count; ++u) {
+    const char* name = d.unsigned_scalars[u];
+    long index = name ? tkrt_triton_kernel_find_param(k0, name) : -1;
+    if (index < 0 || !tkrt_triton_param_is_integer(&k0->params[index]) ||
+        k0->params[index].kind == TKRT_PARAM_BOOL) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "kernel '%s': unsigned scalar '%s' is %s; only integer scalar "
+                              "parameters (i8..i64) can be read as unsigned",
+                              kernel_name, name ? name : "(null)",
+                              index < 0 ? "no parameter of it" : k0->params[index].type);
     }
   }
 
@@ -1057,7 +1105,8 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
                                 kernel_name, i, p->name, p->type);
       break;
     }
-    status = tkrt_triton_bind_scalar(p, given ? given : &kZero, &params[at++]);
+    status = tkrt_triton_bind_scalar(p, given ? given : &kZero,
+                                     tkrt_triton_desc_unsigned(&d, p->name), &params[at++]);
     if (!status && given && !given->is_float && scalar_names == TKRT_GRID_NAMES_MAX - 2) {
       if (!names_full) names_full = p; /* refused below if a variant's grid is an expression */
     } else if (!status && given && !given->is_float) {

@@ -110,9 +110,21 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* de
 bool tkrt_triton_kernel_decomposed(const tkrt_triton_kernel_t* kernel);
 
 /* A scalar argument into the call's parameter (range, divisibility, fp16/bf16 conversion), as
- * tkrt_triton_call_create binds it. */
+ * tkrt_triton_call_create binds it; `unsigned_read`: the parameter is one of the call's
+ * unsigned_scalars. */
 tkrt_status_t tkrt_triton_bind_scalar_public(const tkrt_triton_param_t* param,
-                                             const tkrt_triton_scalar_t* s, tkrt_param_t* out);
+                                             const tkrt_triton_scalar_t* s, bool unsigned_read,
+                                             tkrt_param_t* out);
+
+/* The values an integer scalar parameter takes, as int64_t (tkrt_triton_call_desc_t's rule):
+ * i1 0..1; iN the signed range of N bits, or 0..2^N-1 when read as unsigned (i64: every int64_t,
+ * the bits of 0..2^64-1). *out_rule: a sentence for messages on values outside it ("" when
+ * nothing more is to be said). */
+void tkrt_triton_int_range(const tkrt_triton_param_t* param, bool unsigned_read, int64_t* out_low,
+                           int64_t* out_high, const char** out_rule);
+
+/* Whether `name` is among the desc's unsigned_scalars. */
+bool tkrt_triton_desc_unsigned(const tkrt_triton_call_desc_t* desc, const char* name);
 
 /* Whether a parameter is an integer scalar (i1, i8..i64): a grid variable, range-checked. */
 bool tkrt_triton_param_is_integer(const tkrt_triton_param_t* param);

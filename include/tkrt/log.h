@@ -78,6 +78,11 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_log_set_queued_sink(tkrt_log_fn fn, vo
  * every one queued by then and the ones that arrive meanwhile. Returns how many it delivered.
  * Several threads may drain at once (each message is delivered once). */
 TKRT_API size_t tkrt_log_drain(uint32_t timeout_ms);
+/* tkrt_log_drain(0), then waits until no other thread is delivering a queued message: when it
+ * returns, every message queued before the call has reached the sink. It waits for those threads,
+ * so a caller must not hold what they need to deliver (Python calls it with the GIL released).
+ * From inside a sink it only drains. */
+TKRT_API size_t tkrt_log_flush(void);
 /* How many messages wait in the queue now. */
 TKRT_API size_t tkrt_log_queued(void);
 

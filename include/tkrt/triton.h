@@ -170,6 +170,15 @@ typedef struct tkrt_triton_call_desc {
    * around autotuning, as for any aliased input; pure outputs need not be listed. */
   const char* const* inout;
   size_t inout_count;
+  /* Integer scalar parameters read as unsigned. TTIR integers are signless, and Triton compiles
+   * an i32 (i8, i16) parameter for the Python integers of its signed range, specialising to i64
+   * beyond it, so by default a value must be in the signed range of the parameter's width
+   * (-2^31..2^31-1 for i32; i64: the signed 64-bit range). A name listed here takes
+   * 0..2^width-1 instead (i64: 0..2^64-1, passed as the int64_t of the same bits): for kernels
+   * that read the parameter as unsigned (tl.uint32 in Triton's signature). Each name must be an
+   * integer scalar parameter (not i1). */
+  const char* const* unsigned_scalars;
+  size_t unsigned_scalar_count;
 } tkrt_triton_call_desc_t;
 
 TKRT_API void tkrt_triton_call_desc_init(tkrt_triton_call_desc_t* desc);

@@ -13,7 +13,10 @@ JAX raise an ImportError saying so. docs/xla.md describes the targets and the au
 
 The libraries' messages (warnings, and with TKRT_LOG=info or debug what it loads) go to Python's
 `logging`, logger "tkrt", from the moment the library is loaded; `route_logs_to_python(False)`
-sends them back to stderr. docs/logging.md says which levels pass and on which threads.
+sends them back to stderr. A message logged on a thread that holds the GIL becomes a record at
+once; one logged elsewhere (a module loader, an XLA thread, a call that released the GIL) is
+queued in the library and delivered by a thread of this package, or by `flush_logs()`, so that
+no thread inside tkrt ever waits for the GIL. docs/logging.md says which levels pass.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "use_for_jax_triton", "route_jaxlib_targets", "configure", "configure_tuning",
     "ConfigurationError", "stats", "version", "route_logs_to_python", "set_log_level",
     "STATS_FIELDS", "core_library_path", "load_core_library", "use_jax_distributed",
+    "flush_logs",
 ]
 
 FFI_TARGET = "tkrt_triton_kernel_call"
@@ -154,8 +158,8 @@ _logger = logging.getLogger("tkrt")
 
 def _forward_log(user, level, component, message):
   """The sink: one record on logger "tkrt", "<component>: <message>", with the component also
-  in record.tkrt_component. Runs on whichever thread logged (ctypes takes the GIL); never raises
-  into C."""
+  in record.tkrt_component. Runs on the thread that logged when that thread held the GIL, else on
+  the thread that drains the library's queue (ctypes takes the GIL); never raises into C."""
   try:
     part = component.decode(errors="replace") if component else "?"
     text = message.decode(errors="replace") if message else ""
@@ -167,6 +171,11 @@ def _forward_log(user, level, component, message):
 
 _log_sink = _LOG_SINK(_forward_log)  # alive for the whole process: C may hold it
 _log_routed = False
+# Whether the calling thread holds the GIL (the queued sink's `direct`): CPython's own function,
+# callable from any thread.
+_GIL_HELD = ctypes.cast(ctypes.pythonapi.PyGILState_Check, ctypes.c_void_p).value
+_LOG_QUEUE = 256  # messages a library keeps for delivery (beyond: dropped, and counted)
+_drain_threads: dict = {}  # library handle -> its drain thread
 # The loaded libraries (libtkrt_xla.so, libtkrt.so: each has its own log state), and the level
 # set_log_level asked for, given to a library loaded later.
 _log_libraries: list = []
@@ -188,6 +197,13 @@ def _attach_log(lib) -> None:
   lib.tkrt_status_message.restype = ctypes.c_char_p
   lib.tkrt_status_free.argtypes = [ctypes.c_void_p]
   lib.tkrt_status_free.restype = None
+  lib.tkrt_log_set_queued_sink.argtypes = [_LOG_SINK, ctypes.c_void_p, ctypes.c_void_p,
+                                           ctypes.c_size_t]
+  lib.tkrt_log_set_queued_sink.restype = ctypes.c_void_p
+  lib.tkrt_log_drain.argtypes = [ctypes.c_uint32]  # CDLL: the GIL is released while it waits
+  lib.tkrt_log_drain.restype = ctypes.c_size_t
+  lib.tkrt_log_flush.argtypes = []
+  lib.tkrt_log_flush.restype = ctypes.c_size_t
   routed = _log_routed or not _log_libraries  # routed from the first load on, until turned off
   _set_log_sink(lib, routed)
   if _log_level is not None:
@@ -211,14 +227,42 @@ def _status_text(lib, status) -> str:
   return text
 
 
+def _drain_loop(lib) -> None:
+  """Delivers a library's queued messages as they come: waits in C with the GIL released."""
+  while True:
+    try:
+      lib.tkrt_log_drain(500)
+    except Exception:  # noqa: BLE001 - the interpreter is going away
+      return
+
+
 def _set_log_sink(lib, enable: bool) -> None:
+  """Routes `lib`'s log to `logging` through its queued sink (tkrt_log_set_queued_sink: at once
+  on a thread holding the GIL, else queued for the drain thread), or back to stderr. A swap
+  delivers what is still queued before it returns; the swap runs with the GIL released (CDLL)."""
   global _log_routed
-  if not hasattr(lib, "tkrt_log_set_sink"):
-    raise ConfigurationError(f"{library_path()} predates tkrt's log API (tkrt/log.h): rebuild it")
-  status = lib.tkrt_log_set_sink(_log_sink if enable else _LOG_SINK(), None)
+  if not hasattr(lib, "tkrt_log_set_queued_sink"):
+    raise ConfigurationError(f"{lib._name} predates tkrt's queued log sink (tkrt/log.h): "
+                             f"rebuild it")
+  if enable:
+    status = lib.tkrt_log_set_queued_sink(_log_sink, None, _GIL_HELD, _LOG_QUEUE)
+  else:
+    status = lib.tkrt_log_set_sink(_LOG_SINK(), None)
   if status:
     raise ConfigurationError(_status_text(lib, status))
   _log_routed = enable
+  if enable and lib._handle not in _drain_threads:
+    thread = threading.Thread(target=_drain_loop, args=(lib,), name="tkrt-log", daemon=True)
+    _drain_threads[lib._handle] = thread
+    thread.start()
+
+
+def flush_logs() -> int:
+  """Delivers the messages the libraries queued (logged on threads that did not hold the GIL)
+  to `logging` now, on this thread; returns how many. tkrt's own Python calls do this before they
+  return; call it after calling a library function yourself (ctypes) when its messages must be
+  records before you go on."""
+  return sum(lib.tkrt_log_flush() for lib in list(_log_libraries))
 
 
 def route_logs_to_python(enable: bool = True) -> None:

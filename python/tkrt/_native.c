@@ -10,11 +10,19 @@
  * attributes, else a DLPack capsule that is read and never consumed), the scalars, the stream
  * (explicit, else the framework's current one), and calls tkrt_triton_bound_launch once.
  *
- * The extension does not link libtkrt: tkrt.triton gives it the address of
- * tkrt_triton_bound_launch in the library it loaded (_configure), so both use one copy of the
- * runtime. Anything the fast checks refuse is handed to the launcher's Python method _explain,
- * the ctypes path's argument reader, which raises the error with today's message; C statuses
- * become tkrt.triton.Error through tkrt.triton's _raise. */
+ * The extension does not link libtkrt: tkrt.triton gives it the addresses of the functions it
+ * calls in the library it loaded (_configure), so both use one copy of the runtime. Anything the
+ * fast checks refuse is handed to the launcher's Python method _explain, the ctypes path's
+ * argument reader, which raises the error with today's message; C statuses become
+ * tkrt.triton.Error through tkrt.triton's _raise.
+ *
+ * The GIL (issue 31): a launch is first tried with the GIL held (tkrt_triton_bound_try_launch,
+ * which never waits); where it would wait (a decision to make, a store or an exchange to ask, a
+ * tuning-key value's modules to load, scratch to grow) it is made again with the GIL released, so
+ * other threads, the exchange's Python store and the log run meanwhile. A launch whose arrays no
+ * stream order protects (the host backend's, and arrays read through a DLPack capsule on a GPU)
+ * is synchronous: launched and waited for with the GIL released, its arrays and capsules held
+ * until the stream has passed it. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -95,7 +103,15 @@ enum { DL_CPU = 1 };
 typedef tkrt_status_t (*bound_launch_fn)(const tkrt_triton_bound_t*, tkrt_stream_t,
                                          const tkrt_triton_arg_t*, size_t,
                                          tkrt_launch_decision_t*);
-static bound_launch_fn g_launch;  /* tkrt_triton_bound_launch of tkrt.triton's library */
+typedef tkrt_status_t (*stream_sync_fn)(tkrt_device_t*, tkrt_stream_t);
+/* tkrt.triton's library: tkrt_triton_bound_launch, tkrt_triton_bound_try_launch,
+ * tkrt_stream_synchronize, and tkrt_status_would_wait()'s status. */
+static bound_launch_fn g_launch, g_try_launch;
+static stream_sync_fn g_sync;
+static tkrt_status_t g_would_wait;
+/* tkrt_log_flush: what a launch that released the GIL logged, delivered before it returns
+ * (called with the GIL released: it waits for a drain thread that may need the GIL). */
+static size_t (*g_flush)(void);
 static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, context) */
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr,
@@ -218,8 +234,9 @@ typedef struct {
   int32_t dev_types[8];
   int dev_type_count;
   int32_t ordinal;
-  int process_memory; /* any array ordinal (the host backend) */
+  int process_memory; /* any array ordinal (the host backend); launches are synchronous */
   int foreign_streams;
+  tkrt_device_t* device; /* for the synchronous launches' stream synchronize */
   int need_size;      /* sizes are read (tuning with in-place buffers, min_elements) */
   PyObject* context;  /* "launching <kernel>" */
 } launcher_t;
@@ -232,8 +249,11 @@ typedef struct {
   type_entry_t* entry;
 } array_t;
 
-/* The address, extent, device and dtype of a DLPack tensor: 0, or 1 when its shape or strides
- * are negative or overflow 64 bits (not readable: the caller explains). */
+/* The address, extent, device and dtype of a DLPack tensor: 0, or 1 when its shape is negative
+ * or its span overflows 64 bits (not readable: the caller explains). The address is the first
+ * element's (data + byte_offset), what Triton passes for a PyTorch tensor (data_ptr()); the extent
+ * counts the bytes from there to the end of the highest element, so a view with negative strides,
+ * whose other elements lie below its first, holds only what lies above it (docs/triton.md). */
 static int extent_of(const dl_tensor_t* t, array_t* out) {
   int64_t item = (int64_t)(((uint64_t)t->dtype.bits * t->dtype.lanes + 7) / 8);
   int64_t high = item, low = 0;
@@ -263,14 +283,14 @@ static int extent_of(const dl_tensor_t* t, array_t* out) {
       return 1;
     }
   }
-  uint64_t span, address;
-  if (__builtin_sub_overflow(high, low, &span) ||
-      __builtin_add_overflow((uint64_t)(uintptr_t)t->data, t->byte_offset, &address) ||
-      __builtin_sub_overflow(address, 0 - (uint64_t)low, &address)) {
-    return 1;
+  uint64_t address, lowest;
+  if (__builtin_add_overflow((uint64_t)(uintptr_t)t->data, t->byte_offset, &address) ||
+      __builtin_sub_overflow(address, 0 - (uint64_t)low, &lowest) ||
+      __builtin_add_overflow(address, (uint64_t)high, &lowest)) {
+    return 1; /* the span below or above the first element leaves the address space */
   }
   out->address = address;
-  out->extent = span;
+  out->extent = (uint64_t)high;
   out->device_type = t->device.device_type;
   out->device_id = t->device.device_id;
   out->dtype = t->dtype.lanes == 1 ? (uint16_t)(t->dtype.code << 8 | t->dtype.bits) : 0xffff;
@@ -728,6 +748,9 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   }
   array_t first = {0};
   int have_first = 0, failed = 0;
+  /* An array read through a DLPack capsule on a GPU: no stream order is known to protect its
+   * memory once the capsule goes, so the launch is waited for before the capsule is dropped. */
+  int synchronous = 0;
   Py_ssize_t bad = -1;
   for (Py_ssize_t g = 0; g < given && !failed; g++) {
     Py_ssize_t position = full ? g : self->arrays[g];
@@ -740,7 +763,10 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
         array_t a;
         PyObject* capsule = NULL;
         r = read_array(self, obj, &a, &capsule, 0);
-        if (capsule) kept[kept_count++] = capsule;
+        if (capsule) {
+          kept[kept_count++] = capsule;
+          synchronous = 1;
+        }
         if (!r && !array_fits(self, p, &a)) r = 1;
         if (!r) {
           arg->kind = TKRT_TRITON_ARG_POINTER;
@@ -757,7 +783,10 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
         array_t a;
         PyObject* capsule = NULL;
         r = read_descriptor(self, p, obj, arg, &a, &capsule);
-        if (capsule) kept[kept_count++] = capsule;
+        if (capsule) {
+          kept[kept_count++] = capsule;
+          synchronous = 1;
+        }
         if (!r && !have_first) {
           first = a;
           have_first = 1;
@@ -791,9 +820,28 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   if (failed == 0 && launch_stream(self, stream, have_first ? &first : NULL, &s) == 0 &&
       !(closed = !self->bound)) {
     /* (Reading the arguments and the stream runs Python code, which may have closed the launch
-     * in another thread: checked again above, with no Python code from there to the enqueue.) */
-    tkrt_status_t status = g_launch(self->bound, (tkrt_stream_t)(uintptr_t)s, c_args,
-                                    (size_t)n, NULL);
+     * in another thread: checked again above, with no Python code from there to the enqueue. A
+     * close that runs while the GIL is released below is waited for by the C library, and a
+     * launch after it is refused there: the bound object itself lives until the launcher is
+     * freed.) */
+    const tkrt_triton_bound_t* bound = self->bound;
+    tkrt_stream_t st = (tkrt_stream_t)(uintptr_t)s;
+    tkrt_status_t status;
+    if (self->process_memory || synchronous) {
+      Py_BEGIN_ALLOW_THREADS
+      status = g_launch(bound, st, c_args, (size_t)n, NULL);
+      if (!status) status = g_sync(self->device, st);
+      g_flush();
+      Py_END_ALLOW_THREADS
+    } else {
+      status = g_try_launch(bound, st, c_args, (size_t)n, NULL);
+      if (status == g_would_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        status = g_launch(bound, st, c_args, (size_t)n, NULL);
+        g_flush(); /* what the wait logged (loads, the tuner), as records before we return */
+        Py_END_ALLOW_THREADS
+      }
+    }
     if (!status) {
       result = Py_NewRef(Py_None);
     } else {
@@ -806,7 +854,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tkrt launch failed");
     }
   }
-  for (Py_ssize_t i = 0; i < kept_count; i++) Py_DECREF(kept[i]); /* after the enqueue */
+  for (Py_ssize_t i = 0; i < kept_count; i++) Py_DECREF(kept[i]); /* after the launch ran */
   if (kept != keep) PyMem_Free(kept);
   if (c_args != stack) PyMem_Free(c_args);
   if (failed == 1) {
@@ -818,16 +866,20 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
 }
 
 /* _setup(bound_address, plan, arrays, param_count, dev_types, ordinal, process_memory,
- *        foreign_streams, need_size, context) */
+ *        foreign_streams, need_size, context, device_address) */
 static PyObject* launcher_setup(PyObject* op, PyObject* a) {
   launcher_t* self = (launcher_t*)op;
-  unsigned long long bound;
+  unsigned long long bound, device;
   PyObject *plan, *arrays, *dev_types, *context;
   Py_ssize_t param_count;
   int ordinal, process_memory, foreign, need_size;
-  if (!PyArg_ParseTuple(a, "KO!O!nO!ipppU", &bound, &PyList_Type, &plan, &PyTuple_Type, &arrays,
+  if (!PyArg_ParseTuple(a, "KO!O!nO!ipppUK", &bound, &PyList_Type, &plan, &PyTuple_Type, &arrays,
                         &param_count, &PyTuple_Type, &dev_types, &ordinal, &process_memory,
-                        &foreign, &need_size, &context)) {
+                        &foreign, &need_size, &context, &device)) {
+    return NULL;
+  }
+  if (!device) {
+    PyErr_SetString(PyExc_ValueError, "tkrt._native.Launcher: no device");
     return NULL;
   }
   if (self->plan) {
@@ -908,6 +960,7 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
   self->process_memory = process_memory;
   self->foreign_streams = foreign;
   self->need_size = need_size;
+  self->device = (tkrt_device_t*)(uintptr_t)device;
   Py_XSETREF(self->context, Py_NewRef(context));
   self->bound = (const tkrt_triton_bound_t*)(uintptr_t)bound;
   Py_RETURN_NONE;
@@ -980,17 +1033,28 @@ static PyTypeObject launcher_type = {
 
 /* ------------------------------------------------------------------ module functions */
 
-/* _configure(launch_address, raise_status, classify) */
+/* _configure(launch, try_launch, stream_synchronize, would_wait status, log_flush, raise_status,
+ * classify): the addresses of tkrt_triton_bound_launch, tkrt_triton_bound_try_launch,
+ * tkrt_stream_synchronize, tkrt_status_would_wait()'s status and tkrt_log_flush in tkrt.triton's
+ * library. */
 static PyObject* configure(PyObject* module, PyObject* a) {
   (void)module;
-  unsigned long long launch;
+  unsigned long long launch, try_launch, sync, would_wait, flush;
   PyObject *raise_status, *classify;
-  if (!PyArg_ParseTuple(a, "KOO", &launch, &raise_status, &classify)) return NULL;
-  if (!launch || !PyCallable_Check(raise_status) || !PyCallable_Check(classify)) {
+  if (!PyArg_ParseTuple(a, "KKKKKOO", &launch, &try_launch, &sync, &would_wait, &flush,
+                        &raise_status, &classify)) {
+    return NULL;
+  }
+  if (!launch || !try_launch || !sync || !would_wait || !flush ||
+      !PyCallable_Check(raise_status) || !PyCallable_Check(classify)) {
     PyErr_SetString(PyExc_ValueError, "tkrt._native._configure: bad arguments");
     return NULL;
   }
   g_launch = (bound_launch_fn)(uintptr_t)launch;
+  g_try_launch = (bound_launch_fn)(uintptr_t)try_launch;
+  g_sync = (stream_sync_fn)(uintptr_t)sync;
+  g_would_wait = (tkrt_status_t)(uintptr_t)would_wait;
+  g_flush = (size_t(*)(void))(uintptr_t)flush;
   Py_XSETREF(g_raise_status, Py_NewRef(raise_status));
   Py_XSETREF(g_classify, Py_NewRef(classify));
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import core_library_path, load_core_library
+from . import core_library_path, flush_logs, load_core_library
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
@@ -192,7 +192,9 @@ class _CallDesc(ctypes.Structure):  # tkrt_triton_call_desc_t
   _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
               ("variants", ctypes.POINTER(_Variant)), ("variant_count", ctypes.c_size_t),
               ("scalars", ctypes.POINTER(_Scalar)), ("scalar_count", ctypes.c_size_t),
-              ("inout", ctypes.POINTER(ctypes.c_char_p)), ("inout_count", ctypes.c_size_t)]
+              ("inout", ctypes.POINTER(ctypes.c_char_p)), ("inout_count", ctypes.c_size_t),
+              ("unsigned_scalars", ctypes.POINTER(ctypes.c_char_p)),
+              ("unsigned_scalar_count", ctypes.c_size_t)]
 
 
 _SIGNATURES = {
@@ -211,6 +213,8 @@ _SIGNATURES = {
     "tkrt_image_kind_triton_files": (_c_p, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                             ctypes.POINTER(ctypes.c_char_p)]),
     "tkrt_stream_synchronize": (_c_p, [_c_p, _c_p]),
+    "tkrt_device_synchronize": (_c_p, [_c_p]),
+    "tkrt_status_would_wait": (_c_p, []),
     "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
     "tkrt_autotuner_options_init": (None, [_c_p]),
@@ -244,13 +248,17 @@ _SIGNATURES = {
     "tkrt_triton_bound_options_init": (None, [_c_p]),
     "tkrt_triton_bound_create": (_c_p, [_c_p, _c_p, ctypes.POINTER(_c_p)]),
     "tkrt_triton_bound_destroy": (None, [_c_p]),
+    "tkrt_triton_bound_close": (_c_p, [_c_p]),
     "tkrt_triton_bound_call": (_c_p, [_c_p]),
     "tkrt_triton_bound_arg_count": (ctypes.c_size_t, [_c_p]),
 }
 
 
 class _Api:
-  """The C functions of libtkrt.so, with their types set; `launch` is bound through ctypes.PyDLL."""
+  """The C functions of libtkrt.so, with their types set. Functions bound through ctypes.CDLL
+  release the GIL while they run (every one that may wait: devices, loads, prepare, close,
+  synchronize); the launch is first tried through ctypes.PyDLL, which keeps the GIL, with
+  tkrt_triton_bound_try_launch, which never waits (issue 31)."""
 
   def __init__(self):
     lib = load_core_library()
@@ -259,14 +267,24 @@ class _Api:
       fn.restype = restype
       fn.argtypes = argtypes
       setattr(self, name[5:], fn)  # tkrt_device_open -> self.device_open
-    # The ctypes launch path (tkrt_triton_bound_launch): PyDLL keeps the GIL during the call,
-    # which saves releasing and taking it around an enqueue that takes a microsecond (the native
-    # path keeps it too).
-    pylib = ctypes.PyDLL(lib._name)
-    self.bound_launch = pylib.tkrt_triton_bound_launch
+    launch_types = [_c_p, _c_p, _c_p, ctypes.c_size_t, _c_p]
+    # The launch that may wait: the GIL released (CDLL).
+    self.bound_launch = lib.tkrt_triton_bound_launch
     self.bound_launch.restype = ctypes.c_void_p
-    self.bound_launch.argtypes = [_c_p, _c_p, _c_p, ctypes.c_size_t, _c_p]
-    self.bound_launch_address = ctypes.cast(self.bound_launch, ctypes.c_void_p).value
+    self.bound_launch.argtypes = launch_types
+    # The launch that never waits: the GIL kept (PyDLL), which saves releasing and taking it
+    # around an enqueue that takes a microsecond.
+    pylib = ctypes.PyDLL(lib._name)
+    self.bound_try_launch = pylib.tkrt_triton_bound_try_launch
+    self.bound_try_launch.restype = ctypes.c_void_p
+    self.bound_try_launch.argtypes = launch_types
+    self.would_wait = self.status_would_wait()  # the status the try answers where it would wait
+    address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
+    # For tkrt._native, which calls the same functions of the same library.
+    self.native_functions = (address(lib.tkrt_triton_bound_launch),
+                             address(lib.tkrt_triton_bound_try_launch),
+                             address(lib.tkrt_stream_synchronize), self.would_wait,
+                             address(lib.tkrt_log_flush))
     self.library_name = lib._name
     self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
 
@@ -290,6 +308,9 @@ def _raise(status, context: str = ""):
 
 
 def _check(status, context: str = ""):
+  """Raises a failed call's status; first delivers what the call logged while the GIL was
+  released (tkrt.flush_logs), so its records come before the caller goes on."""
+  flush_logs()
   if status:
     _raise(status, context)
 
@@ -351,7 +372,7 @@ def _configure_native() -> None:
   link libtkrt, so both use one runtime) and the Python helpers of its rare paths."""
   global _native_configured
   if not _native_configured:
-    _native._configure(_c().bound_launch_address, _raise_status, _classify_array_type)
+    _native._configure(*_c().native_functions, _raise_status, _classify_array_type)
     _native_configured = True
 
 
@@ -711,7 +732,10 @@ def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
   item = (dtype.bits * dtype.lanes + 7) // 8
   if tensor.ndim < 0 or any(tensor.shape[d] < 0 for d in range(tensor.ndim)):
     raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a negative shape or rank")
-  # The bytes from the address to the end of the last element (strides may be negative).
+  # The address is the first element's (data + byte_offset: what Triton passes for a PyTorch
+  # tensor, data_ptr()); the extent the bytes from there to the end of the highest element. A view
+  # with negative strides has elements below its first, which the extent does not count
+  # (docs/triton.md: strided arrays).
   extent, low = item, 0
   for d in range(tensor.ndim):
     size = tensor.shape[d]
@@ -727,12 +751,12 @@ def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
       extent += (size - 1) * stride * item
     else:
       low += (size - 1) * stride * item
-  address = (tensor.data or 0) + tensor.byte_offset + low
-  if not (0 <= address < 2**64 and extent < 2**63 and low >= -2**63):
+  address = (tensor.data or 0) + tensor.byte_offset
+  if not (0 <= address + low and address + extent < 2**64 and extent < 2**63 and low >= -2**63):
     raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a shape and strides whose span "
                      f"does not fit 64 bits")
   return (address, int(tensor.device.device_type), int(tensor.device.device_id), element,
-          extent - low, name, capsule)
+          extent, name, capsule)
 
 
 def array_info(obj: Any, dlpack_only: bool = False) -> Tuple[int, Tuple[int, int], str, int, str]:
@@ -812,11 +836,11 @@ class _CupyReader:
     self.cupy = sys.modules["cupy"]
 
   def info(self, a):
-    memory = a.data
+    memory = a.data  # at the first element
     item = a.itemsize
     extent = 0
-    if a.size:
-      extent = item + sum((s - 1) * st for s, st in zip(a.shape, a.strides))
+    if a.size:  # from the first element up (negative strides reach below it: not counted)
+      extent = item + sum(max(0, (s - 1) * st) for s, st in zip(a.shape, a.strides))
     dtype = a.dtype
     element = _dl_element({"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT, "b": _DL_BOOL}.get(dtype.kind, 99),
                           dtype.itemsize * 8, 1)
@@ -998,15 +1022,18 @@ class Kernel:
   def prepare(self, grid: Any, *, constants: Any = None, device: Any = None,
               inout: Iterable[str] = (), min_elements: Optional[Dict[str, int]] = None,
               signature: Optional[Sequence[str]] = None, fixed: Optional[Dict[str, Any]] = None,
+              unsigned: Iterable[str] = (),
               **scalars: Union[int, float, bool]) -> "PreparedLaunch":
     """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
     (`constants`, for the grid), scalar values by name (a launch given the arrays only takes
     them; one given every argument takes its own), the device (see device(); default: the default
     device), the pointer parameters it updates in place, the element count each array must at
-    least hold (`min_elements`), and Triton's argument list with its folded arguments
-    (`signature`, `fixed`): see prepare()."""
+    least hold (`min_elements`), Triton's argument list with its folded arguments
+    (`signature`, `fixed`) and the integer scalars read as unsigned (`unsigned`): see
+    prepare()."""
     return prepare([Variant(self, grid, constants)], device=device, inout=inout,
-                   min_elements=min_elements, signature=signature, fixed=fixed, **scalars)
+                   min_elements=min_elements, signature=signature, fixed=fixed,
+                   unsigned=unsigned, **scalars)
 
 
 class Variant:
@@ -1070,16 +1097,29 @@ def _constants_text(constants: Any) -> str:
   return ",".join(parts)
 
 
-# The integer range each scalar type takes. TTIR is signless: iN takes the signed and the unsigned
-# range of its width (as the C library checks), except i64, whose value travels as a C int64_t.
-_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**8 - 1), "i16": (-2**15, 2**16 - 1),
-               "i32": (-2**31, 2**32 - 1), "i64": _INT64, "u1": (0, 1), "u8": (0, 2**8 - 1),
+# The integer range each scalar type takes, the C library's rule (tkrt_triton_call_desc_t): TTIR
+# is signless, and Triton compiles iN for the Python integers of the signed range of N bits
+# (specialising larger ones to i64), so iN takes that range; a scalar named in prepare's
+# unsigned= takes 0..2^N-1 instead (i64: 0..2^64-1, passed as the int64_t of the same bits).
+_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1),
+               "i32": (-2**31, 2**31 - 1), "i64": _INT64, "u1": (0, 1), "u8": (0, 2**8 - 1),
                "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
+
+
+def _int_range(type_name: str, unsigned: bool) -> Tuple[int, int]:
+  if unsigned and type_name in ("i8", "i16", "i32", "i64"):
+    return _INT_RANGES["u" + type_name[1:]]
+  return _INT_RANGES.get(type_name, _INT64)
+
+
+_I32_RULE = (" (Triton compiles an i32 parameter for Python integers in this range and "
+             "specialises larger ones to i64; declare the scalar unsigned to pass 0..4294967295: "
+             "prepare(..., unsigned=[name]))")
 _FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
 
 
-def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, value: Any
-                   ) -> Tuple[bool, int, float]:
+def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, value: Any,
+                   unsigned: Iterable[str] = ()) -> Tuple[bool, int, float]:
   """(is_float, i, f) of tkrt_triton_scalar_t for scalar `name`, with every integer checked
   against its parameter's type here, before it is narrowed to a C int64_t."""
   if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
@@ -1093,11 +1133,13 @@ def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, valu
       except OverflowError:
         raise Error("OUT_OF_RANGE", f"scalar '{name}' is {param.type}; {value} is too large for "
                                     f"a float") from None
-    low, high = _INT_RANGES.get(param.type if param is not None else "", _INT64)
+    is_unsigned = name in unsigned
+    low, high = _int_range(param.type if param is not None else "", is_unsigned)
     if not low <= value <= high:
       what = f"is {param.type}" if param is not None else "(no such parameter) is an integer"
+      rule = _I32_RULE if param is not None and param.type == "i32" and not is_unsigned else ""
       raise Error("OUT_OF_RANGE", f"scalar '{name}' {what}; {value} is out of range "
-                                  f"({low}..{high}) (kernel '{kernel_name}')")
+                                  f"({low}..{high}){rule} (kernel '{kernel_name}')")
     return False, value if value <= _INT64[1] else value - 2**64, 0.0
   if isinstance(value, numbers.Real):
     return True, 0, float(value)
@@ -1240,9 +1282,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
   def __init__(self, bound: int, runtime: ctypes.c_void_p, kernel: Kernel, dev: Device,
                scalars: Dict[str, Any], tuner: Optional[Tuner], sized: bool, variant_count: int,
                min_bytes: Optional[tuple], signature: Optional[Sequence[str]],
-               fixed: Dict[str, Any], key: Sequence[str]):
+               fixed: Dict[str, Any], key: Sequence[str], unsigned: Sequence[str] = ()):
     api = _c()
     self._bound = bound
+    self._owned = None  # the bound launch, once this object owns it (end of __init__)
+    self.unsigned = tuple(unsigned)
     self._call = ctypes.c_void_p(api.triton_bound_call(bound))
     self._runtime = runtime  # the runtime whose tuner decides: the default one, or the Tuner's
     self._tuner = tuner  # must outlive the launch (it holds its runtime)
@@ -1284,7 +1328,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         plan.append((_P_FLOAT, i, p, None))
         native_plan.append((_P_FLOAT, i))
       else:
-        low, high = _INT_RANGES.get(p.type, _INT64)
+        low, high = _int_range(p.type, p.name in unsigned)
         plan.append((_P_INT, i, p, (low, high)))
         native_plan.append((_P_INT, i, None, 0, low, min(high, _INT64[1]), high > _INT64[1]))
     self._plan = tuple(plan)
@@ -1301,28 +1345,42 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     # streams); arrays' DLPack device ids not compared (its kernels address the process's memory).
     self._own_stream = not dev.foreign_streams
     self._any_array_ordinal = dev.process_memory
+    # Launches on a device whose kernels address the process's memory (the host backend) return
+    # once they have run: NumPy arrays and CPU tensors have no stream order that would keep their
+    # memory from being freed and reused while a launch is queued (docs/triton.md).
+    self._synchronous = dev.process_memory
     if _native is not None:
       _configure_native()
       self._setup(bound, native_plan, self._arrays, self._param_count, tuple(dev.dlpack_types),
                   dev.ordinal, dev.process_memory, dev.foreign_streams,
-                  bool(sized or min_bytes), f"launching {kernel.name}")
+                  bool(sized or min_bytes), f"launching {kernel.name}", dev._handle.value)
+    self._owned = bound  # freed with this object (__del__), closed or not
 
-  # No __del__: freeing the bound launch unloads its kernels, which must not happen while a launch
-  # may still be queued or running, and Python cannot know that. Prepared launches live in
-  # prepare()'s cache for the process (as Triton keeps its compiled kernels); close() frees one.
+  # Prepared launches live in prepare()'s cache for the process (as Triton keeps its compiled
+  # kernels); close() takes one out and unloads its kernels, and the bound launch's memory goes
+  # with the object (__del__), when no thread can be launching it any more.
   def close(self) -> None:
-    """Frees the call and unloads its kernels. Only once every launch made with it has finished
-    (synchronize first) and no graph that captured one will be replayed."""
+    """Unloads the call's kernels and frees its device memory: launches running on other threads
+    are waited for, then all work queued on the device (launches made with it, on any stream),
+    with the GIL released meanwhile; a launch after (or racing with) the close raises ValueError
+    saying it was closed. Do not close a launch that a captured graph will replay."""
     with _lock:
       for key, value in list(_prepared.items()):
         if value is self:
           del _prepared[key]
     bound = self._bound
+    if bound is None:
+      return
     if _native is not None:
       self._detach()
     self._bound = self._runtime = self._call = None  # a launch now raises (_closed) before C
-    if bound:
-      _c().triton_bound_destroy(bound)
+    _check(_c().triton_bound_close(bound), f"closing {self.kernel.name}")
+
+  def __del__(self):
+    owned = getattr(self, "_owned", None)
+    if owned and _api is not None:
+      self._owned = None
+      _api.triton_bound_destroy(owned)  # closes first when close() was not called
 
   def __repr__(self):
     return (f"<tkrt.triton.PreparedLaunch {self.kernel.name} on {self.device.backend}:"
@@ -1356,10 +1414,23 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       else:
         _, keep, first = self._convert(args, c_args)
         handle = self._stream_for(stream, first)
-      if self._bound is None:  # closed by another thread while the arguments were read
+      bound = self._bound
+      if bound is None:  # closed by another thread while the arguments were read
         _closed(self)
-      status = _c().bound_launch(self._bound, handle or None, c_args, self._param_count, None)
-      del keep  # the capsules lived until the launch was queued
+      api = _c()
+      if self._synchronous or keep:
+        # Arrays no stream order protects (the host backend's; DLPack capsules on a GPU): the
+        # launch is waited for before the arrays may go, with the GIL released (CDLL).
+        status = api.bound_launch(bound, handle or None, c_args, self._param_count, None)
+        if not status:
+          status = api.stream_synchronize(self.device._handle, handle or None)
+        flush_logs()
+      else:
+        status = api.bound_try_launch(bound, handle or None, c_args, self._param_count, None)
+        if status == api.would_wait:  # a decision, a new key value, scratch: GIL released
+          status = api.bound_launch(bound, handle or None, c_args, self._param_count, None)
+          flush_logs()
+      del keep  # the capsules lived until the launch had run (synchronous) or was queued
     finally:
       free.append(c_args)
     if status:
@@ -1516,9 +1587,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         number = value.__index__()
         low, high = extra
         if not low <= number <= high:
+          rule = _I32_RULE if p.type == "i32" and p.name not in self.unsigned else ""
           raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
                                       f"scalar '{p.name}' is {p.type}; {number} is out of range "
-                                      f"({low}..{high})")
+                                      f"({low}..{high}){rule}")
         arg.kind = _ARG_INT
         arg.i = number if number <= _INT64[1] else number - 2**64
     return c_args, keep, first
@@ -1688,6 +1760,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
             inout: Iterable[str] = (), tuner: Optional[Tuner] = None, name: Optional[str] = None,
             min_elements: Optional[Dict[str, int]] = None, key: Iterable[str] = (),
             signature: Optional[Sequence[str]] = None, fixed: Optional[Dict[str, Any]] = None,
+            unsigned: Iterable[str] = (),
             **scalars: Union[int, float, bool]) -> PreparedLaunch:
   """A launch over one or more compiled variants of a kernel (several: an autotuned call; the
   tuner benchmarks them on the first launch, or takes a stored or pinned decision), bound to the
@@ -1704,7 +1777,9 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   array sizes are not checked. `signature` and `fixed`: Triton's argument list when the kernel
   was specialised to a value of some argument (an integer equal to 1 is folded away): the names
   in Triton's order, and {name: value} of the folded ones, which a full launch must pass with
-  that value."""
+  that value. `unsigned` names integer scalars read as unsigned: an iN parameter takes the signed
+  range of N bits by default (Triton compiles iN for those Python integers and specialises larger
+  ones to i64), and 0..2^N-1 when named here (for kernels that read it as unsigned)."""
   if isinstance(variants, Variant):
     variants = [variants]
   variants = list(variants)
@@ -1724,10 +1799,11 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   inout = list(inout)
   key_names = _key_names(kernel, key)
   signature, fixed = _signature(kernel, signature, fixed)
+  unsigned = (unsigned,) if isinstance(unsigned, str) else tuple(unsigned)
   cache_key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
                dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
                tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum, key_names,
-               signature, tuple((k, type(v), v) for k, v in fixed.items()))
+               signature, tuple((k, type(v), v) for k, v in fixed.items()), unsigned)
   with _lock:
     cached = _prepared.get(cache_key)
   if cached is not None:
@@ -1745,7 +1821,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   params = {p.name: p for p in kernel.params if not p.is_pointer}
   c_scalars = (_Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
-    fields = _scalar_fields(kernel.name, params, scalar_name, value)
+    fields = _scalar_fields(kernel.name, params, scalar_name, value, unsigned)
     c_scalars[i].name = text(scalar_name, "a scalar name")
     c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f = fields
   c_variants = (_Variant * len(variants))()
@@ -1765,6 +1841,10 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   desc.scalar_count = len(scalars)
   desc.inout = c_inout
   desc.inout_count = len(inout)
+  c_unsigned = (ctypes.c_char_p * max(1, len(unsigned)))(
+      *[text(n, "an unsigned scalar name") for n in unsigned])
+  desc.unsigned_scalars = c_unsigned
+  desc.unsigned_scalar_count = len(unsigned)
   if dev.native_code_kinds:
     for v in variants:
       _refuse_left_out_native_code(v.kernel, dev)
@@ -1789,7 +1869,8 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   try:
     prepared = PreparedLaunch(bound.value, runtime, kernel, dev, scalars, chosen_tuner,
                               sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
-                              min_bytes=minimum, signature=signature, fixed=fixed, key=key_names)
+                              min_bytes=minimum, signature=signature, fixed=fixed, key=key_names,
+                              unsigned=unsigned)
   except BaseException:
     api.triton_bound_destroy(bound)
     raise

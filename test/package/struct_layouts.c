@@ -131,6 +131,8 @@ int main(void) {
   FIELD(tkrt_triton_call_desc_t, scalar_count);
   FIELD(tkrt_triton_call_desc_t, inout);
   FIELD(tkrt_triton_call_desc_t, inout_count);
+  FIELD(tkrt_triton_call_desc_t, unsigned_scalars);
+  FIELD(tkrt_triton_call_desc_t, unsigned_scalar_count);
   STRUCT(tkrt_runtime_options_t);
   FIELD(tkrt_runtime_options_t, struct_size);
   FIELD(tkrt_runtime_options_t, device);

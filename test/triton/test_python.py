@@ -138,8 +138,12 @@ def per_launch_scalars(k, dev, x, y):
   check(same_bits(out[:100], (x + y)[:100]) and not out[100:].any(),
         "arrays only: the prepared n=100")
   check(small.scalars == {"n": 100}, f"scalars keeps the prepared values ({small.scalars})")
-  for value, kind, fragment in ((2**32, tt.Error, "argument 3 (n: i32): scalar 'n' is i32; 4294967296 "
-                                 "is out of range (-2147483648..4294967295)"),
+  # i32 takes the signed range, Triton's rule for an i32 specialisation (issue 31, E15).
+  for value, kind, fragment in ((2**31, tt.Error, "argument 3 (n: i32): scalar 'n' is i32; 2147483648 "
+                                 "is out of range (-2147483648..2147483647) (Triton compiles an i32 "
+                                 "parameter for Python integers in this range"),
+                                (2**32 - 1, tt.Error, "4294967295 is out of range"),
+                                (2**32, tt.Error, "4294967296 is out of range"),
                                 (-2**31 - 1, tt.Error, "out of range"),
                                 (1.5, TypeError, "argument 3 (n: i32) is 1.5, not an integer"),
                                 ("5", TypeError, "argument 3 (n: i32) is '5', not an integer"),
@@ -335,7 +339,10 @@ def run(work):
   check(r[3] == 4 * (2 * (strided.size - 1) + 1), f"array_info: extent of a strided view ({r[3]})")
   reversed_view = x[::-1]
   r = tt.array_info(reversed_view)
-  check(r[0] == x.ctypes.data and r[3] == 4 * N, "array_info: a negative stride starts at the lowest address")
+  # The pointer is the view's first element, as Triton passes data_ptr() (issue 31, E4); the
+  # extent counts from it upward (the others lie below it).
+  check(r[0] == reversed_view.ctypes.data == x.ctypes.data + 4 * (N - 1) and r[3] == 4,
+        f"array_info: a negative stride starts at the view's first element ({r[0]:#x}, {r[3]})")
 
   # Triton-style: every argument, scalars equal to the prepared ones.
   out.fill(0)

@@ -1671,9 +1671,38 @@ static void bound_host(void) {
                 "'add_kernel': argument 3 (n: i32) = 100 is not a multiple of 16: the kernel was "
                 "compiled with tt.divisibility = 16 for n (Triton specialised it for multiples of "
                 "16)");
-  bound_args(&a, args, INT64_C(1) << 32);
+  /* i32 takes the signed 32-bit range, Triton's rule for an i32 specialisation (issue 31, E15). */
+  bound_args(&a, args, INT64_C(1) << 31);
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
-                "argument 3 (n: i32) = 4294967296 is out of range (-2147483648..4294967295)");
+                "argument 3 (n: i32) = 2147483648 is out of range (-2147483648..2147483647) "
+                "(Triton compiles an i32 parameter for Python integers in this range and "
+                "specialises larger ones to i64; declare the scalar unsigned to pass "
+                "0..4294967295)");
+  bound_args(&a, args, INT64_C(4294967280));
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "argument 3 (n: i32) = 4294967280 is out of range (-2147483648..2147483647)");
+  {
+    /* Declared unsigned: 0..2^32-1 (checked here without launching such a grid). */
+    static const char* const unsigned_n[] = {"n"};
+    tkrt_triton_call_desc_t udesc = desc;
+    udesc.unsigned_scalars = unsigned_n;
+    udesc.unsigned_scalar_count = 1;
+    tkrt_triton_bound_t* ubound = NULL;
+    EXPECT_OK(tkrt_triton_bound_create(&udesc, &options, &ubound));
+    bound_args(&a, args, INT64_C(1) << 32);
+    EXPECT_STATUS(tkrt_triton_bound_launch(ubound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                  "argument 3 (n: i32) = 4294967296 is out of range (0..4294967295)");
+    bound_args(&a, args, -16);
+    EXPECT_STATUS(tkrt_triton_bound_launch(ubound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                  "(0..4294967295)");
+    tkrt_triton_bound_destroy(ubound);
+    static const char* const unsigned_x[] = {"x_ptr"};
+    udesc.unsigned_scalars = unsigned_x;
+    EXPECT_STATUS(tkrt_triton_bound_create(&udesc, &options, &ubound),
+                  TKRT_STATUS_INVALID_ARGUMENT,
+                  "unsigned scalar 'x_ptr' is *fp32; only integer scalar parameters (i8..i64) can "
+                  "be read as unsigned");
+  }
   bound_args(&a, args, 4096);
   args[3].kind = TKRT_TRITON_ARG_DEFAULT;
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
