@@ -704,6 +704,33 @@ static const char* tkrt_exchange_result_name(tkrt_exchange_result_t result) {
   return "an unknown result";
 }
 
+/* The time left until `deadline` for a set or an add (the exchange's optional timed callbacks);
+ * a publication after it (late) gets TKRT_EXCHANGE_LATE_MS. */
+static uint32_t tkrt_exchange_left(uint64_t deadline, bool late) {
+  uint64_t now = tkrt_clock_ms();
+  if (late) return TKRT_EXCHANGE_LATE_MS;
+  return deadline > now ? (uint32_t)(deadline - now) : 0;
+}
+
+static tkrt_exchange_result_t tkrt_exchange_call_add(tkrt_autotuner_t* tuner, const char* key,
+                                                     uint64_t deadline, int64_t* out_count) {
+  if (tuner->exchange.add_within) {
+    return tuner->exchange.add_within(tuner->exchange.user, key, 1,
+                                      tkrt_exchange_left(deadline, false), out_count);
+  }
+  return tuner->exchange.add(tuner->exchange.user, key, 1, out_count);
+}
+
+static tkrt_exchange_result_t tkrt_exchange_call_set(tkrt_autotuner_t* tuner, const char* key,
+                                                     const char* value, size_t size,
+                                                     uint64_t deadline, bool late) {
+  if (tuner->exchange.set_within) {
+    return tuner->exchange.set_within(tuner->exchange.user, key, value, size,
+                                      tkrt_exchange_left(deadline, late));
+  }
+  return tuner->exchange.set(tuner->exchange.user, key, value, size);
+}
+
 /* Reads and validates one value; false (counted, with *why) when it is missing or refused. */
 static bool tkrt_exchange_fetch(tkrt_autotuner_t* tuner, tkrt_tune_entry_t* entry,
                                 const char* key, uint64_t deadline, char* buffer,
@@ -786,7 +813,7 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
   if (tuner->exchange_policy == TKRT_EXCHANGE_POLICY_LEADER) {
     snprintf(key, sizeof(key), "tkrt.%s.claim", entry->exchange_key);
     snprintf(entry->exchange_role, sizeof(entry->exchange_role), "leader");
-    tkrt_exchange_result_t result = tuner->exchange.add(tuner->exchange.user, key, 1, &count);
+    tkrt_exchange_result_t result = tkrt_exchange_call_add(tuner, key, deadline, &count);
     if (result != TKRT_EXCHANGE_OK) {
       tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
       snprintf(why, sizeof(why), "add %s: %s", key, tkrt_exchange_result_name(result));
@@ -806,7 +833,8 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
       size_t length = tkrt_exchange_value_format(buffer, TKRT_EXCHANGE_MAX_VALUE,
                                                  TKRT_EXCHANGE_VALUE_DECISION, entry->exchange_key,
                                                  n, chosen, NULL);
-      result = length ? tuner->exchange.set(tuner->exchange.user, key, buffer, length)
+      result = length ? tkrt_exchange_call_set(tuner, key, buffer, length, deadline,
+                                               late || tkrt_clock_ms() > deadline)
                       : TKRT_EXCHANGE_ERROR;
       if (status) goto done;
       if (result != TKRT_EXCHANGE_OK) {
@@ -851,7 +879,7 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
   /* merge: a slot per rank, this rank's timings, then everyone's. */
   snprintf(entry->exchange_role, sizeof(entry->exchange_role), "merge");
   snprintf(key, sizeof(key), "tkrt.%s.join", entry->exchange_key);
-  tkrt_exchange_result_t result = tuner->exchange.add(tuner->exchange.user, key, 1, &count);
+  tkrt_exchange_result_t result = tkrt_exchange_call_add(tuner, key, deadline, &count);
   if (result != TKRT_EXCHANGE_OK || count < 1) {
     tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
     snprintf(why, sizeof(why), "add %s: %s", key,
@@ -868,7 +896,7 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
                                                TKRT_EXCHANGE_VALUE_TIMINGS, entry->exchange_key,
                                                n, 0, entry->times_ms);
     snprintf(key, sizeof(key), "tkrt.%s.times.%u", entry->exchange_key, tuner->exchange_ranks);
-    if (!marker || tuner->exchange.set(tuner->exchange.user, key, buffer, marker) !=
+    if (!marker || tkrt_exchange_call_set(tuner, key, buffer, marker, deadline, false) !=
                        TKRT_EXCHANGE_OK) {
       tkrt_stat_add(tuner, &tuner->stats.exchange_errors);
     }
@@ -905,7 +933,7 @@ static tkrt_status_t tkrt_exchange_decide(tkrt_autotuner_t* tuner, const tkrt_ca
                                              TKRT_EXCHANGE_VALUE_TIMINGS, entry->exchange_key, n,
                                              0, entry->times_ms);
   snprintf(key, sizeof(key), "tkrt.%s.times.%lld", entry->exchange_key, (long long)(count - 1));
-  result = length ? tuner->exchange.set(tuner->exchange.user, key, buffer, length)
+  result = length ? tkrt_exchange_call_set(tuner, key, buffer, length, deadline, late)
                   : TKRT_EXCHANGE_ERROR;
   if (result != TKRT_EXCHANGE_OK) {
     tkrt_stat_add(tuner, &tuner->stats.exchange_errors);

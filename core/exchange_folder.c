@@ -123,8 +123,25 @@ static tkrt_exchange_result_t tkrt_folder_get(void* user, const char* key, uint3
   }
 }
 
-static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64_t delta,
-                                              int64_t* out_value) {
+/* A counter's text: an optional '-' and 1 to 19 decimal digits, then a newline; nothing else (no
+ * spaces, no '+': what tkrt writes). */
+static bool tkrt_folder_counter(const char* text, size_t size, int64_t* out_value) {
+  if (size < 2 || size > 21 || text[size - 1] != '\n') return false;
+  size_t at = text[0] == '-' ? 1 : 0, digits = size - 1 - at;
+  if (digits < 1 || digits > 19) return false;
+  for (size_t i = at; i < size - 1; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+  }
+  errno = 0;
+  char* end = NULL;
+  long long parsed = strtoll(text, &end, 10);
+  if (errno || end != text + size - 1) return false;
+  *out_value = parsed;
+  return true;
+}
+
+static tkrt_exchange_result_t tkrt_folder_add_within(void* user, const char* key, int64_t delta,
+                                                     uint32_t timeout_ms, int64_t* out_value) {
   tkrt_exchange_folder_t* folder = user;
   char name[TKRT_EXCHANGE_MAX_KEY + 8], lock_name[TKRT_EXCHANGE_MAX_KEY + 8];
   if (!tkrt_folder_name("v", key, name, sizeof(name)) ||
@@ -158,9 +175,11 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
     status = tkrt_fs_check_trusted(&info, path, folder->trust_shared);
   }
   /* Never blocks: a holder that was stopped (not killed) would stall every other rank. The lock is
-   * polled with the get's backoff for at most TKRT_FOLDER_LOCK_CAP_MS, then add fails (ERROR) and
-   * the tuner falls back deterministically. */
-  uint64_t lock_deadline = tkrt_now_ms() + TKRT_FOLDER_LOCK_CAP_MS;
+   * polled with the get's backoff for at most the time the tuner gave (at most
+   * TKRT_FOLDER_LOCK_CAP_MS), then add fails (DEADLINE_EXCEEDED) and the tuner falls back
+   * deterministically. */
+  uint32_t cap = timeout_ms < TKRT_FOLDER_LOCK_CAP_MS ? timeout_ms : TKRT_FOLDER_LOCK_CAP_MS;
+  uint64_t lock_deadline = tkrt_now_ms() + cap;
   long lock_pause_us = 500;
   while (!status && flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int lock_error = errno;
@@ -170,7 +189,7 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
       status = lock_error == EWOULDBLOCK
                    ? TKRT_STATUS_MAKE(TKRT_STATUS_DEADLINE_EXCEEDED,
                                       "cannot lock %s: held by another process for %u ms", path,
-                                      (unsigned)TKRT_FOLDER_LOCK_CAP_MS)
+                                      (unsigned)cap)
                    : TKRT_STATUS_MAKE(TKRT_STATUS_UNAVAILABLE, "cannot lock %s: %s", path,
                                       strerror(lock_error));
       break;
@@ -182,10 +201,11 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
     if (lock_pause_us < 20000) lock_pause_us *= 2;
   }
   if (status) {
+    bool timed_out = tkrt_status_code(status) == TKRT_STATUS_DEADLINE_EXCEEDED;
     close(fd);
     close(dir_fd);
     tkrt_folder_warn(status);
-    return TKRT_EXCHANGE_ERROR;
+    return timed_out ? TKRT_EXCHANGE_DEADLINE_EXCEEDED : TKRT_EXCHANGE_ERROR;
   }
   /* The counter is read and written in the folder that was checked (dir_fd), where the lock is. */
   int64_t current = 0;
@@ -193,16 +213,12 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   size_t size = 0;
   tkrt_exchange_result_t result = tkrt_folder_read(folder, dir_fd, name, &data, &size);
   if (result == TKRT_EXCHANGE_OK) {
-    /* A counter is a decimal int64 and a newline, nothing else. */
-    char* end = NULL;
-    errno = 0;
-    long long parsed = size > 0 && size < 24 ? strtoll(data, &end, 10) : 0;
-    if (size == 0 || size >= 24 || errno || end == data || strcmp(end, "\n") != 0) {
-      tkrt_folder_warn(TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS, "%s/%s is not a counter",
+    if (!tkrt_folder_counter(data, size, &current)) {
+      tkrt_folder_warn(TKRT_STATUS_MAKE(TKRT_STATUS_DATA_LOSS,
+                                        "%s/%s is not a counter (an optional '-', decimal digits "
+                                        "and a newline)",
                                         folder->dir, name));
       result = TKRT_EXCHANGE_ERROR;
-    } else {
-      current = parsed;
     }
     free(data);
   } else if (result == TKRT_EXCHANGE_NOT_FOUND) {
@@ -230,6 +246,19 @@ static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64
   close(fd);
   close(dir_fd);
   return result;
+}
+
+static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64_t delta,
+                                              int64_t* out_value) {
+  return tkrt_folder_add_within(user, key, delta, TKRT_FOLDER_LOCK_CAP_MS, out_value);
+}
+
+/* A set never waits for another process (a new file renamed into place). */
+static tkrt_exchange_result_t tkrt_folder_set_within(void* user, const char* key,
+                                                     const void* value, size_t size,
+                                                     uint32_t timeout_ms) {
+  (void)timeout_ms;
+  return tkrt_folder_set(user, key, value, size);
 }
 
 tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
@@ -289,6 +318,8 @@ tkrt_status_t tkrt_exchange_folder_create(const char* dir, bool trust_shared,
   out_exchange->set = tkrt_folder_set;
   out_exchange->get = tkrt_folder_get;
   out_exchange->add = tkrt_folder_add;
+  out_exchange->set_within = tkrt_folder_set_within;
+  out_exchange->add_within = tkrt_folder_add_within;
   return NULL;
 }
 

@@ -62,7 +62,21 @@ typedef struct tkrt_exchange {
   /* Adds `delta` to the integer counter `key` (a missing key counts from 0), atomically across
    * ranks, and sets *out_value to the new value. */
   tkrt_exchange_result_t (*add)(void* user, const char* key, int64_t delta, int64_t* out_value);
+  /* Optional (NULL: set and add above, which "should return promptly"): set and add within
+   * `timeout_ms`, the time the rank has left before its exchange deadline (a late leader's
+   * publication: TKRT_EXCHANGE_LATE_MS), returning TKRT_EXCHANGE_DEADLINE_EXCEEDED when the store
+   * does not answer in time; the tuner calls these when given, so that a store that blocks (a
+   * folder counter whose lock another process holds, a Python store that hangs) keeps the rank's
+   * wait within exchange_timeout_ms. */
+  tkrt_exchange_result_t (*set_within)(void* user, const char* key, const void* value,
+                                       size_t size, uint32_t timeout_ms);
+  tkrt_exchange_result_t (*add_within)(void* user, const char* key, int64_t delta,
+                                       uint32_t timeout_ms, int64_t* out_value);
 } tkrt_exchange_t;
+
+/* What a publication after the deadline (a leader or a merging rank that finished late, telling
+ * late readers the fallback) may take: it is this rank's own time, after the others gave up. */
+#define TKRT_EXCHANGE_LATE_MS 1000u
 
 #define TKRT_EXCHANGE_MAX_KEY 200
 /* The largest value the tuner publishes or accepts (a timings value is ~16 bytes per config). */

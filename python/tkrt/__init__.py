@@ -339,6 +339,11 @@ def configure(**settings: Optional[str]) -> None:
   (TKRT_* variables) when the first call needs them; once a device is opened or a call tuned they
   are fixed, and setting one then raises ConfigurationError.
   """
+  for name, value in settings.items():  # every value checked before any is applied
+    for text, what in ((name, "a setting name"), (None if value is None else str(value), name)):
+      if text is not None and "\0" in text:
+        raise ValueError(f"tkrt.configure: {what} {text!r} contains a NUL byte (C would read "
+                         f"only what comes before it)")
   lib = load_library()
   for name, value in settings.items():
     error = ctypes.create_string_buffer(512)

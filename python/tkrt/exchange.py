@@ -13,7 +13,10 @@ bytes (None, KeyError or TimeoutError when the key is not there in time) and `ad
 the counter's new value into the C interface the tuner uses (tkrt_exchange_t, tkrt/autotune.h,
 docs/autotuning.md), through ctypes callbacks. The callbacks never raise into C: an exception, a
 value of the wrong type, or a call that does not return in time is TKRT_EXCHANGE_ERROR (or
-DEADLINE_EXCEEDED for a get), and the tuner then runs the same fallback on every rank. What a
+DEADLINE_EXCEEDED), and the tuner then runs the same fallback on every rank. Each store call runs
+on a thread of its own and is waited for no longer than the tuner has left before its deadline
+(so no rank waits past exchange_timeout_ms), with the GIL released while waiting; calls that never
+return are bounded: at most MAX_STUCK of them per Exchange, after which calls fail at once. What a
 store returns is checked by the C side before it is used (a forged or garbled value is refused).
 An Exchange must live as long as every tuner given it (Tuner and use_jax_distributed keep it).
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import datetime
+import os
 import threading
 from typing import Any, Optional
 
@@ -34,10 +38,14 @@ __all__ = ["Exchange", "wrap", "from_torch_store", "from_jax_client", "from_fold
 OK, NOT_FOUND, DEADLINE_EXCEEDED, ERROR = 0, 1, 2, 3  # tkrt_exchange_result_t
 POLICIES = {"leader": 0, "merge": 1}  # tkrt_exchange_policy_t
 MAX_KEY = 200  # TKRT_EXCHANGE_MAX_KEY
-# How much longer than asked a get may take before the wrapper gives up on it, and how long a set
-# or add may take: a store that hangs must not hold the tuner past its timeout.
-GRACE_MS = 1000
+# How long a zero-timeout get (a lookup) may take, and how long a set or add may take at most
+# (less when the tuner has less left before its deadline): a store that hangs must not hold the
+# tuner past its timeout.
+TRY_MS = 100
 CALL_TIMEOUT_MS = 10000
+# Store calls of one Exchange that may be running (or hung) at once; more fail at once (ERROR)
+# until one returns, so a store that never answers leaves at most this many threads behind.
+MAX_STUCK = 4
 
 _SET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                         ctypes.c_size_t)
@@ -45,11 +53,16 @@ _GET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c
                         ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t))
 _ADD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64,
                         ctypes.POINTER(ctypes.c_int64))
+_SET_WITHIN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                               ctypes.c_size_t, ctypes.c_uint32)
+_ADD_WITHIN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64,
+                               ctypes.c_uint32, ctypes.POINTER(ctypes.c_int64))
 
 
 class _ExchangeStruct(ctypes.Structure):  # tkrt_exchange_t (tkrt/autotune.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("user", ctypes.c_void_p), ("set", _SET),
-              ("get", _GET), ("add", _ADD)]
+              ("get", _GET), ("add", _ADD), ("set_within", _SET_WITHIN),
+              ("add_within", _ADD_WITHIN)]
 
 
 # The uint64_t counters of tkrt_autotuner_stats_t, in order, after its struct_size.
@@ -61,30 +74,19 @@ class _TunerStats(ctypes.Structure):  # tkrt_autotuner_stats_t (tkrt/autotune.h)
   _fields_ = [("struct_size", ctypes.c_size_t)] + [(n, ctypes.c_uint64) for n in STATS_FIELDS]
 
 
+def _no_nul(text: str, what: str) -> str:
+  """`text`, or a ValueError when it holds a NUL byte (C would read only what comes before it)."""
+  if "\0" in text:
+    raise ValueError(f"tkrt.exchange: {what} {text!r} contains a NUL byte")
+  return text
+
+
 class _Timeout(Exception):
   pass
 
 
-def _bounded(fn, timeout_ms: int):
-  """fn() on a daemon thread, waited for up to timeout_ms: its result, its exception, or _Timeout
-  (the thread is left to finish, or hang, on its own)."""
-  box = []
-  done = threading.Event()
-
-  def run():
-    try:
-      box.append((True, fn()))
-    except BaseException as e:  # noqa: BLE001 - handed to the caller
-      box.append((False, e))
-    done.set()
-
-  threading.Thread(target=run, name="tkrt-exchange", daemon=True).start()
-  if not done.wait(timeout_ms / 1000.0):
-    raise _Timeout()
-  ok, value = box[0]
-  if not ok:
-    raise value
-  return value
+class _Stuck(Exception):
+  pass
 
 
 class Exchange:
@@ -97,18 +99,23 @@ class Exchange:
       if not callable(getattr(store, name, None)):
         raise TypeError(f"tkrt.exchange: the store ({type(store).__name__}) has no {name}() method; "
                         f"it needs set(key, bytes), get(key, timeout_ms) and add(key, delta)")
-    if not isinstance(prefix, str) or "\0" in prefix:
-      raise TypeError("tkrt.exchange: prefix must be a string without NUL")
+    if not isinstance(prefix, str):
+      raise TypeError(f"tkrt.exchange: prefix must be a string, not {type(prefix).__name__}")
+    _no_nul(prefix, "prefix")
     self.store = store
     self.prefix = prefix
     self.call_timeout_ms = int(call_timeout_ms)
     self.errors = 0
     self.last_error = ""
     self._lock = threading.Lock()
+    self._running = 0  # store calls running now (hung ones included)
     # The callback objects live as long as this object; C holds their addresses.
     self._set_cb, self._get_cb, self._add_cb = _SET(self._set), _GET(self._get), _ADD(self._add)
+    self._set_within_cb = _SET_WITHIN(self._set_within)
+    self._add_within_cb = _ADD_WITHIN(self._add_within)
     self._struct = _ExchangeStruct(ctypes.sizeof(_ExchangeStruct), None, self._set_cb,
-                                   self._get_cb, self._add_cb)
+                                   self._get_cb, self._add_cb, self._set_within_cb,
+                                   self._add_within_cb)
     self._owner = None  # a C adapter's release function (from_folder)
 
   @property
@@ -125,14 +132,61 @@ class Exchange:
   def _key(self, key) -> str:
     return self.prefix + key.decode("ascii")
 
+  @property
+  def running(self) -> int:
+    """Store calls running now (hung ones included; at most MAX_STUCK)."""
+    with self._lock:
+      return self._running
+
+  def _bounded(self, fn, timeout_ms: int):
+    """fn() on a daemon thread, waited for up to timeout_ms (with the GIL released): its result,
+    its exception, or _Timeout (the thread is left to finish, or hang, on its own). _Stuck when
+    MAX_STUCK calls are running already: no thread is started."""
+    with self._lock:
+      if self._running >= MAX_STUCK:
+        raise _Stuck()
+      self._running += 1
+    box = []
+    done = threading.Event()
+
+    def run():
+      try:
+        box.append((True, fn()))
+      except BaseException as e:  # noqa: BLE001 - handed to the caller
+        box.append((False, e))
+      finally:
+        with self._lock:
+          self._running -= 1
+        done.set()
+
+    try:
+      threading.Thread(target=run, name="tkrt-exchange", daemon=True).start()
+    except BaseException:
+      with self._lock:
+        self._running -= 1
+      raise
+    if not done.wait(timeout_ms / 1000.0):
+      raise _Timeout()
+    ok, value = box[0]
+    if not ok:
+      raise value
+    return value
+
   def _set(self, user, key, value, size):
+    return self._set_within(user, key, value, size, self.call_timeout_ms)
+
+  def _set_within(self, user, key, value, size, timeout_ms):
+    limit = min(int(timeout_ms), self.call_timeout_ms)
     try:
       name = self._key(key)
       data = ctypes.string_at(value, size) if size else b""
-      _bounded(lambda: self.store.set(name, data), self.call_timeout_ms)
+      self._bounded(lambda: self.store.set(name, data), limit)
       return OK
     except _Timeout:
-      return self._failed("set", key, f"no answer within {self.call_timeout_ms} ms")
+      self._failed("set", key, f"no answer within {limit} ms")
+      return DEADLINE_EXCEEDED
+    except _Stuck:
+      return self._failed("set", key, f"{MAX_STUCK} calls to the store have not returned")
     except BaseException as e:  # noqa: BLE001 - nothing unwinds into C
       return self._failed("set", key, repr(e))
 
@@ -140,15 +194,16 @@ class Exchange:
     try:
       name = self._key(key)
       try:
-        data = _bounded(lambda: self.store.get(name, int(timeout_ms)), int(timeout_ms) + GRACE_MS)
+        data = self._bounded(lambda: self.store.get(name, int(timeout_ms)),
+                             int(timeout_ms) if timeout_ms else TRY_MS)
       except (_Timeout, TimeoutError):
         return DEADLINE_EXCEEDED if timeout_ms else NOT_FOUND
       except KeyError:
         return NOT_FOUND if timeout_ms == 0 else DEADLINE_EXCEEDED
+      except _Stuck:
+        return self._failed("get", key, f"{MAX_STUCK} calls to the store have not returned")
       if data is None:
         return NOT_FOUND if timeout_ms == 0 else DEADLINE_EXCEEDED
-      if isinstance(data, str):
-        data = data.encode()
       if not isinstance(data, (bytes, bytearray, memoryview)):
         return self._failed("get", key, f"the store returned a {type(data).__name__}, not bytes")
       data = bytes(data)
@@ -159,15 +214,22 @@ class Exchange:
       return self._failed("get", key, repr(e))
 
   def _add(self, user, key, delta, out_value):
+    return self._add_within(user, key, delta, self.call_timeout_ms, out_value)
+
+  def _add_within(self, user, key, delta, timeout_ms, out_value):
+    limit = min(int(timeout_ms), self.call_timeout_ms)
     try:
       name = self._key(key)
-      result = _bounded(lambda: self.store.add(name, int(delta)), self.call_timeout_ms)
+      result = self._bounded(lambda: self.store.add(name, int(delta)), limit)
       if isinstance(result, bool) or not isinstance(result, int) or not -2**63 <= result < 2**63:
         return self._failed("add", key, f"the store returned {result!r}, not a 64-bit integer")
       out_value[0] = result
       return OK
     except _Timeout:
-      return self._failed("add", key, f"no answer within {self.call_timeout_ms} ms")
+      self._failed("add", key, f"no answer within {limit} ms")
+      return DEADLINE_EXCEEDED
+    except _Stuck:
+      return self._failed("add", key, f"{MAX_STUCK} calls to the store have not returned")
     except BaseException as e:  # noqa: BLE001
       return self._failed("add", key, repr(e))
 
@@ -305,6 +367,7 @@ def from_jax_client(client: Any = None, prefix: str = "tkrt/") -> Exchange:
 def from_folder(path: str, trust_shared: bool = False) -> Exchange:
   """The C folder adapter (tkrt_exchange_folder_create) for processes on one host or a shared file
   system: every key is a file in `path`. Use a fresh folder per job."""
+  path = _no_nul(os.fspath(path) if isinstance(path, os.PathLike) else str(path), "folder")
   lib = load_library()
   lib.tkrt_exchange_folder_create.restype = ctypes.c_void_p
   lib.tkrt_exchange_folder_create.argtypes = [ctypes.c_char_p, ctypes.c_bool, ctypes.c_void_p]
@@ -322,6 +385,7 @@ def from_folder(path: str, trust_shared: bool = False) -> Exchange:
     raise OSError(f"tkrt.exchange.from_folder({path!r}): {message}")
   ex = Exchange.__new__(Exchange)
   ex.store, ex.prefix, ex.errors, ex.last_error = None, "", 0, ""
+  ex._lock, ex._running = threading.Lock(), 0
   ex._struct = _ExchangeStruct.from_buffer(raw)
   ex._raw = raw
   ex._owner = lambda: lib.tkrt_exchange_folder_destroy(raw)
@@ -371,8 +435,9 @@ def _set_tuner_options(options, keep: list, exchange: Any, extra: dict) -> Optio
       options.exchange_timeout_ms = timeout
   key = extra.get("tuning_key")
   if key is not None:
-    if not isinstance(key, str) or "\0" in key:
-      raise TypeError("tkrt.triton.Tuner: tuning_key must be a string without NUL")
+    if not isinstance(key, str):
+      raise TypeError(f"tkrt.triton.Tuner: tuning_key must be a string, not {type(key).__name__}")
+    _no_nul(key, "tuning_key")
     keep.append(key.encode())
     options.tuning_key = keep[-1]
   return exchange
@@ -405,6 +470,12 @@ def use_jax_distributed(policy: str = "leader", timeout_ms: int = 60000,
   the longest a process waits for the others; tuning_key: goes into every key."""
   global _jax_exchange
   from . import ConfigurationError
+  if tuning_key is not None:
+    if not isinstance(tuning_key, str):
+      raise TypeError(f"tkrt.use_jax_distributed: tuning_key must be a string, not "
+                      f"{type(tuning_key).__name__}")
+    _no_nul(tuning_key, "tuning_key")
+  _no_nul(str(prefix), "prefix")
   value = _policy(policy)
   ex = from_jax_client(client, prefix)
   if ranks is None:
@@ -433,6 +504,16 @@ def xla_tune_report(opaque: bytes, ordinal: int = 0, max_configs: int = 256) -> 
   zlib-compressed call jaxlib's targets take) on device `ordinal`: source, chosen, times_ms,
   fallback_reason, exchange_key, exchange_role, exchange_ranks."""
   from .triton import _TuneReport, _versioned
+  if isinstance(ordinal, bool) or not isinstance(ordinal, int) or not 0 <= ordinal < 2**31:
+    raise ValueError(f"tkrt.exchange.xla_tune_report: ordinal {ordinal!r} is not a device index "
+                     f"in 0..2^31-1")
+  if isinstance(max_configs, bool) or not isinstance(max_configs, int) or \
+      not 1 <= max_configs <= 1 << 24:
+    raise ValueError(f"tkrt.exchange.xla_tune_report: max_configs {max_configs!r} is not in "
+                     f"1..2^24")
+  if not isinstance(opaque, (bytes, bytearray, memoryview)):
+    raise TypeError(f"tkrt.exchange.xla_tune_report: opaque must be bytes, not "
+                    f"{type(opaque).__name__}")
   lib = load_library()
   lib.tkrt_tune_report_init.restype = None
   lib.tkrt_tune_report_init.argtypes = [ctypes.c_void_p]

@@ -1214,6 +1214,8 @@ class Tuner:
         continue  # capture_policy unset is first_config here, as in libtkrt_xla
       if isinstance(value, float):
         value = repr(value)
+      if value is not None:
+        _no_nul(str(value), f"Tuner({keyword}=...)")
       keep.append(None if value is None else str(value).encode())
       _check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
                                ctypes.addressof(options)), f"Tuner({keyword}={value!r})")

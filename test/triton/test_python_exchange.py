@@ -333,8 +333,10 @@ def run(work):
           f"{'right' if correct else 'WRONG'}, stats {stats}, reason "
           f"{report['fallback_reason'][:120]!r}")
     if store.hang:
-      check(elapsed < 0.5 + tx.GRACE_MS / 1000 + 3, f"hostile store, {label}: bounded "
-            f"({elapsed:.2f}s for a 500 ms timeout + {tx.GRACE_MS} ms grace)")
+      # The wait ends at the exchange's deadline (issue 31, E7): 500 ms, with room for a slow
+      # machine (a regression waits 30 s, the store's own sleep).
+      check(elapsed < 0.5 + 3, f"hostile store, {label}: bounded ({elapsed:.2f}s for a 500 ms "
+            f"timeout)")
   check(not unraisable, f"no exception escaped a callback ({unraisable[:3]})")
 
   # ---- the wrapper's own checks
