@@ -46,6 +46,7 @@ static inline const char* tkrt_call_name(const tkrt_call_t* call) {
 /* One config of a call, resolved for one device. */
 typedef struct tkrt_config_state {
   tkrt_function_t* function; /* NULL when the config cannot run on this device */
+  const tkrt_kernel_image_t* image; /* the image its function came from (runnable configs) */
   tkrt_status_t unrunnable;  /* why not (owned); NULL when runnable */
   tkrt_launch_params_t dims; /* grid (cluster-scaled), block, cluster, shared memory, flags */
   bool empty_grid;           /* a zero grid dimension: launches are no-ops */

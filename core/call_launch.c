@@ -273,13 +273,14 @@ static void tkrt_image_load_run(tkrt_device_t* device, tkrt_image_load_t* load) 
 }
 
 /* Each thread takes the next untaken load until none is left; every slot is written by the one
- * thread that took it and read after the joins. */
+ * thread that took it and read after the joins. A slot that already has its module (shared from
+ * another call's state) is skipped. */
 static void* tkrt_load_worker(void* arg) {
   tkrt_load_batch_t* batch = arg;
   for (;;) {
     size_t i = atomic_fetch_add_explicit(&batch->next, 1, memory_order_relaxed);
     if (i >= batch->count) return NULL;
-    tkrt_image_load_run(batch->device, &batch->loads[i]);
+    if (!batch->loads[i].module) tkrt_image_load_run(batch->device, &batch->loads[i]);
   }
 }
 
@@ -291,7 +292,10 @@ static void tkrt_load_images(tkrt_device_t* device, tkrt_image_load_t* loads, si
   tkrt_load_batch_t batch = {.device = device, .loads = loads, .count = count};
   atomic_init(&batch.next, 0);
   pthread_t helpers[TKRT_LOAD_THREADS - 1];
-  size_t wanted = count < TKRT_LOAD_THREADS ? count : TKRT_LOAD_THREADS;
+  size_t needed = 0;
+  for (size_t i = 0; i < count; ++i) needed += !loads[i].module;
+  if (!needed) return;
+  size_t wanted = needed < TKRT_LOAD_THREADS ? needed : TKRT_LOAD_THREADS;
   size_t started = 0;
   while (started + 1 < wanted &&
          pthread_create(&helpers[started], NULL, tkrt_load_worker, &batch) == 0) {
@@ -323,7 +327,23 @@ static tkrt_status_t tkrt_scratch_alloc(tkrt_device_t* device, const char* which
   return NULL;
 }
 
+/* The module `donor` (a state of another call on the same device) loaded for `image`, retained
+ * for the caller; NULL when it has none. */
+static tkrt_module_t* tkrt_donor_module(const tkrt_call_device_state_t* donor,
+                                        const tkrt_kernel_image_t* image) {
+  for (size_t c = 0; donor && c < donor->config_count; ++c) {
+    const tkrt_config_state_t* cs = &donor->configs[c];
+    if (cs->function && cs->image && tkrt_same_image(cs->image, image)) {
+      tkrt_module_t* module = cs->function->module;
+      tkrt_hal_module_retain(module);
+      return module;
+    }
+  }
+  return NULL;
+}
+
 static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_device_t* device,
+                                                   const tkrt_call_device_state_t* donor,
                                                    tkrt_call_device_state_t** out_state) {
   const tkrt_device_info_t* info = tkrt_device_info(device);
   size_t count = call->desc.config_count;
@@ -368,13 +388,17 @@ static tkrt_status_t tkrt_call_device_state_create(tkrt_call_t* call, tkrt_devic
       continue;
     }
     images[c] = image;
+    cs->image = image;
     size_t m = 0;
     while (m < load_count && !tkrt_same_image(loads[m].image, image)) ++m;
-    if (m == load_count) loads[load_count++].image = image;
+    if (m == load_count) {
+      loads[load_count].image = image;
+      loads[load_count++].module = tkrt_donor_module(donor, image); /* shared, or loaded below */
+    }
     config_load[c] = m;
   }
 
-  /* 2. Load each distinct image once, all at once. */
+  /* 2. Load each distinct image once (unless a donor has it), all at once. */
   if (load_count) tkrt_load_images(device, loads, load_count);
   for (size_t m = 0; m < load_count; ++m) {
     if (loads[m].module) state->modules[state->module_count++] = loads[m].module;
@@ -461,8 +485,18 @@ static tkrt_call_device_state_t* tkrt_call_device_state_find(tkrt_call_t* call,
   return NULL;
 }
 
+static tkrt_status_t tkrt_call_device_state_get_sharing(tkrt_call_t* call, tkrt_device_t* device,
+                                                        const tkrt_call_t* donor,
+                                                        tkrt_call_device_state_t** out_state);
+
 tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* device,
                                          tkrt_call_device_state_t** out_state) {
+  return tkrt_call_device_state_get_sharing(call, device, NULL, out_state);
+}
+
+static tkrt_status_t tkrt_call_device_state_get_sharing(tkrt_call_t* call, tkrt_device_t* device,
+                                                        const tkrt_call_t* donor,
+                                                        tkrt_call_device_state_t** out_state) {
   tkrt_call_device_state_t* state = tkrt_call_device_state_find(call, device);
   if (state) {
     *out_state = state;
@@ -473,7 +507,9 @@ tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* devic
   pthread_mutex_lock(&call->prepare_lock);
   state = tkrt_call_device_state_find(call, device);
   if (!state) {
-    status = tkrt_call_device_state_create(call, device, &state);
+    const tkrt_call_device_state_t* donor_state =
+        donor ? tkrt_call_device_state_find((tkrt_call_t*)donor, device) : NULL;
+    status = tkrt_call_device_state_create(call, device, donor_state, &state);
     if (!status) {
       state->next = atomic_load_explicit(&call->device_states, memory_order_relaxed);
       atomic_store_explicit(&call->device_states, state, memory_order_release);
@@ -491,6 +527,16 @@ tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device) {
   }
   tkrt_call_device_state_t* state;
   return tkrt_call_device_state_get(call, device, &state);
+}
+
+tkrt_status_t tkrt_call_prepare_sharing(tkrt_call_t* call, tkrt_device_t* device,
+                                        const tkrt_call_t* source) {
+  if (!call || !device) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_call_prepare_sharing: NULL argument");
+  }
+  tkrt_call_device_state_t* state;
+  return tkrt_call_device_state_get_sharing(call, device, source, &state);
 }
 
 /* ---------------------------------------------------------------- per-launch grids */

@@ -47,6 +47,9 @@ struct tkrt_module_s {
   tkrt_device_t* device; /* retained */
   void* handle;          /* backend module */
   tkrt_image_kind_t kind;
+  /* Holders: the loader, and each call state that shares the module (tkrt_hal_module_retain);
+   * tkrt_module_unload drops one and unloads at the last. */
+  atomic_int refs;
   pthread_mutex_t lock;  /* guards `functions` */
   struct tkrt_function_s* functions;
 };
@@ -239,6 +242,10 @@ tkrt_status_t tkrt_hal_validate_launch(const tkrt_device_info_t* info,
 /* tkrt_module_load for an image that the application did not hand over itself (one decoded from
  * a serialized call): a host image, which is native code, is refused with PERMISSION_DENIED
  * (saying how to allow it) unless the device was opened with allow_native_code_from_calls. */
+/* One more holder of a loaded module (released by tkrt_module_unload): for calls that share the
+ * modules of another call of the same kernels (tkrt_call_prepare_sharing). */
+void tkrt_hal_module_retain(tkrt_module_t* module);
+
 tkrt_status_t tkrt_hal_module_load_from_call(tkrt_device_t* device, const tkrt_image_t* image,
                                              tkrt_module_t** out_module);
 

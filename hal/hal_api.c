@@ -97,6 +97,7 @@ static tkrt_status_t tkrt_module_load_checked(tkrt_device_t* device, const tkrt_
                                 device->backend->name);
   }
   pthread_mutex_init(&module->lock, NULL);
+  atomic_init(&module->refs, 1);
   module->kind = resolved.kind;
   module->device = device;
   tkrt_device_retain(device);
@@ -114,8 +115,10 @@ tkrt_status_t tkrt_hal_module_load_from_call(tkrt_device_t* device, const tkrt_i
   return tkrt_module_load_checked(device, image, true, out_module);
 }
 
+void tkrt_hal_module_retain(tkrt_module_t* module) { atomic_fetch_add(&module->refs, 1); }
+
 void tkrt_module_unload(tkrt_module_t* module) {
-  if (!module) return;
+  if (!module || atomic_fetch_sub(&module->refs, 1) != 1) return;
   tkrt_device_t* device = module->device;
   for (struct tkrt_function_s* f = module->functions; f;) {
     struct tkrt_function_s* next = f->next;

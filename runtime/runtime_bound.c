@@ -825,7 +825,9 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
     } else {
       memcpy(e->values, key, key_bytes);
       status = tkrt_bound_make_call(b, key, &e->call);
-      if (!status) status = tkrt_runtime_prepare(b->runtime, e->call, b->device, stream, NULL);
+      /* Its modules are the defaults' call's (the same kernels' images): a bound call holds one
+       * module per image however many key values it sees (not inside a capture: refused above). */
+      if (!status) status = tkrt_call_prepare_sharing(e->call, b->device, b->call);
     }
     if (status) {
       if (e) tkrt_call_release(e->call);

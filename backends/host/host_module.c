@@ -51,6 +51,41 @@ static bool tkrt_host_out_of_descriptors(int error, const char* why) {
          (why && (strstr(why, strerror(EMFILE)) || strstr(why, strerror(ENFILE))));
 }
 
+/* The loader could not map the image because the process's memory mappings (vm.max_map_count) or
+ * its address space are used up. glibc's message says ENOMEM's text, or only "failed to map
+ * segment" (with errno cleared), which a noexec memfd gives too: then a mapping of the image's size
+ * is tried here, and failing with ENOMEM it tells. */
+static bool tkrt_host_out_of_memory(int error, const char* why, size_t image_size) {
+  if (error == ENOMEM || (why && strstr(why, strerror(ENOMEM)))) return true;
+  if (!why || !strstr(why, "failed to map segment")) return false;
+  size_t bytes = image_size + ((size_t)64 << 10);
+  void* probe = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) return errno == ENOMEM;
+  munmap(probe, bytes);
+  return false;
+}
+
+/* A number from the first line of a /proc file (-1 when it cannot be read). */
+static long tkrt_host_proc_number(const char* path) {
+  FILE* f = fopen(path, "re");
+  long value = -1;
+  if (f) {
+    if (fscanf(f, "%ld", &value) != 1) value = -1;
+    fclose(f);
+  }
+  return value;
+}
+
+/* The process's memory mappings now (lines of /proc/self/maps; -1 when unknown). */
+static long tkrt_host_mappings(void) {
+  FILE* f = fopen("/proc/self/maps", "re");
+  if (!f) return -1;
+  long lines = 0;
+  for (int c; (c = getc(f)) != EOF;) lines += c == '\n';
+  fclose(f);
+  return lines;
+}
+
 static const char* tkrt_host_machine_name(unsigned machine) {
   switch (machine) {
     case 3: return "i386";
@@ -178,6 +213,19 @@ tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* i
                                 "descriptors (loading needs two free ones for a moment; loaded "
                                 "modules hold none): %s",
                                 why ? why : strerror(error));
+    } else if (tkrt_host_out_of_memory(error, why, image->size)) {
+      char detail[128] = "";
+      long used = tkrt_host_mappings(), limit = tkrt_host_proc_number("/proc/sys/vm/max_map_count");
+      if (used >= 0 && limit > 0) {
+        snprintf(detail, sizeof(detail), " (it holds %ld memory mappings of vm.max_map_count %ld)",
+                 used, limit);
+      }
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED,
+                                "cannot load the host image: the process is out of memory "
+                                "mappings or memory%s; each loaded host module maps a few: "
+                                "unload modules (close prepared launches, release calls) or raise "
+                                "vm.max_map_count: %s",
+                                detail, why ? why : strerror(error));
     } else {
       status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "the loader rejected the host image: %s",

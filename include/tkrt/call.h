@@ -333,6 +333,13 @@ TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
  * (for example under stream capture, where neither is allowed) only enqueue work. Idempotent and
  * safe to call from many threads: the work is done once per (call, device). */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_prepare(tkrt_call_t* call, tkrt_device_t* device);
+/* tkrt_call_prepare, taking the modules that `source` (a call prepared on the same device, or
+ * NULL) loaded for the same images instead of loading them again: for calls that differ only in
+ * their scalars (a tuning key's values), so that a thousand of them hold one module per image.
+ * Each module stays loaded while any call that holds it does. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_call_prepare_sharing(tkrt_call_t* call,
+                                                               tkrt_device_t* device,
+                                                               const tkrt_call_t* source);
 
 /* Launches the call with jaxlib's semantics: array parameters take buffers in order, scalars are
  * packed by type, the hidden global-scratch and profile-scratch pointers follow, block = num_warps

@@ -15,7 +15,7 @@ crash) fails the case, naming it, instead of hanging CI; the launch cases run on
 | gil | E5 | a thread ticking every 50 ms keeps ticking while the tuner benchmarks and while the exchange waits |
 | close | E6 | close() after 2000 launches, and while 4 threads launch; clear_cache() likewise |
 | exchange_lock, hung_store | E7 | a folder lock held by another process ends within exchange_timeout_ms; a store that never answers leaves at most MAX_STUCK threads |
-| keys | E8 | two keyed calls over 4096 values share their modules (the process's mappings do not grow with them) |
+| keys, exhausted | E8 | two keyed calls over 4096 values share their modules (the process's mappings do not grow with them); a host image that cannot be mapped is RESOURCE_EXHAUSTED naming the cause |
 | nul, ordinal, store_types | E9, E10, E16 | NUL bytes are ValueError; xla_tune_report's ordinal is range-checked; a get returning str is an error |
 
 usage: test_python_embed.py HOST_256.so HOST_512.so HOST_1024.so [CASE ...]
@@ -475,6 +475,23 @@ def case_keys(work):
   check(grown < 100, f"8190 new key values: the process's mappings grew by {grown} (modules shared)")
 
 
+def case_exhausted(work):
+  """E8: a host image the loader cannot map for want of mappings or memory is RESOURCE_EXHAUSTED
+  naming the cause (the address space limited to what the process holds, here)."""
+  import resource
+  tkrt, tx, tt = modules()
+  kernels = [tt.load(folder, allow_native_code=True) for folder in kernel_dirs(work, HOST)]
+  tt.device("host")
+  with open("/proc/self/status") as f:
+    vm = [int(line.split()[1]) for line in f if line.startswith("VmSize:")][0] * 1024
+  resource.setrlimit(resource.RLIMIT_AS, (vm + 4096, resource.RLIM_INFINITY))
+  e = expect_raises(tt.Error, "cannot load the host image: the process is out of memory mappings "
+                    "or memory", lambda: kernels[0].prepare((1,), device="host", n=16),
+                    "a host image that cannot be mapped")
+  check(e is not None and e.code == "RESOURCE_EXHAUSTED" and "vm.max_map_count" in str(e),
+        f"RESOURCE_EXHAUSTED, naming vm.max_map_count ({getattr(e, 'code', None)})")
+
+
 def case_nul(work):
   """E9: a NUL byte in a path, a setting or a key is a ValueError (C would cut the string)."""
   tkrt, tx, tt = modules()
@@ -539,6 +556,7 @@ CASES = {
     "exchange_lock": (case_exchange_lock, False, 60),
     "hung_store": (case_hung_store, False, 120),
     "keys": (case_keys, True, 240),
+    "exhausted": (case_exhausted, False, 60),
     "nul": (case_nul, False, 60),
     "ordinal": (case_ordinal, False, 60),
     "store_types": (case_store_types, False, 60),
