@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "core/decision_store.h"
 #include "base/sha256.h"
 #include "core/call_internal.h"
 
@@ -301,6 +302,41 @@ static tkrt_status_t tkrt_tunedb_text(const tkrt_timing_t* records, size_t count
 
 void tkrt_tunedb_free(char* text) { free(text); }
 
+static int tkrt_float_order(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The one rule for several records of one config and device (merge, import, show): sorted, one
+ * record per key whose time is the median of theirs (the mean of the middle two for an even
+ * count) and whose iteration count is the smallest. Rewrites records[0..*count). */
+static tkrt_status_t tkrt_tunedb_collapse(tkrt_timing_t* records, size_t* count) {
+  size_t total = *count, merged = 0;
+  if (!total) return NULL;
+  float* column = malloc(total * sizeof(float));
+  if (!column) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
+  qsort(records, total, sizeof(*records), tkrt_timing_compare);
+  for (size_t start = 0; start < total;) {
+    size_t end = start + 1;
+    while (end < total && tkrt_timing_compare(&records[start], &records[end]) == 0) ++end;
+    size_t n = end - start;
+    uint32_t iterations = records[start].iterations;
+    for (size_t i = 0; i < n; ++i) {
+      column[i] = records[start + i].ms;
+      if (records[start + i].iterations < iterations) iterations = records[start + i].iterations;
+    }
+    qsort(column, n, sizeof(float), tkrt_float_order);
+    tkrt_timing_t out = records[start];
+    out.ms = n % 2 ? column[n / 2] : (float)(((double)column[n / 2 - 1] + column[n / 2]) / 2);
+    out.iterations = iterations;
+    records[merged++] = out;
+    start = end;
+  }
+  free(column);
+  *count = merged;
+  return NULL;
+}
+
 tkrt_status_t tkrt_tunedb_export(const char* store_dir, bool trust_shared, char** out_text,
                                  size_t* out_size, size_t* out_skipped) {
   if (!store_dir || !out_text || !out_size) {
@@ -387,26 +423,32 @@ tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared, const
   size_t count = 0;
   TKRT_RETURN_IF_ERROR(tkrt_tunedb_parse(text, size, where ? where : "the database", &records,
                                          &count));
-  tkrt_status_t status = NULL;
+  /* Records of one config and device, the file's duplicates: one, by merge's rule (the median). */
+  tkrt_status_t status = tkrt_tunedb_collapse(records, &count);
   int dir_fd = -1;
-  if (count) {
+  if (!status && count) {
     status = tkrt_fs_mkdirs(store_dir);
     if (!status) status = tkrt_fs_open_trusted_dir(store_dir, trust_shared, &dir_fd);
+    /* Temporary files that an import or a tuner killed mid-write left behind, as the decision
+     * store removes them. */
+    if (!status) tkrt_decision_remove_stale_temps(dir_fd);
   }
-  /* Written through the folder that was checked, not its path again. */
+  /* Written through the folder that was checked, not its path again; each record is a file of
+   * its own, replaced atomically, so a failure leaves the records before it whole and no other. */
   size_t written = 0;
   for (size_t i = 0; !status && i < count; ++i) {
     if (!(status = tkrt_timing_write_at(dir_fd, store_dir, &records[i]))) ++written;
+  }
+  if (status && count) {
+    status = tkrt_status_annotate(status,
+                                  "importing %s into %s: %zu of %zu records written (each a whole "
+                                  "file), the others not",
+                                  where ? where : "the database", store_dir, written, count);
   }
   if (dir_fd >= 0) close(dir_fd);
   free(records);
   if (out_count) *out_count = written;
   return status;
-}
-
-static int tkrt_float_order(const void* a, const void* b) {
-  float x = *(const float*)a, y = *(const float*)b;
-  return x < y ? -1 : x > y;
 }
 
 tkrt_status_t tkrt_tunedb_merge(const char* const* texts, const size_t* sizes,
@@ -439,33 +481,9 @@ tkrt_status_t tkrt_tunedb_merge(const char* const* texts, const size_t* sizes,
     total += n;
     free(records);
   }
-  float* column = status || !total ? NULL : malloc(total * sizeof(float));
-  if (!status && total && !column) {
-    status = TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  }
-  size_t merged = 0;
-  if (!status && total) {
-    /* Stable grouping: sort, then one output record per run of equal keys. */
-    qsort(all, total, sizeof(*all), tkrt_timing_compare);
-    for (size_t start = 0; start < total;) {
-      size_t end = start + 1;
-      while (end < total && tkrt_timing_compare(&all[start], &all[end]) == 0) ++end;
-      size_t n = end - start;
-      uint32_t iterations = all[start].iterations;
-      for (size_t i = 0; i < n; ++i) {
-        column[i] = all[start + i].ms;
-        if (all[start + i].iterations < iterations) iterations = all[start + i].iterations;
-      }
-      qsort(column, n, sizeof(float), tkrt_float_order);
-      tkrt_timing_t out = all[start];
-      out.ms = n % 2 ? column[n / 2] : (float)(((double)column[n / 2 - 1] + column[n / 2]) / 2);
-      out.iterations = iterations;
-      all[merged++] = out;
-      start = end;
-    }
-  }
+  size_t merged = total;
+  if (!status) status = tkrt_tunedb_collapse(all, &merged);
   if (!status) status = tkrt_tunedb_text(all, merged, out_text, out_size);
-  free(column);
   free(all);
   return status;
 }

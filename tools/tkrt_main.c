@@ -2,6 +2,7 @@
 /* tkrt command-line tool: dispatch to the subcommands, and the helpers they share (errors,
  * files, loading calls, JSON strings). */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,6 +658,9 @@ void tkrt_cli_json_string(FILE* out, const char* text) {
 }
 
 int main(int argc, char** argv) {
+  /* A write past the file-size limit (ulimit -f) fails with EFBIG, which every writer reports and
+   * cleans up after (its temporary file removed), instead of SIGXFSZ killing the tool mid-write. */
+  signal(SIGXFSZ, SIG_IGN);
   int triton = argc >= 2 ? tkrt_cli_triton_dispatch(argc - 1, argv + 1) : -1;
   if (triton >= 0) return triton;
   if (argc < 2) {

@@ -237,7 +237,12 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_export(const char* store_dir, b
                                            char** out_text, size_t* out_size,
                                            size_t* out_skipped);
 /* Checks a whole database text (INVALID_ARGUMENT naming `where` and the line), then writes each
- * record into the store folder (replacing the time stored for the same config and device). The
+ * record into the store folder (replacing the time stored for the same config and device).
+ * Several records of one config and device are one, by tkrt_tunedb_merge's rule (the median), as
+ * everywhere. Each record is a file of its own, written to a temporary name and renamed, so a
+ * failure (a full disk) leaves every record before it whole and none after: *out_count says how
+ * many landed, and so does the error's message ("N of M records written"). Temporary files that
+ * an earlier writer killed mid-write left behind are removed first, as by the decision store. The
  * folder must be trusted like the tuner's store (this user's or root's, writable by no one else)
  * unless trust_shared (the tuner's trust_shared_store, TKRT_TRUST_SHARED_STORES). */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_tunedb_import(const char* store_dir, bool trust_shared,

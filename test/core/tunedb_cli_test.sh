@@ -77,6 +77,54 @@ out=$(TKRT_TRUST_SHARED_STORES=1 "$tkrt" tune-db import "$work/merged.db" "$work
   fail "export of the trusted shared default folder"
 chmod 0700 "$work/shared"
 
+# Issue 31, E12: several records of one config and device are one by the same rule everywhere
+# (the median): show FILE, import then export, and merge agree.
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.5 10\ntiming %s x86_64 0 2 1.5 4\ntiming %s x86_64 0 2 0.75 9\n' \
+  "$a" "$a" "$a" >"$work/dup.db"
+"$tkrt" tune-db show "$work/dup.db" | grep -qE "^${a:0:16} +x86_64 +0 +2 +0.75 +4\$" ||
+  fail "show of duplicates: $("$tkrt" tune-db show "$work/dup.db")"
+"$tkrt" tune-db show "$work/dup.db" | grep -q "^$work/dup.db: 1 record\$" || fail "show counts one record"
+out=$("$tkrt" tune-db import "$work/dup.db" "$work/dupstore")
+[ "$out" = "imported 1 record into $work/dupstore" ] || fail "import of duplicates: $out"
+[ "$("$tkrt" tune-db export "$work/dupstore")" = "$(printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.75 4' "$a")" ] ||
+  fail "import keeps the median of duplicates: $("$tkrt" tune-db export "$work/dupstore")"
+
+# E11: an import that fails partway says exactly how many records landed (each is a whole file);
+# here the second record's file name is taken by a folder. Stale temporary files of a writer
+# killed mid-write (older than 10 minutes) are removed; a fresh one (a writer at work) is not.
+e=$(printf 'ef%.0s' {1..32})
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 0.5 10\ntiming %s x86_64 0 2 1.5 4\ntiming %s x86_64 0 2 2.5 4\n' \
+  "$a" "$c" "$e" >"$work/three.db"
+printf 'tkrt-tune-db 1\ntiming %s x86_64 0 2 1.5 4\n' "$c" >"$work/second.db"
+"$tkrt" tune-db import "$work/second.db" "$work/probe" >/dev/null
+second=$(ls "$work/probe")
+mkdir -p "$work/partial/$second"
+stale=".$(printf '3%.0s' {1..64}).timing.AbC123"
+fresh=".$(printf '4%.0s' {1..64}).timing.XyZ789"
+touch -d '1 hour ago' "$work/partial/$stale"
+touch "$work/partial/$fresh"
+set +e
+err=$("$tkrt" tune-db import "$work/three.db" "$work/partial" 2>&1)
+rc=$?
+set -e
+[ $rc != 0 ] || fail "a partial import succeeded"
+grep -q "importing $work/three.db into $work/partial: 1 of 3 records written (each a whole file), the others not" <<<"$err" ||
+  fail "a partial import says how many landed: $err"
+[ ! -e "$work/partial/$stale" ] || fail "a stale temporary file was left"
+[ -e "$work/partial/$fresh" ] || fail "a fresh temporary file was removed"
+[ "$(find "$work/partial" -maxdepth 1 -type f -name '*.timing' | wc -l)" = 1 ] ||
+  fail "partial import: $(ls -a "$work/partial")"
+
+# E14: a write past the file-size limit fails with an error (not SIGXFSZ) and leaves no temporary.
+mkdir "$work/limited"
+set +e
+err=$(ulimit -f 0; "$tkrt" tune-db merge -o "$work/limited/out.db" "$work/r0.db" "$work/r1.db" 2>&1)
+rc=$?
+set -e
+[ $rc != 0 ] && [ $rc -lt 128 ] || fail "merge under ulimit -f 0: exit $rc (a signal?)"
+grep -q "File too large" <<<"$err" || fail "merge under ulimit -f 0: $err"
+[ -z "$(ls -A "$work/limited")" ] || fail "merge under ulimit -f 0 left $(ls -A "$work/limited")"
+
 # Usage errors.
 set +e
 "$tkrt" tune-db >/dev/null 2>&1; [ $? = 2 ] || fail "no subcommand"
