@@ -248,9 +248,13 @@ static tkrt_exchange_result_t tkrt_folder_add_within(void* user, const char* key
   return result;
 }
 
+/* The plain add: the lock's own cap, and ERROR when it passes (what add answers for a store that
+ * cannot do it; add_within's DEADLINE_EXCEEDED says the time asked for ran out). */
 static tkrt_exchange_result_t tkrt_folder_add(void* user, const char* key, int64_t delta,
                                               int64_t* out_value) {
-  return tkrt_folder_add_within(user, key, delta, TKRT_FOLDER_LOCK_CAP_MS, out_value);
+  tkrt_exchange_result_t result =
+      tkrt_folder_add_within(user, key, delta, TKRT_FOLDER_LOCK_CAP_MS, out_value);
+  return result == TKRT_EXCHANGE_DEADLINE_EXCEEDED ? TKRT_EXCHANGE_ERROR : result;
 }
 
 /* A set never waits for another process (a new file renamed into place). */

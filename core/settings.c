@@ -222,14 +222,21 @@ tkrt_status_t tkrt_setting_parse(const tkrt_setting_t* setting, const char* show
         good = v.word >= 0;
         break;
       case TKRT_SETTING_INTEGER: {
+        /* Decimal digits, an optional '-' before them, nothing else (strtol alone would take
+         * leading blanks and a '+': one rule for every integer setting, whichever way it comes). */
         long n = strtol(value, &end, 10);
-        good = end != value && !*end && n >= setting->min && n <= setting->max;
+        good = (value[0] == '-' ? value[1] >= '0' && value[1] <= '9'
+                                : value[0] >= '0' && value[0] <= '9') &&
+               end != value && !*end && n >= setting->min && n <= setting->max;
         v.integer = n;
         break;
       }
       case TKRT_SETTING_NUMBER: {
+        /* A decimal number (digits, '.', an exponent, an optional '-' first): no blanks, '+',
+         * hex or words (strtod would take " 1", "+1", "0x1p3", "inf"). */
         double d = strtod(value, &end);
-        good = end != value && !*end && isfinite(d) && d >= setting->min && d <= setting->max;
+        good = strchr("-0123456789.", value[0]) && !strpbrk(value, "xX") && end != value &&
+               !*end && isfinite(d) && d >= setting->min && d <= setting->max;
         v.number = d;
         break;
       }

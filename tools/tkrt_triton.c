@@ -58,6 +58,15 @@ static const char kTritonUsage[] =
     "  --arg NAME=VALUE       a scalar parameter (integer, 0x-hex, or float)\n"
     "  --arg NAME=@FILE       a pointer parameter: a buffer holding FILE's bytes\n"
     "  --arg NAME=zeros:BYTES a pointer parameter: a zero-filled buffer of BYTES bytes\n"
+    "  --arg NAME=zeros       a zero-filled buffer of as many elements as --min-elements says\n"
+    "  --min-elements NAME=EXPR\n"
+    "                         the elements the kernel reads or writes through pointer NAME: an\n"
+    "                         expression of the integer scalars, as --grid (e.g. n, or M*K). tkrt\n"
+    "                         cannot see a kernel's indexing: without this, a buffer is passed as\n"
+    "                         given, and a kernel indexing past it reads or writes memory that is\n"
+    "                         not its own (on the host backend, this process's). With it, a\n"
+    "                         smaller buffer (zeros:BYTES, a short @FILE) is refused before\n"
+    "                         anything runs\n"
     "  --arg NAME=@FILE --desc NAME=SHAPE[/STRIDES][:nan]\n"
     "                         a tensor descriptor parameter (Triton's host TensorDescriptor): the\n"
     "                         buffer as for a pointer, and the tensor's shape in elements,\n"
@@ -67,6 +76,8 @@ static const char kTritonUsage[] =
     "                         A kernel Triton lowered to TMA (tensordesc_meta) needs a device\n"
     "                         with TMA (CUDA, sm_90 and newer); one it did not (empty\n"
     "                         tensordesc_meta: descriptors passed decomposed) runs anywhere\n"
+    "  --unsigned NAME        the integer scalar is read as unsigned: an i32 takes 0..2^32-1\n"
+    "                         (default: -2^31..2^31-1, the values Triton compiles i32 for)\n"
     "  --inout NAME           the pointer parameter is read and written in place (saved and\n"
     "                         restored around autotuning)\n"
     "  --expect NAME=FILE     compare that buffer after the launch with FILE's bytes\n"
@@ -115,8 +126,12 @@ typedef struct triton_opts {
   size_t arg_count, expect_count, save_count;
   const char* inout[TRITON_MAX_ARGS];
   size_t inout_count;
+  const char* unsigned_names[TRITON_MAX_ARGS]; /* --unsigned NAME */
+  size_t unsigned_count;
   triton_named_t descs[TRITON_MAX_ARGS];
   size_t desc_count;
+  triton_named_t mins[TRITON_MAX_ARGS]; /* --min-elements NAME=EXPR */
+  size_t min_count;
   double rtol, atol;
   int tolerant;
   uint32_t image_kinds;
@@ -141,6 +156,8 @@ enum {
   OPT_KERNEL,
   OPT_JSON,
   OPT_DESC,
+  OPT_MIN_ELEMENTS,
+  OPT_UNSIGNED,
 };
 
 /* ---------------------------------------------------------------- recognising Triton paths */
@@ -383,6 +400,8 @@ static const struct option kTritonRunOptions[] = {
     {"save", required_argument, NULL, OPT_SAVE},
     {"inout", required_argument, NULL, OPT_INOUT},
     {"desc", required_argument, NULL, OPT_DESC},
+    {"min-elements", required_argument, NULL, OPT_MIN_ELEMENTS},
+    {"unsigned", required_argument, NULL, OPT_UNSIGNED},
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"atol", required_argument, NULL, OPT_ATOL},
     {"target-ms", required_argument, NULL, TKRT_CLI_OPT_TARGET_MS},
@@ -443,15 +462,18 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
       case OPT_ARG:
       case OPT_EXPECT:
       case OPT_SAVE:
-      case OPT_DESC: {
+      case OPT_DESC:
+      case OPT_MIN_ELEMENTS: {
         size_t* count = c == OPT_ARG      ? &o->arg_count
                         : c == OPT_EXPECT ? &o->expect_count
                         : c == OPT_SAVE   ? &o->save_count
-                                          : &o->desc_count;
+                        : c == OPT_DESC   ? &o->desc_count
+                                          : &o->min_count;
         triton_named_t* list = c == OPT_ARG      ? o->args
                                : c == OPT_EXPECT ? o->expects
                                : c == OPT_SAVE   ? o->saves
-                                                 : o->descs;
+                               : c == OPT_DESC   ? o->descs
+                                                 : o->mins;
         if (*count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many %s", a);
         int rc = parse_named(o->command, a, next, &list[*count]);
         if (rc) return rc;
@@ -461,6 +483,12 @@ static int parse_options(int argc, char** argv, triton_opts_t* o) {
       case OPT_INOUT:
         if (o->inout_count == TRITON_MAX_ARGS) return tkrt_cli_usage_error(o->command, "too many --inout");
         o->inout[o->inout_count++] = next;
+        break;
+      case OPT_UNSIGNED:
+        if (o->unsigned_count == TRITON_MAX_ARGS) {
+          return tkrt_cli_usage_error(o->command, "too many --unsigned");
+        }
+        o->unsigned_names[o->unsigned_count++] = next;
         break;
       case OPT_RTOL:
       case OPT_ATOL: {
@@ -606,6 +634,7 @@ typedef struct triton_session {
   tkrt_buffer_t* buffers;
   const tkrt_triton_param_t** pointer_params;
   size_t pointer_count;
+  uint64_t* min_bytes; /* per parameter: what --min-elements asks for (0: nothing) */
 } triton_session_t;
 
 static void session_close(triton_session_t* s) {
@@ -614,6 +643,7 @@ static void session_close(triton_session_t* s) {
   }
   free(s->buffers);
   free(s->pointer_params);
+  free(s->min_bytes);
   free(s->args);
   tkrt_triton_bound_destroy(s->bound);
   tkrt_call_release(s->call);
@@ -630,12 +660,13 @@ static const triton_named_t* find_named(const triton_named_t* list, size_t count
   return NULL;
 }
 
-/* Every --arg / --expect / --save names a parameter of the right kind. */
+/* Every --arg / --expect / --save / --desc / --min-elements names a parameter of the right kind. */
 static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kernel_t* k) {
-  const triton_named_t* lists[] = {o->args, o->expects, o->saves, o->descs};
-  const size_t counts[] = {o->arg_count, o->expect_count, o->save_count, o->desc_count};
-  static const char* const options[] = {"--arg", "--expect", "--save", "--desc"};
-  for (int l = 0; l < 4; ++l) {
+  const triton_named_t* lists[] = {o->args, o->expects, o->saves, o->descs, o->mins};
+  const size_t counts[] = {o->arg_count, o->expect_count, o->save_count, o->desc_count,
+                           o->min_count};
+  static const char* const options[] = {"--arg", "--expect", "--save", "--desc", "--min-elements"};
+  for (int l = 0; l < 5; ++l) {
     for (size_t i = 0; i < counts[l]; ++i) {
       char name[256];
       snprintf(name, sizeof(name), "%.*s", (int)lists[l][i].name_length, lists[l][i].name);
@@ -650,6 +681,12 @@ static tkrt_status_t check_names(const triton_opts_t* o, const tkrt_triton_kerne
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "%s %s: '%s' is %s, not a tensor descriptor", options[l],
                                 lists[l][i].name, name, p->type);
+      }
+      if (l == 4 && !p->is_pointer) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "%s %s: '%s' is %s, not a pointer (a descriptor's --desc shape "
+                                "says what it spans)",
+                                options[l], lists[l][i].name, name, p->type);
       }
       if (l > 0 && !p->is_pointer && p->kind != TKRT_PARAM_TMA) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s %s: '%s' is a scalar, not a buffer",
@@ -719,6 +756,7 @@ static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_
     at = (size_t)(colon - text) < sizeof(shape_text) ? shape_text : "!"; /* too long: refused */
   }
   uint32_t rank = 0, strides = 0;
+  bool slash = false; /* a '/' was given: then strides must follow it */
   int64_t shape[TKRT_TMA_MAX_RANK] = {0}, stride[TKRT_TMA_MAX_RANK] = {0};
   for (int part = 0; part < 2; ++part) {
     char separator = part == 0 ? 'x' : ',';
@@ -742,12 +780,13 @@ static tkrt_status_t parse_desc(const triton_opts_t* o, const tkrt_triton_param_
     }
     if (part == 0 && *at == '/') {
       ++at;
+      slash = true;
       continue;
     }
     break;
   }
   if (*at || rank == 0 || rank > TKRT_TMA_MAX_RANK || (strides && strides != rank) ||
-      strides > TKRT_TMA_MAX_RANK) {
+      strides > TKRT_TMA_MAX_RANK || (slash && !strides)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "--desc %s: expected SHAPE[/STRIDES][:nan], e.g. 256x512 or "
                             "256x512/512,1 (1 to %d positive integers, as many strides as "
@@ -815,6 +854,8 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
   desc.scalar_count = scalar_count;
   desc.inout = o->inout;
   desc.inout_count = o->inout_count;
+  desc.unsigned_scalars = o->unsigned_names;
+  desc.unsigned_scalar_count = o->unsigned_count;
   tkrt_status_t created = tkrt_triton_call_create(&desc, &s->call);
   if (created && tkrt_status_code(created) != TKRT_STATUS_INVALID_ARGUMENT) *usage = 0;
   TKRT_RETURN_IF_ERROR(created);
@@ -837,6 +878,15 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
       TKRT_RETURN_IF_ERROR(parse_desc(o, p, i, &s->args[i]));
     }
     if (!buffer) continue;
+    if (strcmp(arg->value, "zeros") == 0) {
+      if (!find_named(o->mins, o->min_count, p->name)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "--arg %s: zeros without :BYTES takes its size from "
+                                "--min-elements %s=EXPR, which is not given",
+                                arg->name, p->name);
+      }
+      continue;
+    }
     if (arg->value[0] != '@' && strncmp(arg->value, "zeros:", 6) != 0) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "--arg %s: '%s' is a pointer (%s); give @FILE or zeros:BYTES",
@@ -850,6 +900,37 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "--arg %s: bad byte count (zeros:BYTES, 1 to 2^40)", arg->name);
       }
+    }
+  }
+  /* What each --min-elements asks for, in bytes, from the integer scalars (as a grid is). */
+  uint64_t* min_bytes = calloc(count ? count : 1, sizeof(*min_bytes));
+  if (!min_bytes) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  s->min_bytes = min_bytes; /* freed with the session */
+  {
+    char bindings[4096];
+    size_t used = 0;
+    bindings[0] = '\0';
+    for (size_t j = 0; j < scalar_count && used < sizeof(bindings); ++j) {
+      if (scalars[j].is_float) continue;
+      int n = snprintf(bindings + used, sizeof(bindings) - used, "%s%s=%lld", used ? "," : "",
+                       scalars[j].name, (long long)scalars[j].i);
+      if (n > 0) used += (size_t)n;
+    }
+    for (size_t m = 0; m < o->min_count; ++m) {
+      char name[256];
+      snprintf(name, sizeof(name), "%.*s", (int)o->mins[m].name_length, o->mins[m].name);
+      const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, (size_t)tkrt_triton_kernel_find_param(k, name));
+      uint32_t value[3] = {0, 0, 0};
+      TKRT_RETURN_IF_ERROR(tkrt_status_annotate(
+          tkrt_triton_grid_eval(o->mins[m].value, used ? bindings : NULL, value),
+          "--min-elements %s (an expression of the integer scalars, as --grid)", o->mins[m].name));
+      if (strchr(o->mins[m].value, ',')) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "--min-elements %s: one expression, not a list",
+                                o->mins[m].name);
+      }
+      min_bytes[tkrt_triton_kernel_find_param(k, name)] =
+          (uint64_t)value[0] * (p->element_bytes ? p->element_bytes : 1);
     }
   }
   *usage = 0;
@@ -892,6 +973,14 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     if (arg->value[0] == '@') {
       TKRT_RETURN_IF_ERROR(tkrt_status_annotate(tkrt_cli_read_file(arg->value + 1, TKRT_TRITON_CLI_MAX_FILE, &data, &size),
                                                 "--arg %s", arg->name));
+    } else if (strcmp(arg->value, "zeros") == 0) {
+      /* As many elements as --min-elements asks for (checked above to be given). */
+      if (min_bytes[i] == 0 || min_bytes[i] > ((uint64_t)1 << 40)) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "--arg %s=zeros: --min-elements asks for %llu bytes (1 to 2^40)",
+                                p->name, (unsigned long long)min_bytes[i]);
+      }
+      size = (size_t)min_bytes[i];
     } else if (strncmp(arg->value, "zeros:", 6) == 0) {
       char* end = NULL;
       unsigned long long bytes = strtoull(arg->value + 6, &end, 10);
@@ -907,6 +996,17 @@ static tkrt_status_t session_open(const triton_opts_t* o, triton_session_t* s, i
     if (size == 0) {
       free(data);
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "--arg %s: the file is empty", arg->name);
+    }
+    if (size < min_bytes[i]) {
+      free(data);
+      const triton_named_t* m = find_named(o->mins, o->min_count, p->name);
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "--arg %s: the buffer holds %zu bytes, but --min-elements %s=%s asks "
+                              "for %llu %s elements (%llu bytes): a kernel indexing that far would "
+                              "read or write past it",
+                              arg->name, size, p->name, m ? m->value : "?",
+                              (unsigned long long)(min_bytes[i] / (p->element_bytes ? p->element_bytes : 1)),
+                              p->type + 1, (unsigned long long)min_bytes[i]);
     }
     tkrt_status_t status = tkrt_memory_alloc(s->device, size, &s->buffers[slot].ptr);
     if (!status) {

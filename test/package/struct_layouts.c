@@ -195,6 +195,8 @@ int main(void) {
   FIELD(tkrt_exchange_t, set);
   FIELD(tkrt_exchange_t, get);
   FIELD(tkrt_exchange_t, add);
+  FIELD(tkrt_exchange_t, set_within);
+  FIELD(tkrt_exchange_t, add_within);
   STRUCT(tkrt_autotuner_stats_t);
   FIELD(tkrt_autotuner_stats_t, struct_size);
   FIELD(tkrt_autotuner_stats_t, exchange_leader);

@@ -2044,7 +2044,8 @@ typedef struct close_thread {
   const tkrt_triton_bound_t* bound;
   tkrt_device_t* device;
   bound_buffers_t* buffers;
-  long launched, closed_errors, other_errors;
+  atomic_long launched;
+  long closed_errors, other_errors;
 } close_thread_t;
 
 static void* close_thread_main(void* user) {
@@ -2054,7 +2055,7 @@ static void* close_thread_main(void* user) {
   for (;;) {
     tkrt_status_t status = tkrt_triton_bound_launch(t->bound, NULL, args, 4, NULL);
     if (!status) {
-      ++t->launched;
+      atomic_fetch_add(&t->launched, 1);
     } else if (tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION &&
                strstr(tkrt_status_message(status), "this bound launch was closed")) {
       ++t->closed_errors;
@@ -2122,14 +2123,15 @@ static void bound_close(void) {
   close_thread_t state[4];
   for (int i = 0; i < 4; ++i) {
     state[i] = (close_thread_t){bound, device, &a, 0, 0, 0};
+    atomic_init(&state[i].launched, 0);
     ASSERT_TRUE(pthread_create(&threads[i], NULL, close_thread_main, &state[i]) == 0);
   }
-  for (int spins = 0; spins < 100000 && state[0].launched < 50; ++spins) sched_yield();
+  for (int spins = 0; spins < 100000 && atomic_load(&state[0].launched) < 50; ++spins) sched_yield();
   EXPECT_OK(tkrt_triton_bound_close(bound));
   for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
   long launched = 0, closed_errors = 0;
   for (int i = 0; i < 4; ++i) {
-    launched += state[i].launched;
+    launched += atomic_load(&state[i].launched);
     closed_errors += state[i].closed_errors;
     EXPECT_EQ_U64(state[i].other_errors, 0);
   }

@@ -79,6 +79,20 @@ static void test_values_by_type(void) {
                 "TKRT_HOST_THREADS is '257'");
   EXPECT_STATUS(tkrt_setting_check("host_threads", "4x"), TKRT_STATUS_INVALID_ARGUMENT,
                 "host_threads is '4x'");
+  /* One rule for an integer, whichever side a blank is on or what sign it has (issue 31, E16). */
+  static const char* const not_integers[] = {" 4", "4 ", "+4", "\t4", "0x4", "4.0", "-", ""};
+  for (size_t i = 0; i + 1 < sizeof(not_integers) / sizeof(not_integers[0]); ++i) {
+    EXPECT_STATUS(tkrt_setting_check("TKRT_HOST_THREADS", not_integers[i]),
+                  TKRT_STATUS_INVALID_ARGUMENT, "expected a thread count from 1 to 256");
+  }
+  static const char* const not_numbers[] = {" 1", "1 ", "+1", "0x1p3", "1e", ".", "-"};
+  for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); ++i) {
+    EXPECT_STATUS(tkrt_setting_check("tune_prune_margin", not_numbers[i]),
+                  TKRT_STATUS_INVALID_ARGUMENT, "expected a number");
+  }
+  EXPECT_OK(tkrt_setting_read("tune_prune_margin", 0, ".5", &v));
+  EXPECT_OK(tkrt_setting_read("target_ms", 0, "2e3", &v));
+  EXPECT_TRUE(v.number == 2000.0);
   EXPECT_OK(tkrt_setting_read("tune_prune_margin", 0, "-1.5", &v));
   EXPECT_TRUE(v.number == -1.5);
   EXPECT_STATUS(tkrt_setting_check("tune_prune_margin", "inf"), TKRT_STATUS_INVALID_ARGUMENT, NULL);
