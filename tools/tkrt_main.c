@@ -659,8 +659,14 @@ void tkrt_cli_json_string(FILE* out, const char* text) {
 
 int main(int argc, char** argv) {
   /* A write past the file-size limit (ulimit -f) fails with EFBIG, which every writer reports and
-   * cleans up after (its temporary file removed), instead of SIGXFSZ killing the tool mid-write. */
+   * cleans up after (its temporary file removed), instead of SIGXFSZ killing the tool mid-write.
+   * Ignored and blocked: either makes the write fail instead (blocking also holds where a
+   * sanitizer's runtime installs handlers of its own over an ignored signal). */
   signal(SIGXFSZ, SIG_IGN);
+  sigset_t xfsz;
+  sigemptyset(&xfsz);
+  sigaddset(&xfsz, SIGXFSZ);
+  sigprocmask(SIG_BLOCK, &xfsz, NULL);
   int triton = argc >= 2 ? tkrt_cli_triton_dispatch(argc - 1, argv + 1) : -1;
   if (triton >= 0) return triton;
   if (argc < 2) {
