@@ -17,7 +17,6 @@ usage: python3 embed_gpu_check.py WORKDIR        prints "EMBED: PASS" or "EMBED:
 import logging
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -26,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "triton"))
 from script_checks import check, expect_raises  # noqa: E402
 import script_checks  # noqa: E402
-from test_python_embed import LockedStore, run_threads  # noqa: E402
+from test_python_embed import LockedStore, run_child, run_threads  # noqa: E402
 
 N = 1 << 20
 
@@ -266,17 +265,8 @@ def main():
       env = dict(os.environ, TKRT_PYTHON_LAUNCH=path, TRITON_CACHE_DIR=os.path.join(work, "cache"))
       if name == "log_threads":
         env["TKRT_LOG"] = "debug"
-      start = time.monotonic()
-      try:
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--case", name, work],
-                              env=env, capture_output=True, text=True, timeout=deadline)
-        output, code = done.stdout + done.stderr, done.returncode
-      except subprocess.TimeoutExpired as e:
-        output, code = str(e.stdout or ""), None
-      print(f"---- {name} ({path}, {time.monotonic() - start:.1f} s)")
-      print(output.rstrip()[-6000:])
-      check(code == 0, f"{name} ({path}): " + ("did not end within its deadline (a deadlock)"
-                                               if code is None else f"exit {code}"))
+      run_child([sys.executable, os.path.abspath(__file__), "--case", name, work], env, deadline,
+                f"{name} ({path})")
   rc = script_checks.finish("embed_gpu_check")
   print("EMBED: PASS" if rc == 0 else f"EMBED: FAIL ({len(script_checks.failures)} checks)")
   return rc

@@ -565,6 +565,24 @@ CASES = {
 
 # ---------------------------------------------------------------- the driver
 
+def run_child(argv, env, deadline, label):
+  """Runs one case in a child process (argv) with a deadline: prints its output under a header
+  and checks that it ended, with exit 0, in time (no end: a deadlock, named)."""
+  start = time.monotonic()
+  try:
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=deadline)
+    output, code = done.stdout + done.stderr, done.returncode
+  except subprocess.TimeoutExpired as e:
+    output = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+    code = None
+  print(f"---- {label} ({time.monotonic() - start:.1f} s)")
+  print(output.rstrip()[-8000:])
+  if code is None:
+    check(False, f"{label}: did not end within its deadline of {deadline} s (a deadlock)")
+  else:
+    check(code == 0, f"{label}: exit {code}" + (f" (signal {-code})" if code < 0 else ""))
+
+
 def child(name):
   work = tempfile.mkdtemp(prefix=f"tkrt-embed-{name}-")
   try:
@@ -597,22 +615,8 @@ def main():
         label = name + ("" if path == "default" else " (ctypes)") + (f" TKRT_LOG={level}" if level else "")
         runs.append((label, name, env, deadline))
   for label, name, env, deadline in runs:
-    start = time.monotonic()
-    try:
-      done = subprocess.run([sys.executable, os.path.abspath(__file__), *HOST, "--case", name],
-                            env=env, capture_output=True, text=True, timeout=deadline)
-      output, code = done.stdout + done.stderr, done.returncode
-    except subprocess.TimeoutExpired as e:
-      output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-      code = None
-    elapsed = time.monotonic() - start
-    print(f"---- {label} ({elapsed:.1f} s)")
-    print(output.rstrip())
-    if code is None:
-      check(False, f"{label}: did not end within its deadline of {deadline} s (a deadlock)")
-    else:
-      check(code == 0, f"{label}: exit {code}"
-            + (f" (signal {-code})" if code < 0 else ""))
+    run_child([sys.executable, os.path.abspath(__file__), *HOST, "--case", name], env, deadline,
+              label)
   return script_checks.finish("test_python_embed")
 
 

@@ -20,7 +20,6 @@ usage: test_python_exchange.py HOST_256.so HOST_512.so HOST_1024.so [JAXLIB_VECT
 Needs TKRT_XLA_LIBRARY and NumPy >= 1.22 (else exits 77, skipped).
 """
 import fcntl
-import json
 import multiprocessing
 import os
 import shutil
@@ -43,6 +42,7 @@ if not hasattr(np.ndarray, "__dlpack__"):
 
 N = 50000
 RANKS = 4
+from host_add import aligned, kernel_dir  # noqa: E402
 from script_checks import check  # noqa: E402
 import script_checks  # noqa: E402
 
@@ -84,27 +84,6 @@ class FolderStore:
       with open(path, "w") as f:
         f.write(str(value))
       return value
-
-
-def make_kernel_dir(root, name, host_image, num_warps):
-  folder = os.path.join(root, name)
-  os.makedirs(folder)
-  with open(os.path.join(folder, "add_kernel.json"), "w") as f:
-    json.dump({"name": "add_kernel", "target": {"backend": "host", "arch": "any", "warp_size": 1},
-               "num_warps": num_warps, "num_ctas": 1, "num_stages": 1, "shared": 0}, f)
-  with open(os.path.join(folder, "add_kernel.ttir"), "w") as f:
-    f.write("module {\n  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : "
-            "i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %out_ptr: !tt.ptr<f32> "
-            "{tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {\n    "
-            "tt.return\n  }\n}\n")
-  shutil.copy(host_image, os.path.join(folder, "add_kernel.so"))
-  return folder
-
-
-def aligned(n):
-  raw = np.empty(n * 4 + 128, dtype=np.uint8)
-  start = (-raw.ctypes.data) % 64
-  return raw[start:start + n * 4].view(np.float32)
 
 
 def launch(tt, kernels_root, tuner):
@@ -201,7 +180,7 @@ def run(work):
   kernels = os.path.join(work, "kernels")
   os.makedirs(kernels)
   for i, b in enumerate((256, 512, 1024)):
-    make_kernel_dir(kernels, f"v{b}", host[i], 4 << i)
+    kernel_dir(kernels, f"v{b}", host[i], 4 << i)
   ctx = multiprocessing.get_context("spawn")
 
   # ---- leader: one rank tunes, three follow

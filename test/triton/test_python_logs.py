@@ -10,7 +10,6 @@ usage: test_python_logs.py HOST_256.so HOST_512.so HOST_1024.so
 Needs TKRT_XLA_LIBRARY (libtkrt_xla.so), TKRT_LIBRARY (libtkrt.so, tkrt.triton's library) and NumPy >= 1.22; exits 77 (skipped) without NumPy.
 """
 import ctypes
-import json
 import logging
 import os
 import shutil
@@ -34,6 +33,7 @@ import tkrt.triton as tt  # noqa: E402
 
 HOST = sys.argv[1:4]
 N = 4096
+from host_add import aligned, kernel_dir  # noqa: E402
 from script_checks import check  # noqa: E402
 import script_checks  # noqa: E402
 
@@ -68,28 +68,6 @@ class StderrCapture:
     self.file.seek(0)
     self.text = self.file.read().decode(errors="replace")
     self.file.close()
-
-
-def kernel_dir(root, name, host_image, num_warps):
-  folder = os.path.join(root, name)
-  os.makedirs(folder)
-  meta = {"name": "add_kernel", "target": {"backend": "host", "arch": "any", "warp_size": 1},
-          "num_warps": num_warps, "num_ctas": 1, "num_stages": 1, "shared": 0}
-  with open(os.path.join(folder, "add_kernel.json"), "w") as f:
-    json.dump(meta, f)
-  with open(os.path.join(folder, "add_kernel.ttir"), "w") as f:
-    f.write("module {\n  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, "
-            "%y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %out_ptr: !tt.ptr<f32> "
-            "{tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {\n"
-            "    tt.return\n  }\n}\n")
-  shutil.copy(host_image, os.path.join(folder, "add_kernel.so"))
-  return folder
-
-
-def aligned(n):
-  raw = np.empty(n * 4 + 128, dtype=np.uint8)
-  start = (-raw.ctypes.data) % 64
-  return raw[start:start + n * 4].view(np.float32)
 
 
 def tuned_launch(kernels, store):

@@ -1625,6 +1625,38 @@ static long bound_add(const tkrt_triton_bound_t* bound, bound_buffers_t* a, int6
   return wrong;
 }
 
+/* A bound call of add_jit (BLOCK 256) with its host image, copied into a folder `copy`, on `rt`'s
+ * `device`: the kernel (the caller releases it), its variant and the call's description and
+ * options (pointing at the variant: keep the struct where it is). */
+typedef struct add_jit_setup {
+  tkrt_triton_kernel_t* kernel;
+  tkrt_triton_variant_t variant;
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_bound_options_t options;
+} add_jit_setup_t;
+
+static bool add_jit_setup_init(add_jit_setup_t* s, const char* copy, tkrt_runtime_t* rt,
+                               tkrt_device_t* device) {
+  char dir[1024];
+  make_copy_dir(copy, "add_jit", "add_kernel", g_host[0], NULL, dir, sizeof(dir));
+  s->kernel = NULL;
+  tkrt_status_t status = load1(dir, &s->kernel);
+  if (status) {
+    tkrt_test_print_status_(__FILE__, __LINE__, "load1(add_jit)", status);
+    tkrt_status_free(status);
+    ++tkrt_test_failed_;
+    return false;
+  }
+  s->variant = (tkrt_triton_variant_t){s->kernel, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=256", NULL};
+  tkrt_triton_call_desc_init(&s->desc);
+  s->desc.variants = &s->variant;
+  s->desc.variant_count = 1;
+  tkrt_triton_bound_options_init(&s->options);
+  s->options.runtime = rt;
+  s->options.device = device;
+  return true;
+}
+
 /* Bound launches of add_jit (tt.divisibility 16 on n) with its host image, on the host backend:
  * n per launch with the grid following it, the divisibility, kind and range checks, a missing
  * scalar, and a default. */
@@ -1636,19 +1668,11 @@ static void bound_host(void) {
     tkrt_runtime_release(rt);
     TKRT_TEST_SKIP("no host backend");
   }
-  char dir[1024];
-  make_copy_dir("add_jit_host", "add_jit", "add_kernel", g_host[0], NULL, dir, sizeof(dir));
-  tkrt_triton_kernel_t* k = NULL;
-  ASSERT_OK(load1(dir, &k));
-  tkrt_triton_variant_t variant = {k, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=256", NULL};
-  tkrt_triton_call_desc_t desc;
-  tkrt_triton_call_desc_init(&desc);
-  desc.variants = &variant;
-  desc.variant_count = 1;
-  tkrt_triton_bound_options_t options;
-  tkrt_triton_bound_options_init(&options);
-  options.runtime = rt;
-  options.device = device;
+  add_jit_setup_t setup;
+  if (!add_jit_setup_init(&setup, "add_jit_host", rt, device)) return;
+  tkrt_triton_kernel_t* k = setup.kernel;
+  tkrt_triton_call_desc_t desc = setup.desc;
+  tkrt_triton_bound_options_t options = setup.options;
   tkrt_triton_bound_t* bound = NULL;
   ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
   EXPECT_EQ_U64(tkrt_triton_bound_arg_count(bound), 4);
@@ -1761,12 +1785,12 @@ static void bound_host(void) {
   EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "scalar 'n' = 100 is not divisible by 16");
   desc.scalar_count = 0;
-  variant.grid = "cdiv(n, BLOK)";
+  setup.variant.grid = "cdiv(n, BLOK)";
   EXPECT_STATUS(tkrt_triton_bound_create(&desc, &options, &bound), TKRT_STATUS_INVALID_ARGUMENT,
                 "variant 0 of 'add_kernel': grid expression \"cdiv(n, BLOK)\", at offset 8: "
                 "unknown name 'BLOK' (known: n, num_warps, num_stages, BLOCK)");
   /* A grid whose divisor is a scalar: division by zero at launch names it. */
-  variant.grid = "n // (n - 4096)";
+  setup.variant.grid = "n // (n - 4096)";
   ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
   bound_args(&a, args, 4096);
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
@@ -1776,7 +1800,7 @@ static void bound_host(void) {
   bound = NULL;
   /* Defaults that do not evaluate a grid (4096 // n, n missing: a division by zero): the call's
    * own grid is 0 x 0 x 0 (launched directly it runs nothing, not one program). */
-  variant.grid = "4096 // n";
+  setup.variant.grid = "4096 // n";
   ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
   const uint32_t* own = tkrt_call_get_desc(tkrt_triton_bound_call(bound))->configs[0].grid;
   EXPECT_EQ_U64((uint64_t)own[0] + own[1] + own[2], 0);
@@ -2082,19 +2106,11 @@ static void bound_close(void) {
     tkrt_runtime_release(rt);
     TKRT_TEST_SKIP("no host backend");
   }
-  char dir[1024];
-  make_copy_dir("add_jit_close", "add_jit", "add_kernel", g_host[0], NULL, dir, sizeof(dir));
-  tkrt_triton_kernel_t* kernel = NULL;
-  ASSERT_OK(load1(dir, &kernel));
-  tkrt_triton_variant_t variant = {kernel, "cdiv(n, BLOCK)", {0, 0, 0}, "BLOCK=256", NULL};
-  tkrt_triton_call_desc_t desc;
-  tkrt_triton_call_desc_init(&desc);
-  desc.variants = &variant;
-  desc.variant_count = 1;
-  tkrt_triton_bound_options_t options;
-  tkrt_triton_bound_options_init(&options);
-  options.runtime = rt;
-  options.device = device;
+  add_jit_setup_t setup;
+  if (!add_jit_setup_init(&setup, "add_jit_close", rt, device)) return;
+  tkrt_triton_kernel_t* kernel = setup.kernel;
+  tkrt_triton_call_desc_t desc = setup.desc;
+  tkrt_triton_bound_options_t options = setup.options;
   bound_buffers_t a;
   bound_buffers_make(&a, device, 4096);
   /* 1. 2000 launches queued, no synchronize, then close: the last one's output is complete. */
