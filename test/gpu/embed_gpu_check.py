@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "triton"))
 from script_checks import check, expect_raises  # noqa: E402
 import script_checks  # noqa: E402
-from test_python_embed import LockedStore, run_child, run_threads  # noqa: E402
+from test_python_embed import LockedStore, close_while_launching, run_child, run_threads  # noqa: E402,E501
 
 N = 1 << 20
 
@@ -185,29 +185,8 @@ def case_close(work):
   expect_raises(ValueError, "this prepared launch was closed", lambda: add(x, y, out),
                 "a launch after close")
   launch = tt.prepare(variants[1:2], n=N)
-  counts, ended = [0] * 4, [None] * 4
-
-  def body(i):
-    o = torch.empty_like(x)
-    while True:
-      try:
-        launch(x, y, o)
-      except (ValueError, tt.Error) as e:
-        ended[i] = str(e)
-        return
-      counts[i] += 1
-
-  threads = [threading.Thread(target=body, args=(i,), daemon=True) for i in range(4)]
-  for t in threads:
-    t.start()
-  while sum(counts) < 1000:
-    time.sleep(0.001)
-  launch.close()
-  for t in threads:
-    t.join(30)
-  check(not any(t.is_alive() for t in threads) and all(e and "closed" in e for e in ended),
-        f"close while 4 threads launch: each ended saying it was closed ({sum(counts)} launches)")
-
+  close_while_launching(tt, launch, lambda: (x, y, torch.empty_like(x)), launch.close, 1000,
+                        "close")
 
 class CapsuleOnly:
   """An array that only speaks DLPack (a framework tkrt has no fast path for), over a torch tensor."""

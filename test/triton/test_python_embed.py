@@ -98,6 +98,35 @@ def run_threads(count, target, deadline_s, label):
   return not errors
 
 
+def close_while_launching(tt, launch, make_args, close, min_launches, label):
+  """4 threads launch `launch` (with make_args()) until a launch raises; close() runs once they
+  made min_launches. Checks that every thread ended, each on an error saying it was closed."""
+  counts, ended = [0] * 4, [None] * 4
+
+  def body(i):
+    args = make_args()
+    while True:
+      try:
+        launch(*args)
+      except (ValueError, tt.Error) as e:
+        ended[i] = str(e)
+        return
+      counts[i] += 1
+
+  threads = [threading.Thread(target=body, args=(i,), daemon=True) for i in range(4)]
+  for t in threads:
+    t.start()
+  while sum(counts) < min_launches and any(t.is_alive() for t in threads):
+    time.sleep(0.001)
+  close()
+  for t in threads:
+    t.join(30)
+  check(not any(t.is_alive() for t in threads), f"{label} while 4 threads launch: all ended")
+  check(all(e and "closed" in e for e in ended),
+        f"{label} while 4 threads launch: each thread's next launch said it was closed "
+        f"({set(ended)}, {sum(counts)} launches)")
+
+
 class LockedStore:
   """A key-value store in this process: a dict behind a lock, get waiting on a condition (what a
   c10d HashStore is). Its methods take Python locks, so they need the GIL."""
@@ -340,34 +369,8 @@ def case_close(work):
 
   for how in ("close", "clear_cache"):
     launch = kernels[1].prepare("cdiv(n, BLOCK)", constants={"BLOCK": 512}, device="host", n=N)
-    counts = [0] * 4
-    ended = [None] * 4
-
-    def body(i):
-      o = aligned(N)
-      while True:
-        try:
-          launch(x, y, o)
-        except (ValueError, tt.Error) as e:
-          ended[i] = str(e)
-          return
-        counts[i] += 1
-
-    threads = [threading.Thread(target=body, args=(i,), daemon=True) for i in range(4)]
-    for t in threads:
-      t.start()
-    while sum(counts) < 100:
-      time.sleep(0.001)
-    if how == "close":
-      launch.close()
-    else:
-      tt.clear_cache()
-    for t in threads:
-      t.join(30)
-    check(not any(t.is_alive() for t in threads), f"{how} while 4 threads launch: all ended")
-    check(all(e and "closed" in e for e in ended),
-          f"{how} while 4 threads launch: each thread's next launch said it was closed "
-          f"({set(ended)}, {sum(counts)} launches)")
+    close_while_launching(tt, launch, lambda: (x, y, aligned(N)),
+                          launch.close if how == "close" else tt.clear_cache, 100, how)
 
 
 def case_exchange_lock(work):
