@@ -7,8 +7,10 @@ built as an optional extension for the Python that builds the wheel: without CPy
 wheel is built without it and tkrt.triton launches through ctypes). The wheel is tagged for the
 platform: cpXY-cpXY-manylinux_<X>_<Y>_<arch> with the extension (py3-none-... without it), where
 glibc X.Y is the newest symbol version the shipped binaries import (read from their ELF
-version-needs sections after the build, never guessed). It holds tkrt/libtkrt_xla.so next to tkrt/__init__.py, and the tool as tkrt/bin/tkrt
-with its library tkrt/lib/libtkrt.so.0 (run as the `tkrt` console command, tkrt/_cli.py).
+version-needs sections after the build, never guessed). It holds tkrt/libtkrt_xla.so next to
+tkrt/__init__.py, tkrt itself as tkrt/lib/libtkrt.so.0, which libtkrt_xla.so and tkrt._native link
+(run path $ORIGIN/lib: one tkrt per process), and the tool as tkrt/bin/tkrt (run as the `tkrt`
+console command, tkrt/_cli.py; run path $ORIGIN/../lib).
 Needs cmake (3.25 or newer), a C and a C++ compiler and zlib's headers; see python/README.md.
 """
 
@@ -119,11 +121,12 @@ def elf_needs(path):
   return needed, versions
 
 
-def glibc_baseline(paths):
+def glibc_baseline(paths, also_shipped=()):
   """(major, minor) of the newest GLIBC_x.y symbol version the files import (at least
-  OLDEST_GLIBC), and the NEEDED libraries that are neither system libraries nor shipped."""
+  OLDEST_GLIBC), and the NEEDED libraries that are neither system libraries nor shipped (the
+  files themselves and `also_shipped`, names)."""
   newest, foreign = OLDEST_GLIBC, set()
-  shipped = {os.path.basename(p) for p in paths}
+  shipped = {os.path.basename(p) for p in paths} | set(also_shipped)
   for path in paths:
     needed, versions = elf_needs(path)
     foreign.update(n for n in needed if n not in SYSTEM_LIBS and n not in shipped
@@ -174,6 +177,7 @@ class BuildPyWithLibrary(build_py):
       shutil.copy2(built, target)  # follows libtkrt.so.0's link: the wheel holds the file itself
       shipped.append(target)
     glibc, foreign = glibc_baseline(shipped)
+    self.distribution.tkrt_cmake_build = build_temp  # where tkrt._native finds libtkrt to link
     self.distribution.tkrt_glibc = glibc
     self.distribution.tkrt_foreign_libs = foreign
     self.announce(f"tkrt: the binaries need glibc {glibc[0]}.{glibc[1]}"
@@ -181,25 +185,33 @@ class BuildPyWithLibrary(build_py):
 
 
 class BuildNative(build_ext):
-  """Builds tkrt._native (optional: a failure leaves the ctypes path) and adds its glibc needs to
-  the wheel's tag. It does not link libtkrt: tkrt.triton hands it the launch function of the
-  library it loaded."""
+  """Builds tkrt._native (optional: a failure leaves the ctypes path) against the libtkrt.so.0
+  that build_py built (it links it: run path $ORIGIN/lib, where the wheel puts it) and adds its
+  glibc needs to the wheel's tag."""
 
   def run(self):
+    build_temp = getattr(self.distribution, "tkrt_cmake_build", None)
+    if build_temp is None:  # build_ext alone: build_py (which runs CMake) first
+      self.run_command("build_py")
+      build_temp = self.distribution.tkrt_cmake_build
+    for extension in self.extensions:
+      extension.library_dirs = [build_temp]
     super().run()
     built = [self.get_ext_fullpath(e.name) for e in self.extensions]
     built = [b for b in built if os.path.isfile(b)]
     self.distribution.tkrt_native = bool(built)
     if built:
-      glibc, foreign = glibc_baseline(built)
+      glibc, foreign = glibc_baseline(built, also_shipped=(TOOL_LIB[1],))
       self.distribution.tkrt_glibc = max(getattr(self.distribution, "tkrt_glibc", glibc), glibc)
       self.distribution.tkrt_foreign_libs = sorted(
           set(getattr(self.distribution, "tkrt_foreign_libs", [])) | set(foreign))
 
 
 NATIVE = Extension("tkrt._native", sources=["tkrt/_native.c"],
-                   include_dirs=[os.path.join(ROOT, "include")],
-                   extra_compile_args=["-std=c11", "-fvisibility=hidden"], optional=True)
+                   include_dirs=[os.path.join(ROOT, "include")], libraries=["tkrt"],
+                   extra_compile_args=["-std=c11", "-fvisibility=hidden"],
+                   extra_link_args=["-Wl,-rpath,$ORIGIN/lib", "-Wl,--enable-new-dtags"],
+                   optional=True)
 
 
 class WithLibrary(Distribution):

@@ -69,11 +69,11 @@ def library_path() -> str:
       f"or set TKRT_XLA_LIBRARY to a libtkrt_xla.so")
 
 
-def core_library_path() -> str:
-  """Where libtkrt.so (the library tkrt.triton runs on) is: $TKRT_LIBRARY when set, else
-  lib/libtkrt.so.0 next to this file (the wheel), else the libtkrt_xla.so of library_path(),
-  which carries the same library (cmake --install puts no libtkrt.so.0 beside the package).
-  Nothing else is searched."""
+def core_library_path() -> Optional[str]:
+  """Where libtkrt.so.0 (tkrt itself: tkrt.triton's library, and the one libtkrt_xla.so links)
+  is: $TKRT_LIBRARY when set, else lib/libtkrt.so.0 next to this file (the wheel), else None:
+  the one libtkrt_xla.so (library_path()) finds through its run path (cmake --install puts
+  libtkrt.so.0 in <prefix>/lib). Nothing else is searched."""
   env = os.environ.get("TKRT_LIBRARY")
   if env:
     if not os.path.isfile(env):
@@ -82,12 +82,21 @@ def core_library_path() -> str:
   path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", _CORE_NAME)
   if os.path.isfile(path):
     return path
-  try:
-    return library_path()
-  except FileNotFoundError as e:
-    raise FileNotFoundError(
-        f"{path} does not exist, nor a libtkrt_xla.so ({e}): set TKRT_LIBRARY to a "
-        f"libtkrt.so, or install the wheel (pip install ./python)") from None
+  return None
+
+
+def _address(lib, name: str) -> int:
+  return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+
+
+def _check_one_copy(lib, what: str) -> None:
+  """Raises ImportError when `lib` (libtkrt_xla.so, or the library tkrt._native links) resolves
+  tkrt's API to another copy of libtkrt than the one loaded here: two copies would be two default
+  runtimes, tuners, settings tables and logs in one process."""
+  if _core is not None and _address(lib, "tkrt_runtime_default") != _address(_core, "tkrt_runtime_default"):
+    raise ImportError(f"{what} uses another copy of libtkrt than {_core._name}, which this process "
+                      f"loaded first: a process holds one tkrt (set TKRT_LIBRARY to the "
+                      f"libtkrt.so.0 {what} links, or unset it)")
 
 
 def _require_jax(what: str):
@@ -119,11 +128,16 @@ class _Stats(ctypes.Structure):
 
 
 def load_library() -> ctypes.CDLL:
-  """Loads libtkrt_xla.so once (RTLD_LOCAL: it exports only tkrt_ symbols anyway)."""
+  """Loads libtkrt_xla.so once (RTLD_LOCAL: it exports only tkrt_ symbols anyway), after
+  libtkrt.so.0 (load_core_library), which it links: the loader binds its dependency to that one
+  by soname, so JAX's targets and tkrt.triton share one tkrt."""
   global _lib
+  if _lib is None:
+    load_core_library()
   with _lock:
     if _lib is None:
       lib = ctypes.CDLL(library_path())
+      _check_one_copy(lib, library_path())
       lib.tkrt_xla_version.restype = ctypes.c_char_p
       lib.tkrt_xla_get_stats.argtypes = [ctypes.POINTER(_Stats)]
       lib.tkrt_xla_get_stats.restype = None
@@ -136,12 +150,18 @@ def load_library() -> ctypes.CDLL:
 
 
 def load_core_library() -> ctypes.CDLL:
-  """Loads libtkrt.so (core_library_path) once: tkrt.triton's devices, runtime and launches.
-  Its log goes where libtkrt_xla's goes (route_logs_to_python, set_log_level)."""
+  """Loads libtkrt.so.0 (core_library_path) once: tkrt itself, whose default runtime (devices,
+  tuner, decisions, settings) and log tkrt.triton, libtkrt_xla.so and tkrt._native all use.
+  Loaded before either of those, which link it, so that they bind to this copy. Where no path is
+  known, the copy libtkrt_xla.so finds through its run path."""
   global _core
   with _lock:
     if _core is None:
-      lib = ctypes.CDLL(core_library_path())
+      path = core_library_path()
+      if path is None:
+        ctypes.CDLL(library_path())  # brings its libtkrt.so.0; taken below by its soname
+        path = _CORE_NAME
+      lib = ctypes.CDLL(path)
       _attach_log(lib)
       _core = lib
     return _core
@@ -185,8 +205,9 @@ _log_level: Optional[int] = None
 def _attach_log(lib) -> None:
   """Binds the log API of a library being loaded (under _lock) and gives it the routing and the
   level the others have. A library without the log API is left alone."""
-  if not hasattr(lib, "tkrt_log_set_sink") or any(l._handle == lib._handle for l in _log_libraries):
-    return
+  if not hasattr(lib, "tkrt_log_set_sink") or any(
+      _address(l, "tkrt_log_drain") == _address(lib, "tkrt_log_drain") for l in _log_libraries):
+    return  # the same library (libtkrt_xla.so uses libtkrt.so.0's log): one log
   lib.tkrt_log_set_sink.argtypes = [_LOG_SINK, ctypes.c_void_p]
   lib.tkrt_log_set_sink.restype = ctypes.c_void_p
   lib.tkrt_log_level_from_string.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]

@@ -10,11 +10,11 @@
  * attributes, else a DLPack capsule that is read and never consumed), the scalars, the stream
  * (explicit, else the framework's current one), and calls tkrt_triton_bound_launch once.
  *
- * The extension does not link libtkrt: tkrt.triton gives it the addresses of the functions it
- * calls in the library it loaded (_configure), so both use one copy of the runtime. Anything the
- * fast checks refuse is handed to the launcher's Python method _explain, the ctypes path's
- * argument reader, which raises the error with today's message; C statuses become
- * tkrt.triton.Error through tkrt.triton's _raise.
+ * The extension links libtkrt.so.0 and calls it directly; tkrt.triton checks that it is the library
+ * it loaded itself (_library_marker), so the process has one copy of tkrt. Anything the fast checks
+ * refuse is handed to the launcher's Python method _explain, the ctypes path's argument reader,
+ * which raises the error with today's message; a C status becomes tkrt.triton.Error here (its
+ * code name and message read from the status, no call back into Python for them).
  *
  * The GIL (issue 31): a launch is first tried with the GIL held (tkrt_triton_bound_try_launch,
  * which never waits); where it would wait (a decision to make, a store or an exchange to ask, a
@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tkrt/log.h"
 #include "tkrt/triton_bound.h"
 
 #if PY_VERSION_HEX < 0x030A0000 /* Python 3.9 (the package's oldest) lacks Py_NewRef */
@@ -100,19 +101,7 @@ enum { DL_CPU = 1 };
 
 /* ------------------------------------------------------------------ module state */
 
-typedef tkrt_status_t (*bound_launch_fn)(const tkrt_triton_bound_t*, tkrt_stream_t,
-                                         const tkrt_triton_arg_t*, size_t,
-                                         tkrt_launch_decision_t*);
-typedef tkrt_status_t (*stream_sync_fn)(tkrt_device_t*, tkrt_stream_t);
-/* tkrt.triton's library: tkrt_triton_bound_launch, tkrt_triton_bound_try_launch,
- * tkrt_stream_synchronize, and tkrt_status_would_wait()'s status. */
-static bound_launch_fn g_launch, g_try_launch;
-static stream_sync_fn g_sync;
-static tkrt_status_t g_would_wait;
-/* tkrt_log_flush: what a launch that released the GIL logged, delivered before it returns
- * (called with the GIL released: it waits for a drain thread that may need the GIL). */
-static size_t (*g_flush)(void);
-static PyObject* g_raise_status;  /* tkrt.triton._raise_status(status_address, context) */
+static PyObject* g_error;         /* tkrt.triton.Error(code, message) */
 static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> tuple */
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr,
     *s_numel, *s_size, *s_get_device, *s_dtype,
@@ -680,6 +669,24 @@ static int launch_stream(launcher_t* self, PyObject* stream, const array_t* firs
   return 0; /* DLPack arrays of other frameworks: the legacy default stream */
 }
 
+/* Raises tkrt.triton.Error(code name, "<context>: <message>") for a status, and frees it. */
+static void raise_status(tkrt_status_t status, PyObject* context) {
+  PyObject* message = PyUnicode_FromFormat("%U: %s", context, tkrt_status_message(status));
+  const char* code = tkrt_status_code_name(tkrt_status_code(status));
+  tkrt_status_free(status);
+  if (!message) return;
+  if (!g_error) {
+    PyErr_Format(PyExc_RuntimeError, "%s: %U", code, message);
+  } else {
+    PyObject* error = PyObject_CallFunction(g_error, "sO", code, message);
+    if (error) {
+      PyErr_SetObject(g_error, error);
+      Py_DECREF(error);
+    }
+  }
+  Py_DECREF(message);
+}
+
 #define STACK_ARGS 24
 
 static PyObject* explain(launcher_t* self, PyObject* const* args, Py_ssize_t nargs,
@@ -827,31 +834,27 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     const tkrt_triton_bound_t* bound = self->bound;
     tkrt_stream_t st = (tkrt_stream_t)(uintptr_t)s;
     tkrt_status_t status;
+    /* tkrt_log_flush delivers what a launch that released the GIL logged before it returns; it
+     * is called with the GIL released (it waits for a drain thread that may need the GIL). */
     if (self->process_memory || synchronous) {
       Py_BEGIN_ALLOW_THREADS
-      status = g_launch(bound, st, c_args, (size_t)n, NULL);
-      if (!status) status = g_sync(self->device, st);
-      g_flush();
+      status = tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
+      if (!status) status = tkrt_stream_synchronize(self->device, st);
+      tkrt_log_flush();
       Py_END_ALLOW_THREADS
     } else {
-      status = g_try_launch(bound, st, c_args, (size_t)n, NULL);
-      if (status == g_would_wait) {
+      status = tkrt_triton_bound_try_launch(bound, st, c_args, (size_t)n, NULL);
+      if (tkrt_status_is_would_wait(status)) {
         Py_BEGIN_ALLOW_THREADS
-        status = g_launch(bound, st, c_args, (size_t)n, NULL);
-        g_flush(); /* what the wait logged (loads, the tuner), as records before we return */
+        status = tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
+        tkrt_log_flush(); /* what the wait logged (loads, the tuner) */
         Py_END_ALLOW_THREADS
       }
     }
     if (!status) {
       result = Py_NewRef(Py_None);
     } else {
-      PyObject* address = PyLong_FromVoidPtr(status);
-      if (address) {
-        PyObject* r = PyObject_CallFunctionObjArgs(g_raise_status, address, self->context, NULL);
-        Py_XDECREF(r); /* it raises */
-        Py_DECREF(address);
-      }
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tkrt launch failed");
+      raise_status(status, self->context);
     }
   }
   for (Py_ssize_t i = 0; i < kept_count; i++) Py_DECREF(kept[i]); /* after the launch ran */
@@ -1033,31 +1036,29 @@ static PyTypeObject launcher_type = {
 
 /* ------------------------------------------------------------------ module functions */
 
-/* _configure(launch, try_launch, stream_synchronize, would_wait status, log_flush, raise_status,
- * classify): the addresses of tkrt_triton_bound_launch, tkrt_triton_bound_try_launch,
- * tkrt_stream_synchronize, tkrt_status_would_wait()'s status and tkrt_log_flush in tkrt.triton's
- * library. */
+/* _configure(error_class, classify): tkrt.triton.Error (raised for a failed launch's status) and
+ * the classifier of array types (tkrt.triton's array readers). */
 static PyObject* configure(PyObject* module, PyObject* a) {
   (void)module;
-  unsigned long long launch, try_launch, sync, would_wait, flush;
-  PyObject *raise_status, *classify;
-  if (!PyArg_ParseTuple(a, "KKKKKOO", &launch, &try_launch, &sync, &would_wait, &flush,
-                        &raise_status, &classify)) {
-    return NULL;
-  }
-  if (!launch || !try_launch || !sync || !would_wait || !flush ||
-      !PyCallable_Check(raise_status) || !PyCallable_Check(classify)) {
+  PyObject *error, *classify;
+  if (!PyArg_ParseTuple(a, "OO", &error, &classify)) return NULL;
+  if (!PyType_Check(error) || !PyType_IsSubtype((PyTypeObject*)error,
+                                                (PyTypeObject*)PyExc_Exception) ||
+      !PyCallable_Check(classify)) {
     PyErr_SetString(PyExc_ValueError, "tkrt._native._configure: bad arguments");
     return NULL;
   }
-  g_launch = (bound_launch_fn)(uintptr_t)launch;
-  g_try_launch = (bound_launch_fn)(uintptr_t)try_launch;
-  g_sync = (stream_sync_fn)(uintptr_t)sync;
-  g_would_wait = (tkrt_status_t)(uintptr_t)would_wait;
-  g_flush = (size_t(*)(void))(uintptr_t)flush;
-  Py_XSETREF(g_raise_status, Py_NewRef(raise_status));
+  Py_XSETREF(g_error, Py_NewRef(error));
   Py_XSETREF(g_classify, Py_NewRef(classify));
   Py_RETURN_NONE;
+}
+
+/* _library_marker() -> the address of tkrt_runtime_default in the libtkrt this module linked:
+ * tkrt.triton compares it with the library it loaded (one copy of tkrt per process). */
+static PyObject* library_marker(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromVoidPtr((void*)(uintptr_t)&tkrt_runtime_default);
 }
 
 /* _vectorcall_subclass(type): a Python subclass of Launcher without its own __call__ is called
@@ -1101,7 +1102,8 @@ static PyObject* array_probe(PyObject* module, PyObject* obj) {
 }
 
 static PyMethodDef module_methods[] = {
-    {"_configure", configure, METH_VARARGS, "Sets the launch function and Python helpers."},
+    {"_configure", configure, METH_VARARGS, "Sets tkrt.triton's Error class and array classifier."},
+    {"_library_marker", library_marker, METH_NOARGS, "The address of tkrt_runtime_default."},
     {"_vectorcall_subclass", vectorcall_subclass, METH_O, "Vectorcall for a Python subclass."},
     {"_array", array_probe, METH_O, "What the native path reads of an array."},
     {NULL, NULL, 0, NULL},

@@ -41,7 +41,7 @@ import threading
 import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import core_library_path, flush_logs, load_core_library
+from . import flush_logs, load_core_library
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
@@ -279,12 +279,6 @@ class _Api:
     self.bound_try_launch.restype = ctypes.c_void_p
     self.bound_try_launch.argtypes = launch_types
     self.would_wait = self.status_would_wait()  # the status the try answers where it would wait
-    address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
-    # For tkrt._native, which calls the same functions of the same library.
-    self.native_functions = (address(lib.tkrt_triton_bound_launch),
-                             address(lib.tkrt_triton_bound_try_launch),
-                             address(lib.tkrt_stream_synchronize), self.would_wait,
-                             address(lib.tkrt_log_flush))
     self.library_name = lib._name
     self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
 
@@ -333,13 +327,22 @@ def _versioned(struct_type, init):
 def _load_native():
   """tkrt._native (the C launch path) and None, or None and why not: TKRT_PYTHON_LAUNCH=ctypes
   asks for the ctypes path (=native insists on the extension); TKRT_NATIVE_MODULE names a built
-  module file to import (CMake's build folder), else the package's own is imported."""
+  module file to import (CMake's build folder), else the package's own is imported. The
+  extension links libtkrt.so.0: the library is loaded first (load_core_library), so that the
+  extension binds to the same copy, which is then checked."""
   forced = os.environ.get("TKRT_PYTHON_LAUNCH", "").strip().lower()
   if forced not in ("", "native", "ctypes"):
     raise ValueError(f"tkrt.triton: TKRT_PYTHON_LAUNCH={forced!r}: expected native or ctypes")
   if forced == "ctypes":
     return None, "TKRT_PYTHON_LAUNCH=ctypes"
   path = os.environ.get("TKRT_NATIVE_MODULE", "").strip()
+  try:
+    core = load_core_library()
+  except OSError as e:  # no libtkrt: the first use says so (tkrt.triton's calls need it anyway)
+    if forced == "native":
+      raise ImportError(f"tkrt.triton: TKRT_PYTHON_LAUNCH=native but libtkrt cannot be loaded: "
+                        f"{e}") from e
+    return None, f"libtkrt cannot be loaded ({e})"
   try:
     if path:
       import importlib.util
@@ -350,11 +353,15 @@ def _load_native():
       spec.loader.exec_module(module)
     else:
       from . import _native as module  # type: ignore[attr-defined]
+    if module._library_marker() != ctypes.cast(core.tkrt_runtime_default, ctypes.c_void_p).value:
+      raise ImportError(f"{getattr(module, '__file__', 'tkrt._native')} links another copy of "
+                        f"libtkrt than {core._name}, which tkrt.triton loaded (one tkrt per "
+                        f"process: point TKRT_LIBRARY at the libtkrt.so.0 it links, or unset it)")
   except ImportError as e:
     if forced == "native":
       raise ImportError(f"tkrt.triton: TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be "
-                        f"imported: {e}") from e
-    return None, f"tkrt._native cannot be imported ({e})"
+                        f"used: {e}") from e
+    return None, f"tkrt._native cannot be used ({e})"
   return module, None
 
 
@@ -368,17 +375,12 @@ _native_configured = False
 
 
 def _configure_native() -> None:
-  """Gives tkrt._native the launch function of the library loaded here (the extension does not
-  link libtkrt, so both use one runtime) and the Python helpers of its rare paths."""
+  """Gives tkrt._native the Error class it raises for a failed launch's status and the
+  classifier of array types (the readers below)."""
   global _native_configured
   if not _native_configured:
-    _native._configure(*_c().native_functions, _raise_status, _classify_array_type)
+    _native._configure(Error, _classify_array_type)
     _native_configured = True
-
-
-def _raise_status(status: int, context: str):
-  """Raises a tkrt_status_t (its address) as Error: for tkrt._native."""
-  _raise(ctypes.c_void_p(status), context)
 
 
 # ---------------------------------------------------------------- devices

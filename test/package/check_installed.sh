@@ -43,6 +43,12 @@ assert callable(tt.load) and callable(tt.prepare), "tkrt.triton lacks load/prepa
 import glob  # tkrt._native, where the build made it for this Python, is installed and used
 if glob.glob(os.path.join(os.path.dirname(tkrt.__file__), "_native.*.so")):
   assert tt.launch_path == "native", (tt.launch_path, tt.launch_path_reason)
+tt.device("host")
+# One tkrt in the process (issue 32): libtkrt_xla.so and tkrt._native link <prefix>/lib's
+# libtkrt.so.0 (run path from the package folder), the one tkrt.triton loaded.
+mapped = {line.split()[-1] for line in open("/proc/self/maps") if "/libtkrt.so" in line}
+prefix = os.path.dirname(os.path.dirname(os.path.dirname(sys.argv[1])))
+assert len(mapped) == 1 and next(iter(mapped)).startswith(prefix), (mapped, prefix)
 print(f"ok: {line} from {tkrt.library_path()}, launch path {tt.launch_path}")
 PY
 fi

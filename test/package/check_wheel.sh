@@ -129,7 +129,7 @@ for elf in tkrt/libtkrt_xla.so tkrt/bin/tkrt tkrt/lib/libtkrt.so.0 "${native_so[
   for lib in $needed; do
     case "$lib" in
       libc.so.6|libm.so.6|libdl.so.2|libpthread.so.0|librt.so.1|libz.so.1|ld-linux*.so.*) ;;
-      libtkrt.so.0) [ "$elf" = tkrt/bin/tkrt ] || { echo "FAIL: $elf needs $lib"; exit 1; } ;;
+      libtkrt.so.0) [ "$elf" != tkrt/lib/libtkrt.so.0 ] || { echo "FAIL: $elf needs $lib"; exit 1; } ;;
       *) echo "FAIL: $elf needs $lib, which is not a system library every glibc system has"; exit 1 ;;
     esac
   done
@@ -149,6 +149,21 @@ if [ "$(readelf -d "$unpacked/tkrt/bin/tkrt" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]
   echo "FAIL: tkrt/bin/tkrt's run path is not \$ORIGIN/../lib:"; readelf -d "$unpacked/tkrt/bin/tkrt" | grep -E 'RPATH|RUNPATH'
   exit 1
 fi
+# One tkrt per process (issue 32): libtkrt_xla.so and tkrt._native link the wheel's
+# tkrt/lib/libtkrt.so.0 (NEEDED, found through $ORIGIN/lib) rather than carry a copy of tkrt.
+for elf in tkrt/libtkrt_xla.so "${native_so[@]}"; do
+  readelf -d "$unpacked/$elf" | grep -q 'NEEDED.*\[libtkrt\.so\.0\]' ||
+    { echo "FAIL: $elf does not link libtkrt.so.0"; exit 1; }
+  runpath="$(readelf -d "$unpacked/$elf" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
+  case ":$runpath:" in
+    *':$ORIGIN/lib:'*) ;;
+    *) echo "FAIL: $elf's run path ($runpath) lacks \$ORIGIN/lib"; exit 1 ;;
+  esac
+  if nm -D --defined-only "$unpacked/$elf" | grep -q ' tkrt_runtime_default$'; then
+    echo "FAIL: $elf carries its own copy of tkrt (it defines tkrt_runtime_default)"; exit 1
+  fi
+done
+echo "ok: libtkrt_xla.so and tkrt._native link the wheel's libtkrt.so.0 (one tkrt per process)"
 
 "$python" -m pip install --no-deps --no-index --target "$work/target" "$wheel"
 

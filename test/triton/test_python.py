@@ -304,7 +304,7 @@ def run(work):
                                   TKRT_NATIVE_MODULE=os.path.join(HERE, "no_such_module.so"),
                                   TKRT_PYTHON_LAUNCH="native"),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-  check(probe.returncode != 0 and "TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be imported"
+  check(probe.returncode != 0 and "TKRT_PYTHON_LAUNCH=native but tkrt._native cannot be used"
         in probe.stdout, f"TKRT_PYTHON_LAUNCH=native without the extension: ImportError "
         f"({probe.stdout.strip()[-200:]})")
 
