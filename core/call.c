@@ -102,9 +102,10 @@ static void tkrt_kernel_compute_digest(tkrt_kernel_t* kernel) {
     tkrt_digest_string(&ctx, 'e', image->entry_name);
     tkrt_digest_u64(&ctx, 'S', image->shared_mem_bytes);
   }
-  /* Appended after the images, and only when set, so that kernels without profile scratch keep
-   * the digests (and the tuning database's keys) they had before the field existed. */
-  if (d->profile_scratch_size || d->profile_scratch_align) {
+  /* Appended after the images, and only when it matters (a size, or an alignment above 1), so
+   * that kernels without profile scratch have one digest however they were described: decoded
+   * from a blob (align 0) or loaded from Triton's output (align 1). */
+  if (d->profile_scratch_size || d->profile_scratch_align > 1) {
     tkrt_digest_u64(&ctx, 'p', d->profile_scratch_size);
     tkrt_digest_u64(&ctx, 'A', d->profile_scratch_align);
   }

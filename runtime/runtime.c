@@ -140,6 +140,8 @@ static pthread_once_t tkrt_runtime_default_once = PTHREAD_ONCE_INIT;
 static void tkrt_runtime_default_create(void) {
   tkrt_runtime_options_t options;
   tkrt_runtime_options_init(&options);
+  /* The settings table's default (what XLA's targets and tkrt.triton's tuners always had). */
+  options.tuner.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
   tkrt_runtime_t* rt = NULL;
   tkrt_status_t status = tkrt_runtime_create(&options, &rt);
   if (status) { /* out of memory */

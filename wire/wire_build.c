@@ -308,6 +308,8 @@ static tkrt_status_t wb_build_kernel(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, size_t 
   desc.global_scratch_size = k->global_scratch_size;
   desc.global_scratch_align = k->global_scratch_align;
   desc.launch_flags = k->launch_flags;
+  desc.profile_scratch_size = k->profile_scratch_size;
+  desc.profile_scratch_align = k->profile_scratch_align;
   desc.images = images;
   desc.image_count = count;
   if ((status = wb_side_record(k, paths, count, &side))) goto cleanup;

@@ -166,6 +166,12 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_t* kerne
     }
   }
   we_uint(w, TKRT_F_KERNEL_TKRT_LAUNCH_FLAGS, k->launch_flags);
+  /* Profile scratch (proton-instrumented kernels): jaxlib has no field for it; without it such a
+   * kernel would write through a null pointer. Written only when it matters. */
+  if (k->profile_scratch_size || k->profile_scratch_align > 1) {
+    we_uint(w, TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_SIZE, k->profile_scratch_size);
+    we_uint(w, TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_ALIGN, k->profile_scratch_align);
+  }
   tkrt_wire_end_message(w, start);
   return NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt xla: the shared state of the XLA targets: one tkrt runtime (blob cache, devices, tuner)
- * configured from the adapter's settings, and the counters. Everything on the launch path is
- * lock-free: the runtime is published once through an atomic pointer, and its lookups are. */
+/* tkrt xla: the shared state of the XLA targets: the process's default tkrt runtime (blob cache,
+ * devices, tuner, settings), which the targets share with tkrt.triton and every C user of
+ * tkrt_runtime_default in the process, and the counters. Everything on the launch path is
+ * lock-free: the runtime's lookups are. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,49 +16,32 @@ tkrt_xla_counters_t tkrt_xla_counters;
 
 /* ---------------------------------------------------------------- the runtime */
 
-static _Atomic(tkrt_runtime_t*) tkrt_xla_rt;
-static pthread_once_t tkrt_xla_rt_once = PTHREAD_ONCE_INIT;
-
-/* Created with default options: the blob cache is needed before the settings may be frozen
- * (tkrt_xla_configure works until a device is opened or a call tuned, as before the runtime). */
-static void tkrt_xla_runtime_create(void) {
-  tkrt_runtime_t* rt = NULL;
-  tkrt_status_t status = tkrt_runtime_create(NULL, &rt);
-  if (status) { /* out of host memory: every call says so */
-    tkrt_status_free(status);
-    return;
-  }
-  atomic_store_explicit(&tkrt_xla_rt, rt, memory_order_release);
-}
-
 tkrt_status_t tkrt_xla_runtime(tkrt_runtime_t** out_runtime) {
-  tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
-  if (!rt) {
-    pthread_once(&tkrt_xla_rt_once, tkrt_xla_runtime_create);
-    rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
-    if (!rt) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
-  }
+  tkrt_runtime_t* rt = tkrt_runtime_default();
+  if (!rt) return TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of host memory");
   *out_runtime = rt;
   return NULL;
 }
 
-/* The adapter's settings are the runtime's: the environment's are handed to it, and frozen,
- * once, before it opens a device. */
+const char* tkrt_xla_backends(void) { return tkrt_xla_settings()->backends; }
+
+/* The adapter's own settings are frozen, and the decision exchange (which no setting names) is
+ * handed to the runtime's tuner options, once, before the adapter opens a device. */
 static pthread_once_t tkrt_xla_settle_once = PTHREAD_ONCE_INIT;
 static char tkrt_xla_settle_error[512];
 
-/* The environment's settings and tkrt_xla_configure's are the runtime's already (and frozen for
- * tkrt_xla_configure now); the decision exchange, which no setting names, is added to them. */
 static void tkrt_xla_settle(void) {
-  tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
+  tkrt_runtime_t* rt = tkrt_runtime_default();
   (void)tkrt_xla_settings();
   tkrt_device_options_t device;
   tkrt_autotuner_options_t tuner;
   tkrt_runtime_get_options(rt, &device, &tuner);
-  tkrt_xla_exchange_apply(&tuner); /* the decision exchange, if one was set (xla_exchange.c) */
+  if (!tkrt_xla_exchange_apply(&tuner)) return; /* no decision exchange: nothing to hand over */
   tkrt_status_t status = tkrt_runtime_set_options(rt, &device, &tuner);
   if (status) {
-    snprintf(tkrt_xla_settle_error, sizeof(tkrt_xla_settle_error), "%s",
+    snprintf(tkrt_xla_settle_error, sizeof(tkrt_xla_settle_error),
+             "the decision exchange (tkrt_xla_set_exchange) came after the process's tkrt "
+             "runtime was in use: %s",
              tkrt_status_message(status));
     tkrt_status_free(status);
   }
@@ -74,7 +58,7 @@ bool tkrt_xla_is_settled(void) {
  * on every launch); the first calls apply them, and keep failing if they cannot be used. */
 static tkrt_status_t tkrt_xla_runtime_settled(tkrt_runtime_t** out_runtime) {
   if (atomic_load_explicit(&tkrt_xla_settled, memory_order_acquire)) {
-    *out_runtime = atomic_load_explicit(&tkrt_xla_rt, memory_order_relaxed);
+    *out_runtime = tkrt_runtime_default();
     return NULL;
   }
   TKRT_RETURN_IF_ERROR(tkrt_xla_runtime(out_runtime));
@@ -103,8 +87,9 @@ tkrt_status_t tkrt_xla_entry_get(const void* bytes, size_t size,
 /* ---------------------------------------------------------------- devices */
 
 tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
-  tkrt_runtime_t* rt = atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire);
-  tkrt_device_t* device = tkrt_runtime_device_find(rt, NULL, ordinal);
+  tkrt_runtime_t* rt = tkrt_runtime_default();
+  tkrt_device_t* device =
+      tkrt_xla_is_settled() ? tkrt_runtime_device_find(rt, tkrt_xla_backends(), ordinal) : NULL;
   if (device) {
     *out_device = device;
     return NULL;
@@ -115,15 +100,30 @@ tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
                             ordinal, TKRT_RUNTIME_MAX_ORDINALS);
   }
   TKRT_RETURN_IF_ERROR(tkrt_xla_runtime_settled(&rt));
-  tkrt_status_t status = tkrt_runtime_device(rt, NULL, ordinal, out_device);
+  tkrt_status_t status = tkrt_runtime_device(rt, tkrt_xla_backends(), ordinal, out_device);
   if (status) return tkrt_status_annotate(status, "opening device %d for XLA", ordinal);
   return NULL;
 }
 
+/* The last stream the legacy target asked about and its device: the common case (one stream per
+ * device) costs one comparison. Written by whoever asks; a stale pair is only a miss. */
+static _Thread_local void* tkrt_xla_last_stream;
+static _Thread_local tkrt_device_t* tkrt_xla_last_device;
+
 tkrt_status_t tkrt_xla_stream_device(void* stream, tkrt_device_t** out_device) {
+  if (stream && stream == tkrt_xla_last_stream) {
+    *out_device = tkrt_xla_last_device;
+    return NULL;
+  }
   tkrt_runtime_t* rt = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_xla_runtime_settled(&rt));
-  return tkrt_runtime_device_for_stream(rt, (tkrt_stream_t)stream, out_device);
+  int ordinal = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_native_stream_ordinal(tkrt_xla_backends(), (tkrt_stream_t)stream,
+                                                  &ordinal));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_device(rt, tkrt_xla_backends(), ordinal, out_device));
+  tkrt_xla_last_stream = stream;
+  tkrt_xla_last_device = *out_device;
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- launching */
@@ -142,7 +142,7 @@ tkrt_status_t tkrt_xla_launch(const tkrt_xla_entry_t* entry, tkrt_device_t* devi
   args.output_count = output_count;
   args.alias_mode = by_index ? TKRT_RUNTIME_ALIAS_BY_INDEX : TKRT_RUNTIME_ALIAS_BY_SIZE;
   args.decision = entry->autotuned ? &decision : NULL;
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_launch(atomic_load_explicit(&tkrt_xla_rt, memory_order_relaxed),
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_launch(tkrt_runtime_default(),
                                            &args));
   /* The core says what it decided (once per call and device, plus every capture without a
    * decision); the counters follow it. */
@@ -171,9 +171,9 @@ void tkrt_xla_get_stats(tkrt_xla_stats_t* stats) {
   s.executed = atomic_load(&c->executed);
   s.executed_captured = atomic_load(&c->executed_captured);
   s.legacy_executed = atomic_load(&c->legacy_executed);
-  /* Blob cache and devices: the runtime's counters (the adapter has one runtime). */
+  /* Blob cache and devices: the process runtime's counters (devices tkrt.triton opened count too). */
   tkrt_runtime_stats_t rs = {.struct_size = sizeof(rs)};
-  tkrt_runtime_get_stats(atomic_load_explicit(&tkrt_xla_rt, memory_order_acquire), &rs);
+  tkrt_runtime_get_stats(tkrt_runtime_default(), &rs);
   s.decoded = rs.blobs_decoded;
   s.cache_entries = rs.cache_entries;
   s.tuned_in_execute = atomic_load(&c->tuned_in_execute);

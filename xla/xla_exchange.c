@@ -72,10 +72,11 @@ int tkrt_xla_set_exchange(const tkrt_exchange_t* exchange, int policy, uint32_t 
   return code;
 }
 
-void tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner) {
+bool tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner) {
   pthread_mutex_lock(&tkrt_xla_exchange_config.lock);
   tkrt_xla_exchange_config.applied = true;
-  if (tkrt_xla_exchange_config.set) {
+  bool set = tkrt_xla_exchange_config.set;
+  if (set) {
     tuner->exchange = &tkrt_xla_exchange_config.exchange; /* static: outlives the tuner */
     tuner->exchange_policy = tkrt_xla_exchange_config.policy;
     tuner->exchange_ranks = tkrt_xla_exchange_config.ranks;
@@ -83,6 +84,7 @@ void tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner) {
     tuner->tuning_key = tkrt_xla_exchange_config.tuning_key;
   }
   pthread_mutex_unlock(&tkrt_xla_exchange_config.lock);
+  return set;
 }
 
 static int tkrt_xla_status_code(tkrt_status_t status, char* error, size_t capacity) {
@@ -106,8 +108,8 @@ int tkrt_xla_tune_report(const void* opaque, size_t size, int ordinal, tkrt_tune
   if (!status) status = tkrt_xla_entry_get(opaque, size, &entry);
   if (status) return tkrt_xla_status_code(status, error, capacity);
   /* A device opens only after the settling; checked first all the same, as tuner_stats does. */
-  tkrt_device_t* device = tkrt_xla_is_settled() ? tkrt_runtime_device_find(rt, NULL, ordinal)
-                                                : NULL;
+  tkrt_device_t* device =
+      tkrt_xla_is_settled() ? tkrt_runtime_device_find(rt, tkrt_xla_backends(), ordinal) : NULL;
   if (!device) {
     snprintf(error, capacity, "tkrt_xla_tune_report: device %d is not open (no call ran on it)",
              ordinal);

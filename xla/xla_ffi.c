@@ -346,7 +346,8 @@ tkrt_ffi_error_t* tkrt_xla_ffi_initialize(tkrt_ffi_call_frame_t* frame) {
   tkrt_runtime_t* rt = NULL;
   tkrt_status_t status = tkrt_xla_runtime(&rt);
   if (status) return tkrt_xla_from_status(frame->api, status, "preparing", entry->label);
-  tkrt_device_t* device = tkrt_runtime_device_find(rt, NULL, ordinal);
+  tkrt_device_t* device =
+      tkrt_xla_is_settled() ? tkrt_runtime_device_find(rt, tkrt_xla_backends(), ordinal) : NULL;
   if (device && (tkrt_runtime_call_state(rt, entry->call, device, NULL) & TKRT_CALL_STATE_PREPARED)) {
     TKRT_XLA_COUNT(initialized);
     TKRT_PROFILE_TICK(t1);

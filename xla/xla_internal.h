@@ -27,13 +27,17 @@ typedef tkrt_runtime_call_t tkrt_xla_entry_t;
  * (tkrt/device.h: cuda and hip), never the host. */
 #define TKRT_XLA_DEFAULT_BACKENDS "gpu"
 
-/* The adapter's own settings (xla_settings.c), immutable once returned; the others (backends,
- * TKRT_XLA_DEFAULT_BACKENDS by default, caches, tuning) are its runtime's
- * (tkrt_runtime_configure). */
+/* The adapter's own settings (xla_settings.c), immutable once returned; the others (caches,
+ * tuning, the log) are the process's default runtime's (tkrt_runtime_default, tkrt_runtime_configure),
+ * which the adapter shares with every other user of tkrt in the process. */
 typedef struct tkrt_xla_settings {
   /* Count FFI executes made while the stream was capturing (executed_captured): a driver query
    * per execute, so off unless asked for (count_captures, TKRT_XLA_COUNT_CAPTURES). */
   bool count_captures;
+  /* The backends XLA's devices come from (TKRT_XLA_BACKEND, tkrt_xla_configure("backend");
+   * default TKRT_XLA_DEFAULT_BACKENDS): asked of the runtime with each device, so that the
+   * runtime's own list (TKRT_BACKEND, which tkrt.triton uses) is left alone. */
+  char backends[128];
 } tkrt_xla_settings_t;
 
 /* The settings, read from the environment on first use unless tkrt_xla_configure set them; the
@@ -44,8 +48,10 @@ TKRT_XLA_HIDDEN const tkrt_xla_settings_t* tkrt_xla_settings(void);
 TKRT_XLA_HIDDEN const char* tkrt_xla_settings_error(void);
 
 /* Puts the exchange set by tkrt_xla_set_exchange into the tuner options handed to the runtime,
- * and fixes it (xla_exchange.c). */
-TKRT_XLA_HIDDEN void tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner);
+ * and fixes it (xla_exchange.c); false when none was set (the options are left alone). */
+TKRT_XLA_HIDDEN bool tkrt_xla_exchange_apply(tkrt_autotuner_options_t* tuner);
+/* The backends XLA's devices come from (the adapter's settings). */
+TKRT_XLA_HIDDEN const char* tkrt_xla_backends(void);
 
 /* Counters behind tkrt_xla_get_stats. */
 typedef struct tkrt_xla_counters {

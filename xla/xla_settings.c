@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt xla: the adapter's settings. They live in the adapter's runtime (tkrt/runtime.h): the
- * environment's are handed to it when the first call or tkrt_xla_configure needs them, and
- * tkrt_xla_configure sets one by name through tkrt_runtime_configure (what the Python package
- * does). Only count_captures, which no runtime takes, is kept here. Frozen once used. */
+/* tkrt xla: the adapter's settings. Every setting a runtime takes is the process's default
+ * runtime's (tkrt_runtime_default: the one tkrt.triton and C users of it share): the runtime reads
+ * the TKRT_* variables itself, and tkrt_xla_configure sets one by name through
+ * tkrt_runtime_configure (what the Python package does). Only the adapter's own are kept here:
+ * the backends its devices come from (TKRT_XLA_BACKEND) and count_captures. Frozen once used. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,45 +36,48 @@ static void tkrt_xla_environment_error(tkrt_status_t status) {
   tkrt_status_free(status);
 }
 
-/* The environment's settings, read once, before the runtime's first device or tuner. */
-typedef struct {
-  tkrt_device_options_t device;
-  tkrt_autotuner_options_t tuner;
-} tkrt_xla_environment_t;
 
-/* One of the adapter's own variables (scope xla): count_captures here, the rest on the options. */
-static tkrt_status_t tkrt_xla_apply(tkrt_xla_environment_t* s, const char* name, const char* value) {
-  tkrt_setting_value_t v;
-  TKRT_RETURN_IF_ERROR(tkrt_setting_read(name, TKRT_SETTING_SCOPE_XLA, value, &v));
-  const tkrt_setting_t* setting = tkrt_setting_find(name, TKRT_SETTING_SCOPE_XLA);
-  if (strcmp(setting->name, "count_captures") == 0) tkrt_xla_config.settings.count_captures = v.on;
-  return tkrt_setting_apply(name, value, TKRT_SETTING_SCOPE_XLA, &s->device, &s->tuner);
+/* The adapter's backends: `value` checked as a backend list (NULL or "": the default). */
+static tkrt_status_t tkrt_xla_set_backends(const char* shown, const char* value) {
+  TKRT_RETURN_IF_ERROR(tkrt_setting_check(shown, value));
+  const char* backends = value && *value ? value : TKRT_XLA_DEFAULT_BACKENDS;
+  if (strlen(backends) >= sizeof(tkrt_xla_config.settings.backends)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "%s is longer than %zu bytes", shown,
+                            sizeof(tkrt_xla_config.settings.backends) - 1);
+  }
+  snprintf(tkrt_xla_config.settings.backends, sizeof(tkrt_xla_config.settings.backends), "%s",
+           backends);
+  return NULL;
 }
 
-/* Hands the environment's settings to the runtime. Called with the lock held. */
+/* The adapter's variables: its own settings here; TKRT_XLA_CAPTURE_POLICY is the runtime's
+ * capture_policy (the runtime read the TKRT_* variables itself). Called with the lock held. */
 static void tkrt_xla_settings_from_environment(void) {
   tkrt_xla_config.initialised = true;
-  tkrt_xla_environment_t environment, *s = &environment;
-  tkrt_device_options_init(&s->device);
-  tkrt_autotuner_options_init(&s->tuner);
-  s->tuner.capture_policy = TKRT_CAPTURE_POLICY_FIRST_CONFIG;
-  tkrt_status_t status = tkrt_options_from_environment(&s->device, &s->tuner);
-  if (status) tkrt_xla_environment_error(status);
-  const char* backend = tkrt_setting_environment("TKRT_XLA_BACKEND");
-  status = tkrt_setting_check("TKRT_XLA_BACKEND", backend);
-  if (status) tkrt_xla_environment_error(status), backend = NULL;
-  s->device.backend = backend && *backend ? backend : "gpu";
-  static const char* const own[] = {"TKRT_XLA_CAPTURE_POLICY", "TKRT_XLA_COUNT_CAPTURES"};
-  for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); ++i) {
-    const char* value = tkrt_setting_environment(own[i]);
-    if (!value) continue;
-    status = tkrt_xla_apply(s, own[i], value);
+  tkrt_status_t status = tkrt_xla_set_backends("TKRT_XLA_BACKEND",
+                                               tkrt_setting_environment("TKRT_XLA_BACKEND"));
+  if (status) {
+    tkrt_xla_environment_error(status);
+    (void)tkrt_xla_set_backends("TKRT_XLA_BACKEND", NULL);
+  }
+  const char* count = tkrt_setting_environment("TKRT_XLA_COUNT_CAPTURES");
+  if (count) {
+    tkrt_setting_value_t v;
+    status = tkrt_setting_read("TKRT_XLA_COUNT_CAPTURES", TKRT_SETTING_SCOPE_XLA, count, &v);
+    if (status) tkrt_xla_environment_error(status);
+    else tkrt_xla_config.settings.count_captures = v.on;
+  }
+  const char* policy = tkrt_setting_environment("TKRT_XLA_CAPTURE_POLICY");
+  if (policy) {
+    status = tkrt_setting_check("TKRT_XLA_CAPTURE_POLICY", policy);
+    if (!status) status = tkrt_runtime_configure(tkrt_runtime_default(), "capture_policy", policy);
+    if (status && tkrt_status_code(status) == TKRT_STATUS_FAILED_PRECONDITION) {
+      /* The runtime is in use already (tkrt.triton opened a device): its policy stands. */
+      tkrt_status_free(status);
+      status = NULL;
+    }
     if (status) tkrt_xla_environment_error(status);
   }
-  tkrt_runtime_t* rt = NULL;
-  status = tkrt_xla_runtime(&rt);
-  if (!status) status = tkrt_runtime_set_options(rt, &s->device, &s->tuner); /* copies strings */
-  if (status) tkrt_xla_environment_error(status);
 }
 
 const tkrt_xla_settings_t* tkrt_xla_settings(void) {
@@ -129,9 +133,10 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
   status = tkrt_setting_read(name, TKRT_SETTING_SCOPE_XLA, v, &read);
   if (!status && strcmp(name, "count_captures") == 0) {
     tkrt_xla_config.settings.count_captures = read.on; /* no runtime takes it */
+  } else if (!status && strcmp(name, "backend") == 0) {
+    status = tkrt_xla_set_backends("backend", v); /* the adapter's: the runtime's list stands */
   } else if (!status) {
-    /* Every other name is the runtime's, with the adapter's defaults for unset. */
-    if (strcmp(name, "backend") == 0) v = v ? v : "gpu";
+    /* Every other name is the process's default runtime's (one settings table). */
     if (strcmp(name, "capture_policy") == 0) v = v ? v : "first_config";
     tkrt_runtime_t* rt = NULL;
     status = tkrt_xla_runtime(&rt);
@@ -151,7 +156,8 @@ int tkrt_xla_configure(const char* name, const char* value, char* error, size_t 
 in_use:
   snprintf(error, capacity,
            "tkrt_xla_configure(%s): the settings are in use (a device was opened or a call "
-           "tuned); configure before the first tkrt call in the process",
+           "tuned, by XLA, tkrt.triton or any user of the process's tkrt runtime); configure "
+           "before the first tkrt call in the process",
            name);
   code = 9; /* FAILED_PRECONDITION */
 done:

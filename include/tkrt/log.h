@@ -6,8 +6,8 @@
  *
  *   tkrt: <component>: <error|warning|info|debug>: <message>
  *
- * Today the level and the sink belong to the process (to the copy of the library: libtkrt.so and
- * libtkrt_xla.so, which carries its own copy, each have one). A runtime object that owns its
+ * The level and the sink belong to the process: libtkrt_xla.so and the Python extension link this
+ * library, so a process holds one copy and one log. A runtime object that owns its
  * settings will be able to own a sink too; these functions will then set the process default
  * that such an object starts from. See docs/logging.md. */
 #ifndef TKRT_LOG_H_

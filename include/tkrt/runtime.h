@@ -53,9 +53,13 @@ TKRT_API void tkrt_runtime_retain(tkrt_runtime_t* runtime);
 TKRT_API void tkrt_runtime_release(tkrt_runtime_t* runtime);
 
 /* The process's default runtime, created on first use (call_once) from the environment
- * (read_environment set, every compiled backend). Lent: never released, lives until exit. NULL
- * only when out of memory; a bad environment variable makes its device lookups fail with the
- * reason (see tkrt_runtime_device). */
+ * (read_environment set, every compiled backend; its tuner's capture_policy is first_config, the
+ * settings table's default; libtkrt_xla applies TKRT_XLA_CAPTURE_POLICY when it reads its own
+ * settings). Lent: never released,
+ * lives until exit. NULL only when out of memory; a bad environment variable makes its device
+ * lookups fail with the reason (see tkrt_runtime_device). It is the process's one: libtkrt_xla's
+ * XLA targets, tkrt.triton and the C API share its devices, tuner, decisions and settings (the
+ * targets open devices from their own backend list, TKRT_XLA_BACKEND). */
 TKRT_API tkrt_runtime_t* tkrt_runtime_default(void);
 
 /* ---------------------------------------------------------------- settings */

@@ -196,8 +196,8 @@ _log_routed = False
 _GIL_HELD = ctypes.cast(ctypes.pythonapi.PyGILState_Check, ctypes.c_void_p).value
 _LOG_QUEUE = 256  # messages a library keeps for delivery (beyond: dropped, and counted)
 _drain_threads: dict = {}  # library handle -> its drain thread
-# The loaded libraries (libtkrt_xla.so, libtkrt.so: each has its own log state), and the level
-# set_log_level asked for, given to a library loaded later.
+# The libraries whose log is bound (one: libtkrt.so, which libtkrt_xla.so and tkrt._native link),
+# and the level set_log_level asked for, given to a library loaded later.
 _log_libraries: list = []
 _log_level: Optional[int] = None
 
@@ -348,7 +348,9 @@ class ConfigurationError(RuntimeError):
 
 
 def configure(**settings: Optional[str]) -> None:
-  """Sets libtkrt_xla's settings through its C API (tkrt_xla_configure), before the first call.
+  """Sets the XLA targets' settings through libtkrt_xla's C API (tkrt_xla_configure), before the
+  first call: backend and count_captures are the targets' own, every other name is the process's
+  default runtime's (the table tkrt.triton.configure writes too).
   Names, words and checks come from tkrt's settings table (docs/settings.md, scope "xla"); words
   are read in any case.
 
@@ -357,8 +359,8 @@ def configure(**settings: Optional[str]) -> None:
   tune_policy ("auto" | "never"), tune_prune_margin (a number), capture_policy ("first_config" |
   "error"), count_captures ("on" | "off": count executed_captured in stats(), a driver query per
   execute; off by default). None or "" restores the default. Settings not given here come from the environment
-  (TKRT_* variables) when the first call needs them; once a device is opened or a call tuned they
-  are fixed, and setting one then raises ConfigurationError.
+  (TKRT_* variables) when the first call needs them; once the process opens a device (here or in
+  tkrt.triton) or a call is tuned they are fixed, and setting one then raises ConfigurationError.
   """
   for name, value in settings.items():  # every value checked before any is applied
     for text, what in ((name, "a setting name"), (None if value is None else str(value), name)):

@@ -636,7 +636,8 @@ def configure(**settings: Any) -> None:
   capture_policy; words in any case; None or "" restores the default (settings not given come
   from the TKRT_* variables). Raises Error: INVALID_ARGUMENT naming the setting for an unknown
   name or a value it does not take, FAILED_PRECONDITION once a device is open or the tuner made
-  (log excepted); nothing changes then. libtkrt_xla has its own: tkrt.configure."""
+  (log excepted); nothing changes then. tkrt.configure (the XLA targets') writes the same
+  table, except `backend`, which there is the XLA targets' own list."""
   api = _c()
   runtime = _runtime()
   for name, value in settings.items():

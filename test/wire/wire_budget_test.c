@@ -22,8 +22,21 @@ static size_t peak_rss(void) {
 #endif
 }
 
-/* Checks a budget error: the code, the field, the limit, and that the decoder's own accounting
- * ("N used", which the error reports) stayed within the limit. */
+/* Whether text names one of fields ('|'-separated). */
+static bool names_field(const char* text, const char* fields) {
+  char one[64];
+  for (const char* at = fields; *at;) {
+    size_t n = strcspn(at, "|");
+    snprintf(one, sizeof(one), "%.*s", (int)n, at);
+    if (strstr(text, one)) return true;
+    at += n + (at[n] == '|');
+  }
+  return false;
+}
+
+/* Checks a budget error: the code, the field (one of fields: where the limit is crossed depends
+ * on the records' sizes), the limit, and that the decoder's own accounting ("N used", which the
+ * error reports) stayed within the limit. */
 static void expect_budget_error(tkrt_status_t status, const char* field) {
   char limit[64];
   snprintf(limit, sizeof(limit), "limit of %zu bytes (TKRT_WIRE_MAX_RECORD_BYTES; ",
@@ -32,7 +45,7 @@ static void expect_budget_error(tkrt_status_t status, const char* field) {
   if (!status) return;
   const char* text = tkrt_status_message(status);
   EXPECT_TRUE(tkrt_status_code(status) == TKRT_STATUS_RESOURCE_EXHAUSTED);
-  EXPECT_TRUE(strstr(text, field) != NULL);
+  EXPECT_TRUE(names_field(text, field));
   EXPECT_TRUE(strstr(text, " at offset ") != NULL);
   const char* used = strstr(text, limit);
   EXPECT_TRUE(used != NULL);
@@ -40,7 +53,7 @@ static void expect_budget_error(tkrt_status_t status, const char* field) {
     unsigned long long n = strtoull(used + strlen(limit), NULL, 10);
     EXPECT_TRUE(n <= TKRT_WIRE_MAX_RECORD_BYTES);
   }
-  if (tkrt_status_code(status) != TKRT_STATUS_RESOURCE_EXHAUSTED || !strstr(text, field)) {
+  if (tkrt_status_code(status) != TKRT_STATUS_RESOURCE_EXHAUSTED || !names_field(text, field)) {
     fprintf(stderr, "  got: %s\n", text);
   }
   tkrt_status_free(status);
@@ -121,7 +134,8 @@ static void test_tma_params_budget(void) {
   for (int c = 0; c < 8; ++c) wt_sub(&autotuned, 2, &config);
   wt_sub(&m, 2, &autotuned);
   tkrt_call_t* call = NULL;
-  expect_budget_error(wt_decode(m.data, m.size, &call), "TritonKernelCall.parameters");
+  expect_budget_error(wt_decode(m.data, m.size, &call),
+                      "TritonKernelCall.parameters|Parameter.tma_descriptor");
   EXPECT_TRUE(call == NULL);
   wt_msg_free(&autotuned);
   wt_msg_free(&kcall);

@@ -402,6 +402,10 @@ static tkrt_status_t build_c_call(bool with_ptx, tkrt_call_t** out) {
   kd.global_scratch_size = 4096;
   kd.global_scratch_align = 256;
   kd.launch_flags = 1;
+  /* Profile scratch (tkrt's fields 1002/1003); without it, Triton's loader's "none" (size 0,
+   * align 1), which must digest as a decoded kernel's (align 0) does. */
+  kd.profile_scratch_size = with_ptx ? 512 : 0;
+  kd.profile_scratch_align = with_ptx ? 128 : 1;
   kd.ttir = "module {}";
   kd.images = with_ptx ? images : images + 1;
   kd.image_count = with_ptx ? 2 : 1;
@@ -486,6 +490,8 @@ static void test_c_built_call_round_trip(void) {
       EXPECT_EQ_U64(d->alias_count, 2);
       const tkrt_kernel_desc_t* k = tkrt_kernel_get_desc(d->configs[0].kernel);
       EXPECT_EQ_U64(k->launch_flags, 1);
+      EXPECT_EQ_U64(k->profile_scratch_size, with_ptx ? 512 : 0);
+      EXPECT_EQ_U64(k->profile_scratch_align, with_ptx ? 128 : 0);
       EXPECT_EQ_U64(k->cluster_dims[0], 2);
       EXPECT_STREQ(k->ttir, "module {}");
       if (with_ptx) {
