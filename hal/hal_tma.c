@@ -2,7 +2,7 @@
 /* tkrt HAL: the TMA descriptor parameter as encode_tma receives it: its rules and the bytes per
  * element type, kept once for the core (which validates before launching) and the backends. */
 #include "hal/hal.h"
-#include "tkrt/call.h"
+#include "tkrt/tma.h"
 
 /* jaxlib's TMA parameter (wire field 9), as jax-triton emits it for a Triton host-side
  * TensorDescriptor: elem_type and swizzle are CUtensorMapDataType / CUtensorMapSwizzle values,

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "tkrt/call.h"
+#include "tkrt/tma.h"
 
 _Static_assert(TKRT_HAL_TMA_DESC_MAX % 8 == 0, "descriptors are copied in 64-bit words");
 _Static_assert((TKRT_HAL_TMA_CACHE_SETS & (TKRT_HAL_TMA_CACHE_SETS - 1)) == 0,

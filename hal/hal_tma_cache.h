@@ -43,7 +43,7 @@ typedef struct tkrt_hal_tma_cache {
 
 /* The encoder a backend plugs in: encode_tma's contract (hal.h). */
 typedef tkrt_status_t (*tkrt_hal_tma_encode_fn)(tkrt_device_t* device,
-                                                const struct tkrt_tma_desc* desc,
+                                                const tkrt_tma_desc_t* desc,
                                                 tkrt_deviceptr_t base, void* out);
 
 /* Empties `cache` for descriptors of `value_size` bytes (<= TKRT_HAL_TMA_DESC_MAX, a multiple
@@ -54,7 +54,7 @@ void tkrt_hal_tma_cache_init(tkrt_hal_tma_cache_t* cache, uint32_t value_size);
  * bytes, or `encode`'s, which are then cached. An encoder error is returned and nothing is
  * cached. Thread-safe; lock-free. */
 tkrt_status_t tkrt_hal_tma_cache_encode(tkrt_hal_tma_cache_t* cache, tkrt_device_t* device,
-                                        const struct tkrt_tma_desc* desc, tkrt_deviceptr_t base,
+                                        const tkrt_tma_desc_t* desc, tkrt_deviceptr_t base,
                                         void* out, tkrt_hal_tma_encode_fn encode);
 
 #endif /* TKRT_HAL_HAL_TMA_CACHE_H_ */

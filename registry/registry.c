@@ -41,7 +41,7 @@ const tkrt_hal_backend_t* tkrt_hal_registry_find_triton_target(const char* targe
   size_t count;
   const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
   for (size_t i = 0; i < count; ++i) {
-    if (backends[i]->triton_target && strcmp(backends[i]->triton_target, target) == 0) {
+    if (backends[i]->formats.triton_target && strcmp(backends[i]->formats.triton_target, target) == 0) {
       return backends[i];
     }
   }
@@ -52,15 +52,15 @@ void tkrt_hal_registry_triton_targets(char* out, size_t capacity) {
   size_t count;
   const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
   size_t total = 0;
-  for (size_t i = 0; i < count; ++i) total += backends[i]->triton_target != NULL;
+  for (size_t i = 0; i < count; ++i) total += backends[i]->formats.triton_target != NULL;
   if (capacity) out[0] = '\0';
   size_t listed = 0;
   for (size_t i = 0; i < count; ++i) {
-    if (!backends[i]->triton_target) continue;
+    if (!backends[i]->formats.triton_target) continue;
     size_t used = strlen(out);
     if (used + 1 >= capacity) break;
     const char* joint = listed == 0 ? "" : listed + 1 == total ? " and " : ", ";
-    snprintf(out + used, capacity - used, "%s%s", joint, backends[i]->triton_target);
+    snprintf(out + used, capacity - used, "%s%s", joint, backends[i]->formats.triton_target);
     listed++;
   }
 }
@@ -70,10 +70,10 @@ const tkrt_hal_image_format_t* tkrt_hal_registry_format(tkrt_image_kind_t kind,
   size_t count;
   const tkrt_hal_backend_t* const* backends = tkrt_hal_registry_backends(&count);
   for (size_t i = 0; i < count; ++i) {
-    for (size_t j = 0; j < backends[i]->image_format_count; ++j) {
-      if (backends[i]->image_formats[j].kind == kind) {
+    for (size_t j = 0; j < backends[i]->formats.image_format_count; ++j) {
+      if (backends[i]->formats.image_formats[j].kind == kind) {
         if (out_backend) *out_backend = backends[i];
-        return &backends[i]->image_formats[j];
+        return &backends[i]->formats.image_formats[j];
       }
     }
   }

@@ -273,17 +273,17 @@ tkrt_status_t tkrt_backend_describe(const char* name, tkrt_backend_description_t
   memset(&d, 0, sizeof(d));
   d.struct_size = sizeof(d);
   tkrt_copy_text(d.name, sizeof(d.name), backend->name);
-  tkrt_copy_text(d.triton_target, sizeof(d.triton_target), backend->triton_target);
+  tkrt_copy_text(d.triton_target, sizeof(d.triton_target), backend->formats.triton_target);
   d.foreign_streams = backend->foreign_streams;
-  for (size_t i = 0; i < backend->image_format_count; ++i) {
-    d.image_kinds |= 1u << backend->image_formats[i].kind;
-    if (backend->image_formats[i].native_code) {
-      d.native_code_kinds |= 1u << backend->image_formats[i].kind;
+  for (size_t i = 0; i < backend->formats.image_format_count; ++i) {
+    d.image_kinds |= 1u << backend->formats.image_formats[i].kind;
+    if (backend->formats.image_formats[i].native_code) {
+      d.native_code_kinds |= 1u << backend->formats.image_formats[i].kind;
     }
   }
   for (size_t i = 0;
-       i < backend->dlpack_device_type_count && i < TKRT_BACKEND_DLPACK_TYPES_MAX; ++i) {
-    d.dlpack_device_types[d.dlpack_device_type_count++] = backend->dlpack_device_types[i];
+       i < backend->formats.dlpack_device_type_count && i < TKRT_BACKEND_DLPACK_TYPES_MAX; ++i) {
+    d.dlpack_device_types[d.dlpack_device_type_count++] = backend->formats.dlpack_device_types[i];
   }
   size_t room = tkrt_versioned_capacity(out, sizeof(d));
   TKRT_CHECK_ARG(room >= sizeof(size_t), "tkrt_backend_describe: out->struct_size is %zu",

@@ -313,8 +313,8 @@ static tkrt_status_t tkrt_triton_take_image(tkrt_triton_output_t* o, const char*
   }
   /* The image must be for the target the JSON names (a host image beside GPU output is not):
    * the target's backend judges its own images' archs. */
-  if (backend == target && target->triton_image_matches &&
-      !target->triton_image_matches(info, o->arch)) {
+  if (backend == target && target->formats.triton_image_matches &&
+      !target->formats.triton_image_matches(info, o->arch)) {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "inconsistent: %s is for %s but %s says target.arch %s", path,
                               info->arch, o->json_path, o->arch);
@@ -531,16 +531,16 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   char arch[64] = "";
   const tkrt_json_value_t* arch_value = tkrt_json_get(target, "arch");
   if (arch_value && arch_value->type == TKRT_JSON_NUMBER && arch_value->is_integer &&
-      arch_value->integer > 0 && arch_value->integer < 10000 && runs->triton_arch_is_integer) {
+      arch_value->integer > 0 && arch_value->integer < 10000 && runs->formats.triton_arch_is_integer) {
     snprintf(arch, sizeof(arch), "%d", (int)arch_value->integer); /* CUDA: 90 is sm_90 */
   } else if (arch_value && arch_value->type == TKRT_JSON_STRING && arch_value->length > 0 &&
-             arch_value->length < sizeof(arch) && !runs->triton_arch_is_integer) {
+             arch_value->length < sizeof(arch) && !runs->formats.triton_arch_is_integer) {
     snprintf(arch, sizeof(arch), "%s", arch_value->string);
   } else {
     status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "%s: field 'target.arch' is %s; it must be %s", json_path,
                               arch_value ? tkrt_json_type_name(arch_value->type) : "missing",
-                              runs->triton_arch_expected);
+                              runs->formats.triton_arch_expected);
     goto done;
   }
   if ((status = tkrt_triton_field_u32(target, json_path, "target.warp_size", 1, 0, 1, 1024,
@@ -637,8 +637,8 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
   for (size_t pass = 0; pass < 2; ++pass) {
     for (size_t b = 0; b < registered; ++b) {
       if ((pass == 0) != (all[b] == runs)) continue;
-      for (size_t f = 0; f < all[b]->image_format_count; ++f) {
-        const tkrt_hal_image_format_t* format = &all[b]->image_formats[f];
+      for (size_t f = 0; f < all[b]->formats.image_format_count; ++f) {
+        const tkrt_hal_image_format_t* format = &all[b]->formats.image_formats[f];
         if (!format->triton_extension || (pass == 1 && !format->any_triton_target)) continue;
         if (candidate_count == TKRT_TRITON_KINDS_MAX) continue;
         candidate_backends[candidate_count] = all[b];
@@ -924,7 +924,7 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
       desc.profile_scratch_align = o->profile_scratch_align;
     }
     const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(o->backend);
-    if (runs && runs->triton_arch_is_integer && !desc.compute_capability) {
+    if (runs && runs->formats.triton_arch_is_integer && !desc.compute_capability) {
       desc.compute_capability = (uint32_t)strtoul(o->arch, NULL, 10);
     }
     for (size_t j = 0; j < o->image_count; ++j) images[n++] = o->images[j];
@@ -951,7 +951,7 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     const tkrt_hal_backend_t* runs = tkrt_hal_registry_find_triton_target(o->backend);
     char arch[80];
     if (image_arch) snprintf(arch, sizeof(arch), "%s", image_arch);
-    else if (runs && runs->triton_arch_name) runs->triton_arch_name(o->arch, arch, sizeof(arch));
+    else if (runs && runs->formats.triton_arch_name) runs->formats.triton_arch_name(o->arch, arch, sizeof(arch));
     else snprintf(arch, sizeof(arch), "%s", o->arch);
     t->arch = tkrt_triton_strdup(arch);
     t->json_path = o->json_path;
@@ -1010,8 +1010,8 @@ tkrt_status_t tkrt_triton_image_kind_from_name(const char* name, tkrt_image_kind
   const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
   char known[128] = "";
   for (size_t b = 0; b < registered; ++b) {
-    for (size_t f = 0; f < all[b]->image_format_count; ++f) {
-      const tkrt_hal_image_format_t* format = &all[b]->image_formats[f];
+    for (size_t f = 0; f < all[b]->formats.image_format_count; ++f) {
+      const tkrt_hal_image_format_t* format = &all[b]->formats.image_formats[f];
       if (!format->triton_extension) continue;
       const char* kind_name = tkrt_image_kind_name(format->kind);
       if (name && out_kind && strcmp(name, kind_name) == 0) {
@@ -1046,8 +1046,8 @@ tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_coun
     size_t registered = 0;
     const tkrt_hal_backend_t* const* all = tkrt_hal_registry_backends(&registered);
     for (size_t b = 0; b < registered; ++b) {
-      for (size_t f = 0; f < all[b]->image_format_count; ++f) {
-        if (all[b]->image_formats[f].triton_extension) kinds |= 1u << all[b]->image_formats[f].kind;
+      for (size_t f = 0; f < all[b]->formats.image_format_count; ++f) {
+        if (all[b]->formats.image_formats[f].triton_extension) kinds |= 1u << all[b]->formats.image_formats[f].kind;
       }
     }
   }

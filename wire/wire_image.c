@@ -46,8 +46,8 @@ void tkrt_wire_cuda_arch(uint32_t compute_capability, char arch[TKRT_WIRE_ARCH_M
   /* The backend that runs PTX names the arch jaxlib compiled it for (sm_90a for 90). */
   const tkrt_hal_backend_t* backend = tkrt_hal_registry_backend_for_kind(TKRT_IMAGE_PTX);
   arch[0] = '\0';
-  if (backend && backend->arch_for_capability) {
-    backend->arch_for_capability(compute_capability, arch, TKRT_WIRE_ARCH_MAX);
+  if (backend && backend->formats.arch_for_capability) {
+    backend->formats.arch_for_capability(compute_capability, arch, TKRT_WIRE_ARCH_MAX);
   }
 }
 

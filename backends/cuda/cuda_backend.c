@@ -202,20 +202,20 @@ const tkrt_hal_backend_t tkrt_cuda_backend = {
     .native_stream_ordinal = tkrt_cuda_native_stream_ordinal,
 #endif
     .image_rank = tkrt_cuda_image_rank,
-    .arch_for_capability = tkrt_cuda_arch_for_capability,
+    .formats.arch_for_capability = tkrt_cuda_arch_for_capability,
     .tma_descriptor_size = 128, /* a CUtensorMap, passed by value as one kernel parameter */
     /* cuda.h 13 declares CUtensorMap _Alignas(128) (12: 64), and cuTensorMapEncodeTiled may
      * assume it. */
     .tma_descriptor_align = 128,
     .foreign_streams = true,
-    .image_formats = kCudaFormats,
-    .image_format_count = sizeof(kCudaFormats) / sizeof(kCudaFormats[0]),
-    .dlpack_device_types = kCudaDlpackTypes,
-    .dlpack_device_type_count = sizeof(kCudaDlpackTypes) / sizeof(kCudaDlpackTypes[0]),
-    .triton_target = "cuda",
-    .triton_arch_is_integer = true,
-    .triton_arch_expected = "the compute capability as an integer (e.g. 90)",
-    .triton_arch_name = tkrt_cuda_triton_arch_name,
-    .triton_image_matches = tkrt_cuda_triton_image_matches,
+    .formats.image_formats = kCudaFormats,
+    .formats.image_format_count = sizeof(kCudaFormats) / sizeof(kCudaFormats[0]),
+    .formats.dlpack_device_types = kCudaDlpackTypes,
+    .formats.dlpack_device_type_count = sizeof(kCudaDlpackTypes) / sizeof(kCudaDlpackTypes[0]),
+    .formats.triton_target = "cuda",
+    .formats.triton_arch_is_integer = true,
+    .formats.triton_arch_expected = "the compute capability as an integer (e.g. 90)",
+    .formats.triton_arch_name = tkrt_cuda_triton_arch_name,
+    .formats.triton_image_matches = tkrt_cuda_triton_image_matches,
     .parse_param = tkrt_cuda_parse_param,
 };

@@ -84,47 +84,8 @@ typedef struct tkrt_cuda_module_stats {
 void tkrt_cuda_module_stats(tkrt_cuda_module_stats_t* out_stats);
 
 /* The device methods (cuda_device.c, cuda_module.c, cuda_stream.c, cuda_tma.c). */
-void tkrt_cuda_destroy(tkrt_device_t* device);
-tkrt_status_t tkrt_cuda_module_load(tkrt_device_t* device, const tkrt_image_t* image, void**
-    out_module);
-void tkrt_cuda_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_cuda_function_create(tkrt_device_t* device, void* module, const char* name,
-    tkrt_hal_function_info_t* out_info);
-void tkrt_cuda_function_destroy(tkrt_device_t* device, void* function);
-tkrt_status_t tkrt_cuda_function_attrs(tkrt_device_t* device, void* function, tkrt_function_attrs_t*
-    out_attrs);
-tkrt_status_t tkrt_cuda_function_set_shared_limit(tkrt_device_t* device, void* function, uint32_t
-    bytes);
-tkrt_status_t tkrt_cuda_launch(tkrt_device_t* device, void* function, const tkrt_launch_params_t*
-    params, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
-tkrt_status_t tkrt_cuda_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
-tkrt_status_t tkrt_cuda_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
-tkrt_status_t tkrt_cuda_host_free(tkrt_device_t* device, void* ptr);
-tkrt_status_t tkrt_cuda_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total);
-tkrt_status_t tkrt_cuda_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-    size_t size, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
-    tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_cuda_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_device_synchronize(tkrt_device_t* device);
-tkrt_status_t tkrt_cuda_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream, bool*
-    out_capturing);
-tkrt_status_t tkrt_cuda_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream, void**
-    out_graph);
-tkrt_status_t tkrt_cuda_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_cuda_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_cuda_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_cuda_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_cuda_event_record(tkrt_device_t* device, tkrt_event_t event, tkrt_stream_t
-    stream);
-tkrt_status_t tkrt_cuda_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_cuda_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t
-    end, float* out_ms);
-tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* device, const struct tkrt_tma_desc* desc,
-    tkrt_deviceptr_t base, void* out);
+TKRT_HAL_DECLARE_METHODS(tkrt_cuda)
+TKRT_HAL_DECLARE_METHOD(tkrt_cuda, function_set_shared_limit)
+TKRT_HAL_DECLARE_METHOD(tkrt_cuda, encode_tma)
 
 #endif /* TKRT_BACKENDS_CUDA_CUDA_INTERNAL_H_ */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_internal.h"
-#include "tkrt/call.h"
+#include "tkrt/tma.h"
 
 /* ---------------------------------------------------------------- launches */
 
@@ -114,7 +114,7 @@ _Static_assert(sizeof(CUtensorMap) <= TKRT_HAL_TMA_DESC_MAX, "the core's stack s
 _Static_assert(_Alignof(CUtensorMap) <= 128, "the core aligns the slots enough");
 
 static tkrt_status_t tkrt_cuda_encode_tma_now(tkrt_device_t* base,
-                                              const struct tkrt_tma_desc* desc,
+                                              const tkrt_tma_desc_t* desc,
                                               tkrt_deviceptr_t address, void* out) {
   tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base;
   const tkrt_cuda_driver_t* driver = device->driver;
@@ -153,7 +153,7 @@ static tkrt_status_t tkrt_cuda_encode_tma_now(tkrt_device_t* base,
 
 /* Steady launches of the same tensor reuse the bytes: the device's cache (hal/hal_tma_cache.h)
  * is keyed by every input of the encode, so a hit is exactly what the driver would write. */
-tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const struct tkrt_tma_desc* desc,
+tkrt_status_t tkrt_cuda_encode_tma(tkrt_device_t* base, const tkrt_tma_desc_t* desc,
                                    tkrt_deviceptr_t address, void* out) {
   tkrt_cuda_device_t* device = (tkrt_cuda_device_t*)base;
   if (!device->tma_cache) return tkrt_cuda_encode_tma_now(base, desc, address, out);

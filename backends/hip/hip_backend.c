@@ -96,16 +96,16 @@ const tkrt_hal_backend_t tkrt_hip_backend = {
     .image_rank = tkrt_hip_image_rank,
     .aliases = kHipAliases,
     .foreign_streams = true,
-    .image_formats = kHipFormats,
-    .image_format_count = sizeof(kHipFormats) / sizeof(kHipFormats[0]),
-    .dlpack_device_types = kHipDlpackTypes,
-    .dlpack_device_type_count = sizeof(kHipDlpackTypes) / sizeof(kHipDlpackTypes[0]),
-    .triton_target = "hip",
+    .formats.image_formats = kHipFormats,
+    .formats.image_format_count = sizeof(kHipFormats) / sizeof(kHipFormats[0]),
+    .formats.dlpack_device_types = kHipDlpackTypes,
+    .formats.dlpack_device_type_count = sizeof(kHipDlpackTypes) / sizeof(kHipDlpackTypes[0]),
+    .formats.triton_target = "hip",
     .tma_unsupported = "the HIP backend has no tensor-descriptor (TMA) support yet: HIP has no "
                        "equivalent of CUDA's tensor maps that tkrt can encode (this refuses "
                        "descriptors in TMA form; Triton's decomposed ones, empty "
                        "tensordesc_meta as for AMD targets, run on HIP)",
-    .triton_arch_expected = "the processor name as a string (e.g. \"gfx942\")",
-    .triton_image_matches = tkrt_hip_triton_image_matches,
+    .formats.triton_arch_expected = "the processor name as a string (e.g. \"gfx942\")",
+    .formats.triton_image_matches = tkrt_hip_triton_image_matches,
     .parse_param = tkrt_hip_parse_param,
 };

@@ -343,34 +343,7 @@ tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* base, uint64_t dst, uint64_t 
 /* ---------------------------------------------------------------- vtable */
 
 const tkrt_hal_device_vtable_t tkrt_hip_device_vtable = {
-    .destroy = tkrt_hip_destroy,
-    .module_load = tkrt_hip_module_load,
-    .module_unload = tkrt_hip_module_unload,
-    .function_create = tkrt_hip_function_create,
-    .function_destroy = tkrt_hip_function_destroy,
-    .function_attrs = tkrt_hip_function_attrs,
+    TKRT_HAL_REQUIRED_ENTRIES(tkrt_hip)
     .function_set_shared_limit = tkrt_hip_function_set_shared_limit,
-    .launch = tkrt_hip_launch,
-    .memory_alloc = tkrt_hip_memory_alloc,
-    .memory_free = tkrt_hip_memory_free,
-    .host_alloc = tkrt_hip_host_alloc,
-    .host_free = tkrt_hip_host_free,
-    .memory_info = tkrt_hip_memory_info,
-    .memset_async = tkrt_hip_memset_async,
-    .memcpy_async = tkrt_hip_memcpy_async,
-    .stream_create = tkrt_hip_stream_create,
-    .stream_destroy = tkrt_hip_stream_destroy,
-    .stream_synchronize = tkrt_hip_stream_synchronize,
-    .device_synchronize = tkrt_hip_device_synchronize,
-    .stream_is_capturing = tkrt_hip_stream_is_capturing,
-    .stream_begin_capture = tkrt_hip_stream_begin_capture,
-    .stream_end_capture = tkrt_hip_stream_end_capture,
-    .graph_launch = tkrt_hip_graph_launch,
-    .graph_destroy = tkrt_hip_graph_destroy,
-    .event_create = tkrt_hip_event_create,
-    .event_destroy = tkrt_hip_event_destroy,
-    .event_record = tkrt_hip_event_record,
-    .event_synchronize = tkrt_hip_event_synchronize,
-    .event_elapsed_ms = tkrt_hip_event_elapsed_ms,
-    .encode_tma = NULL, /* optional: HIP has no TMA descriptors */
+    .encode_tma = NULL, /* HIP has no TMA descriptors */
 };

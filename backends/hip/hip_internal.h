@@ -108,45 +108,7 @@ void tkrt_hip_scope_exit(tkrt_hip_device_t* device, const tkrt_hip_device_scope_
 /* ---------------------------------------------------------------- vtable methods */
 
 /* hip_device.c, hip_module.c, hip_launch.c, hip_stream.c */
-void tkrt_hip_destroy(tkrt_device_t* device);
-tkrt_status_t tkrt_hip_module_load(tkrt_device_t* device, const tkrt_image_t* image, void**
-    out_module);
-void tkrt_hip_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_hip_function_create(tkrt_device_t* device, void* module, const char* name,
-    tkrt_hal_function_info_t* out_info);
-void tkrt_hip_function_destroy(tkrt_device_t* device, void* function);
-tkrt_status_t tkrt_hip_function_attrs(tkrt_device_t* device, void* function, tkrt_function_attrs_t*
-    out_attrs);
-tkrt_status_t tkrt_hip_function_set_shared_limit(tkrt_device_t* device, void* function, uint32_t
-    bytes);
-tkrt_status_t tkrt_hip_launch(tkrt_device_t* device, void* function, const tkrt_launch_params_t*
-    params, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
-tkrt_status_t tkrt_hip_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
-tkrt_status_t tkrt_hip_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
-tkrt_status_t tkrt_hip_host_free(tkrt_device_t* device, void* ptr);
-tkrt_status_t tkrt_hip_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total);
-tkrt_status_t tkrt_hip_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-    size_t size, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
-    tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_hip_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_device_synchronize(tkrt_device_t* device);
-tkrt_status_t tkrt_hip_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream, bool*
-    out_capturing);
-tkrt_status_t tkrt_hip_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream, void**
-    out_graph);
-tkrt_status_t tkrt_hip_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_hip_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_hip_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_hip_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_hip_event_record(tkrt_device_t* device, tkrt_event_t event, tkrt_stream_t
-    stream);
-tkrt_status_t tkrt_hip_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_hip_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t end,
-    float* out_ms);
+TKRT_HAL_DECLARE_METHODS(tkrt_hip)
+TKRT_HAL_DECLARE_METHOD(tkrt_hip, function_set_shared_limit)
 
 #endif /* TKRT_BACKENDS_HIP_HIP_INTERNAL_H_ */

@@ -207,34 +207,7 @@ tkrt_status_t tkrt_host_device_create(const tkrt_hal_backend_t* backend,
 /* ---------------------------------------------------------------- vtable */
 
 static const tkrt_hal_device_vtable_t tkrt_host_device_vtable = {
-    .destroy = tkrt_host_destroy,
-    .module_load = tkrt_host_module_load,
-    .module_unload = tkrt_host_module_unload,
-    .function_create = tkrt_host_function_create,
-    .function_destroy = tkrt_host_function_destroy,
-    .function_attrs = tkrt_host_function_attrs,
-    .function_set_shared_limit = NULL, /* optional: each launch gets its shared memory */
-    .launch = tkrt_host_launch,
-    .memory_alloc = tkrt_host_memory_alloc,
-    .memory_free = tkrt_host_memory_free,
-    .host_alloc = tkrt_host_host_alloc,
-    .host_free = tkrt_host_host_free,
-    .memory_info = tkrt_host_memory_info,
-    .memset_async = tkrt_host_memset_async,
-    .memcpy_async = tkrt_host_memcpy_async,
-    .stream_create = tkrt_host_stream_create,
-    .stream_destroy = tkrt_host_stream_destroy,
-    .stream_synchronize = tkrt_host_stream_synchronize,
-    .device_synchronize = tkrt_host_device_synchronize,
-    .stream_is_capturing = tkrt_host_stream_is_capturing,
-    .stream_begin_capture = tkrt_host_stream_begin_capture,
-    .stream_end_capture = tkrt_host_stream_end_capture,
-    .graph_launch = tkrt_host_graph_launch,
-    .graph_destroy = tkrt_host_graph_destroy,
-    .event_create = tkrt_host_event_create,
-    .event_destroy = tkrt_host_event_destroy,
-    .event_record = tkrt_host_event_record,
-    .event_synchronize = tkrt_host_event_synchronize,
-    .event_elapsed_ms = tkrt_host_event_elapsed_ms,
-    .encode_tma = NULL, /* optional: the host has no TMA */
+    TKRT_HAL_REQUIRED_ENTRIES(tkrt_host)
+    .function_set_shared_limit = NULL, /* each launch gets its shared memory */
+    .encode_tma = NULL, /* the host has no TMA */
 };

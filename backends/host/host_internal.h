@@ -67,44 +67,7 @@ typedef struct tkrt_host_function {
 } tkrt_host_function_t;
 
 /* The device methods (host_backend.c, host_module.c, host_stream.c). */
-void tkrt_host_destroy(tkrt_device_t* device);
-tkrt_status_t tkrt_host_module_load(tkrt_device_t* device, const tkrt_image_t* image, void**
-    out_module);
-void tkrt_host_module_unload(tkrt_device_t* device, void* module);
-tkrt_status_t tkrt_host_function_create(tkrt_device_t* device, void* module, const char* name,
-    tkrt_hal_function_info_t* out_info);
-void tkrt_host_function_destroy(tkrt_device_t* device, void* function);
-tkrt_status_t tkrt_host_function_attrs(tkrt_device_t* device, void* function, tkrt_function_attrs_t*
-    out_attrs);
-tkrt_status_t tkrt_host_launch(tkrt_device_t* device, void* function, const tkrt_launch_params_t*
-    params, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_memory_alloc(tkrt_device_t* device, size_t size, tkrt_deviceptr_t* out_ptr);
-tkrt_status_t tkrt_host_memory_free(tkrt_device_t* device, tkrt_deviceptr_t ptr);
-tkrt_status_t tkrt_host_host_alloc(tkrt_device_t* device, size_t size, void** out_ptr);
-tkrt_status_t tkrt_host_host_free(tkrt_device_t* device, void* ptr);
-tkrt_status_t tkrt_host_memory_info(tkrt_device_t* device, size_t* out_free, size_t* out_total);
-tkrt_status_t tkrt_host_memset_async(tkrt_device_t* device, tkrt_deviceptr_t dst, uint8_t value,
-    size_t size, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_memcpy_async(tkrt_device_t* device, uint64_t dst, uint64_t src, size_t size,
-    tkrt_hal_memcpy_kind_t kind, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_create(tkrt_device_t* device, tkrt_stream_t* out_stream);
-tkrt_status_t tkrt_host_stream_destroy(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_synchronize(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_device_synchronize(tkrt_device_t* device);
-tkrt_status_t tkrt_host_stream_is_capturing(tkrt_device_t* device, tkrt_stream_t stream, bool*
-    out_capturing);
-tkrt_status_t tkrt_host_stream_begin_capture(tkrt_device_t* device, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_stream_end_capture(tkrt_device_t* device, tkrt_stream_t stream, void**
-    out_graph);
-tkrt_status_t tkrt_host_graph_launch(tkrt_device_t* device, void* graph, tkrt_stream_t stream);
-tkrt_status_t tkrt_host_graph_destroy(tkrt_device_t* device, void* graph);
-tkrt_status_t tkrt_host_event_create(tkrt_device_t* device, tkrt_event_t* out_event);
-tkrt_status_t tkrt_host_event_destroy(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_host_event_record(tkrt_device_t* device, tkrt_event_t event, tkrt_stream_t
-    stream);
-tkrt_status_t tkrt_host_event_synchronize(tkrt_device_t* device, tkrt_event_t event);
-tkrt_status_t tkrt_host_event_elapsed_ms(tkrt_device_t* device, tkrt_event_t start, tkrt_event_t
-    end, float* out_ms);
+TKRT_HAL_DECLARE_METHODS(tkrt_host)
 
 /* Parses a Triton-style signature ("*fp32,i32") into parameter sizes and offsets. */
 tkrt_status_t tkrt_host_parse_signature(const char* kernel, const char* signature,

@@ -43,7 +43,8 @@ const tkrt_hal_backend_t tkrt_null_backend = {
     .device_create = tkrt_null_device_create,
     .image_rank = tkrt_null_image_rank,
     /* A real backend also fills, as it has them: native_stream_ordinal and foreign_streams (it
-     * runs on streams others made), aliases, image_formats (with Triton's file extension and asm
-     * key), dlpack_device_types, triton_target and its arch fields, tma_descriptor_size/align,
-     * arch_for_capability and parse_param (its own "<name>.<key>" parameters). */
+     * runs on streams others made), aliases, tma_descriptor_size/align, parse_param (its own
+     * "<name>.<key>" parameters) and its format facts: .formats.image_formats (with Triton's file
+     * extension and asm key), .formats.dlpack_device_types, .formats.triton_target and its arch
+     * fields, .formats.arch_for_capability (jaxlib's compute_capability). */
 };

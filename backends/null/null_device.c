@@ -142,34 +142,7 @@ static tkrt_status_t tkrt_null_event_elapsed_ms(tkrt_device_t* device, tkrt_even
  * downcast; the skeleton creates no device, so it keeps the table from being unused. */
 extern const tkrt_hal_device_vtable_t tkrt_null_device_vtable;
 const tkrt_hal_device_vtable_t tkrt_null_device_vtable = {
-    .destroy = tkrt_null_destroy,
-    .module_load = tkrt_null_module_load,
-    .module_unload = tkrt_null_module_unload,
-    .function_create = tkrt_null_function_create,
-    .function_destroy = tkrt_null_function_destroy,
-    .function_attrs = tkrt_null_function_attrs,
-    .function_set_shared_limit = NULL, /* optional: no shared memory limit to set */
-    .launch = tkrt_null_launch,
-    .memory_alloc = tkrt_null_memory_alloc,
-    .memory_free = tkrt_null_memory_free,
-    .host_alloc = tkrt_null_host_alloc,
-    .host_free = tkrt_null_host_free,
-    .memory_info = tkrt_null_memory_info,
-    .memset_async = tkrt_null_memset_async,
-    .memcpy_async = tkrt_null_memcpy_async,
-    .stream_create = tkrt_null_stream_create,
-    .stream_destroy = tkrt_null_stream_destroy,
-    .stream_synchronize = tkrt_null_stream_synchronize,
-    .device_synchronize = tkrt_null_device_synchronize,
-    .stream_is_capturing = tkrt_null_stream_is_capturing,
-    .stream_begin_capture = tkrt_null_stream_begin_capture,
-    .stream_end_capture = tkrt_null_stream_end_capture,
-    .graph_launch = tkrt_null_graph_launch,
-    .graph_destroy = tkrt_null_graph_destroy,
-    .event_create = tkrt_null_event_create,
-    .event_destroy = tkrt_null_event_destroy,
-    .event_record = tkrt_null_event_record,
-    .event_synchronize = tkrt_null_event_synchronize,
-    .event_elapsed_ms = tkrt_null_event_elapsed_ms,
-    .encode_tma = NULL, /* optional: no TMA */
+    TKRT_HAL_REQUIRED_ENTRIES(tkrt_null)
+    .function_set_shared_limit = NULL, /* no shared memory limit to set */
+    .encode_tma = NULL, /* no TMA */
 };

@@ -20,6 +20,7 @@
 #include "tkrt/api.h"
 #include "tkrt/device.h"
 #include "tkrt/status.h"
+#include "tkrt/tma.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,26 +102,6 @@ typedef enum tkrt_param_kind {
   TKRT_PARAM_F64 = 8,
   TKRT_PARAM_TMA = 9, /* a host-side TMA descriptor built at launch (backends with TMA only) */
 } tkrt_param_kind_t;
-
-#define TKRT_TMA_MAX_RANK 5
-
-/* jaxlib's host-side TMA descriptor parameter (jaxlib 0.11.2 semantics). It consumes the next
- * buffer, whose address is the tensor's base (16-byte aligned), and is passed to the kernel as a
- * 128-byte CUtensorMap encoded at each launch. elem_type / swizzle: CUtensorMapDataType (0..12) /
- * CUtensorMapSwizzle (0..3) values; oob_fill: 0 zeros, 1 NaN; shape, strides (in elements, the
- * innermost 1) and block_shape (the TMA box, 1..256 each) outermost first. The bytes the tensor
- * spans from its base must lie in the buffer when the buffer's size is known (INVALID_ARGUMENT
- * otherwise, nothing enqueued). Runs on backends whose devices have TKRT_DEVICE_FEATURE_TMA
- * (CUDA, sm_90+); elsewhere launches are UNIMPLEMENTED. */
-typedef struct tkrt_tma_desc {
-  uint32_t elem_type;
-  uint32_t swizzle;
-  uint32_t oob_fill;
-  uint32_t rank; /* number of entries used in the arrays below */
-  uint64_t shape[TKRT_TMA_MAX_RANK];
-  uint64_t strides[TKRT_TMA_MAX_RANK];
-  uint32_t block_shape[TKRT_TMA_MAX_RANK];
-} tkrt_tma_desc_t;
 
 /* A TMA parameter's shape and strides for one launch (tkrt_call_launch_args_t.tma_shapes), for
  * descriptors whose tensor changes from launch to launch (Triton's host TensorDescriptor): rank

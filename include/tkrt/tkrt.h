@@ -13,6 +13,7 @@
 #include "tkrt/runtime.h"
 #include "tkrt/settings.h"
 #include "tkrt/status.h"
+#include "tkrt/tma.h"
 #include "tkrt/triton.h"
 #include "tkrt/triton_bound.h"
 #include "tkrt/version.h"
