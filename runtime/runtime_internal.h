@@ -8,8 +8,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "tkrt/tkrt.h"
+#include "tkrt/autotune.h"
+#include "tkrt/call.h"
+#include "tkrt/device.h"
+#include "tkrt/environment.h"
+#include "tkrt/log.h"
 #include "tkrt/runtime.h"
+#include "tkrt/settings.h"
 #include "tkrt/wire.h"
 
 /* Device keys: key 0 is "the settings' backend list" (backend NULL), the others one backend name
@@ -69,9 +74,5 @@ struct tkrt_runtime_s {
 tkrt_status_t tkrt_runtime_entry_describe(tkrt_runtime_entry_t* entry);
 /* Frees every cached and adopted entry (runtime_blob.c); the runtime is being destroyed. */
 void tkrt_runtime_entries_free(tkrt_runtime_t* runtime);
-
-/* Tests: lowers how many distinct tuning-key values a bound call keeps (4096 otherwise). */
-struct tkrt_triton_bound_s;
-void tkrt_triton_bound_set_key_values_max(struct tkrt_triton_bound_s* bound, size_t max);
 
 #endif /* TKRT_RUNTIME_INTERNAL_H_ */

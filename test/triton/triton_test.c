@@ -18,7 +18,7 @@
 
 #include "base/json.h"
 #include "triton/triton_internal.h"
-#include "runtime/runtime_internal.h"
+#include "triton/triton_bound_internal.h"
 #include "test/harness.h"
 #include "tkrt/host_kernel.h"
 #include "tkrt/tkrt.h"

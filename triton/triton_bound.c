@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tkrt runtime: bound launches of Triton kernels (tkrt/triton_bound.h). A call made once with the
+/* tkrt triton: bound launches of Triton kernels (tkrt/triton_bound.h), the layer above the
+ * runtime (its devices and tuner) and the Triton loader (whose parameter lists, grid programs and
+ * scalar rules it applies at each launch). A call made once with the
  * scalars' defaults and prepared on the device; per launch, every argument is checked against
  * its parameter (kind, integer range, tt.divisibility, descriptor rank / block / strides / base),
  * the scalars and descriptor shapes go to the core as per-launch values, and the grid is each
@@ -15,8 +17,9 @@
 #include <string.h>
 
 #include "base/versioned.h"
-#include "runtime/runtime_internal.h"
+#include "tkrt/runtime.h"
 #include "tkrt/triton_bound.h"
+#include "triton/triton_bound_internal.h"
 #include "triton/triton_internal.h"
 
 #define TKRT_BOUND_STACK 64    /* arguments / buffers / scalars handled on the stack */
