@@ -196,51 +196,12 @@ TKRT_API tkrt_status_t tkrt_triton_call_create(const tkrt_triton_call_desc_t* de
  * unknown). The in-place buffers are passed to tkrt_call_launch again as outputs, so that
  * autotuning restores them. `tuner` may be NULL for a single variant. A call with tensor
  * descriptors (TMA-form, or decomposed: tkrt_triton_call_create marks those in the call's
- * metadata) is refused here and by tkrt_triton_launch_create (INVALID_ARGUMENT naming the
+ * metadata) is refused here (INVALID_ARGUMENT naming the
  * descriptor parameter): their tensors come with each launch through tkrt_triton_bound_launch;
  * tkrt_call_launch on such a call runs the placeholders (the block, contiguous). */
 TKRT_API tkrt_status_t tkrt_triton_call_launch(tkrt_call_t* call, tkrt_device_t* device,
                                                tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                                                size_t buffer_count, tkrt_autotuner_t* tuner);
-
-/* ---------------------------------------------------------------- prepared launches */
-
-/* A call made by tkrt_triton_call_create, bound to one device (and, for an autotuned call, a
- * tuner) with its kernels loaded and its global scratch allocated by tkrt_call_prepare, so that
- * each launch only packs the pointers and enqueues: no lock, no allocation (up to 64 pointer
- * parameters), nothing loaded, hence legal inside a stream capture (CUDA graphs). Made for the
- * launch paths of frameworks, such as the Python package (docs/triton.md). Immutable after
- * creation; launch it from any number of threads. */
-typedef struct tkrt_triton_launch_s tkrt_triton_launch_t;
-
-/* Prepares `call` on `device` (tkrt_call_prepare: errors are those of loading the kernels there)
- * and records what each launch needs. Retains the call and the device. `tuner` is required when
- * the call has several variants and must outlive the launch; it is ignored otherwise. */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_launch_create(tkrt_call_t* call,
-                                                               tkrt_device_t* device,
-                                                               tkrt_autotuner_t* tuner,
-                                                               tkrt_triton_launch_t** out_launch);
-TKRT_API void tkrt_triton_launch_destroy(tkrt_triton_launch_t* launch);
-/* How many pointers a launch takes: the kernel's pointer parameters. */
-TKRT_API size_t tkrt_triton_launch_pointer_count(const tkrt_triton_launch_t* launch);
-
-/* Enqueues one launch on `stream` (a native stream of the device; NULL: its default stream) with
- * one device address per pointer parameter, in parameter order. `sizes` (may be NULL: unknown)
- * gives each buffer's bytes; an autotuned call with in-place parameters needs them to save and
- * restore those buffers while it tunes, and runs its first variant untuned without them. A wrong
- * pointer count is INVALID_ARGUMENT; addresses are checked against tt.divisibility. */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_launch_enqueue(const tkrt_triton_launch_t* launch,
-                                                                tkrt_stream_t stream,
-                                                                const tkrt_deviceptr_t* pointers,
-                                                                const uint64_t* sizes,
-                                                                size_t pointer_count);
-
-/* tkrt_triton_launch_enqueue with every argument in one array of 1 + 2n words (n the pointer
- * count), for callers through a foreign-function interface, where each argument costs: words[0]
- * the stream, words[1..n] the pointers, words[n+1..2n] their sizes (TKRT_BUFFER_SIZE_UNKNOWN
- * where unknown). */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_launch_enqueue_words(
-    const tkrt_triton_launch_t* launch, const uint64_t* words);
 
 /* Evaluates a grid expression (the syntax of tkrt_triton_variant_t.grid) with names bound by a
  * "NAME=INT,..." list (may be NULL). Used by tkrt_triton_call_create; exposed for tools. */
