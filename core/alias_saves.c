@@ -63,6 +63,28 @@ tkrt_status_t tkrt_find_aliased_inputs(const tkrt_call_t* call,
       }
       status = tkrt_saves_add(saves, in->ptr, in->size);
     }
+  } else if (args->flags & TKRT_CALL_LAUNCH_ALIASES_BY_INDEX) {
+    /* Without sizes, buffers that share an address but no record are empty ones or one array
+     * passed twice: neither is written through, so neither needs saving. */
+    size_t count = args->input_count + args->output_count;
+    for (size_t r = 0; r < call->desc.alias_count && !status; ++r) {
+      const tkrt_alias_t* alias = &call->aliases[r];
+      tkrt_deviceptr_t ptr = buffers[alias->input_index].ptr;
+      /* input == output (an ordinal that happens to equal the input's index) counts as shared,
+       * as in jaxlib: saving an input that was not overwritten costs a copy, not a result. */
+      bool shared = ptr && buffers[alias->output_index].ptr == ptr;
+      for (size_t j = 0; ptr && !shared && j < count; ++j) {
+        shared = j != alias->input_index && buffers[j].ptr == ptr;
+      }
+      if (!shared) continue;
+      if (!alias->size_bytes) {
+        snprintf(out_unknown, unknown_capacity,
+                 "alias record %zu (input buffer %llu) has no size", r,
+                 (unsigned long long)alias->input_index);
+        break;
+      }
+      status = tkrt_saves_add(saves, ptr, alias->size_bytes);
+    }
   } else {
     for (size_t i = 0; i < args->input_count && !status; ++i) {
       const tkrt_buffer_t* in = &buffers[i];

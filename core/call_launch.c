@@ -977,6 +977,23 @@ done:
   return status;
 }
 
+/* TKRT_CALL_LAUNCH_ALIASES_BY_INDEX: every record must name buffers the launch has (checked
+ * where the records are read: before the tuner decides). */
+static tkrt_status_t tkrt_alias_records_check(const tkrt_call_t* call,
+                                              const tkrt_call_launch_args_t* args) {
+  size_t count = args->input_count + args->output_count;
+  for (size_t r = 0; r < call->desc.alias_count; ++r) {
+    const tkrt_alias_t* alias = &call->aliases[r];
+    if (alias->input_index >= count || alias->output_index >= count) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "alias record %zu names buffers %llu and %llu; the launch has %zu",
+                              r, (unsigned long long)alias->input_index,
+                              (unsigned long long)alias->output_index, count);
+    }
+  }
+  return NULL;
+}
+
 tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t* caller_args) {
   if (!call || !caller_args) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "tkrt_call_launch: NULL argument");
@@ -1033,6 +1050,9 @@ tkrt_status_t tkrt_call_launch(tkrt_call_t* call, const tkrt_call_launch_args_t*
     } else if (args->flags & TKRT_CALL_LAUNCH_NO_WAIT) {
       return tkrt_status_would_wait();
     } else {
+      if (args->flags & TKRT_CALL_LAUNCH_ALIASES_BY_INDEX) {
+        TKRT_RETURN_IF_ERROR(tkrt_alias_records_check(call, args));
+      }
       TKRT_RETURN_IF_ERROR(tkrt_autotuner_decide(args->tuner, call, state, args, &decision));
       if (!decision.provisional) {
         atomic_store_explicit(&state->decision,

@@ -418,15 +418,13 @@ static tkrt_status_t session_open(const tkrt_run_options_t* o, session_t* s, int
 }
 
 static tkrt_status_t session_launch(session_t* s) {
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = s->adopted->call;
+  tkrt_call_launch_args_t args; /* buffers carry their sizes: aliases found by address */
+  tkrt_call_launch_args_init(&args);
   args.device = s->device;
   args.buffers = s->buffers;
   args.input_count = s->input_count;
   args.output_count = s->output_count;
-  args.alias_mode = TKRT_RUNTIME_ALIAS_BY_SIZE; /* buffers carry their sizes */
-  return tkrt_runtime_launch(s->runtime, &args);
+  return tkrt_runtime_launch(s->runtime, s->adopted->call, &args);
 }
 
 static double now_ms(void) {

@@ -932,8 +932,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
       buffers[b->buffer_count + a] = buffers[b->alias_buffers[a]];
     }
     tkrt_bound_grid_user_t grid_user = {b, values};
-    /* tkrt_runtime_launch's by-size launch, straight to the core (its checks hold by
-     * construction here): the runtime's tuner decides autotuned calls. */
+    /* The runtime's launch: its tuner decides autotuned calls. */
     tkrt_call_launch_args_t launch;
     tkrt_call_launch_args_init(&launch);
     launch.device = b->device;
@@ -949,10 +948,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     launch.tma_shapes = b->tma_count ? shapes : NULL;
     launch.tma_shape_count = b->tma_count;
     launch.flags = flags;
-    if (tkrt_call_get_desc(call)->config_count > 1) {
-      status = tkrt_runtime_tuner(b->runtime, &launch.tuner);
-    }
-    if (!status) status = tkrt_call_launch(call, &launch);
+    status = tkrt_runtime_launch(b->runtime, call, &launch);
   }
   if (buffers != buffers_stack) free(buffers);
   if (scalars != scalars_stack) free(scalars);

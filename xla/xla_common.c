@@ -132,18 +132,16 @@ tkrt_status_t tkrt_xla_launch(const tkrt_xla_entry_t* entry, tkrt_device_t* devi
                               tkrt_stream_t stream, const tkrt_buffer_t* buffers,
                               size_t input_count, size_t output_count, bool by_index) {
   tkrt_launch_decision_t decision = {0};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = entry->call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
   args.device = device;
   args.stream = stream;
   args.buffers = buffers;
   args.input_count = input_count;
   args.output_count = output_count;
-  args.alias_mode = by_index ? TKRT_RUNTIME_ALIAS_BY_INDEX : TKRT_RUNTIME_ALIAS_BY_SIZE;
+  args.flags = by_index ? TKRT_CALL_LAUNCH_ALIASES_BY_INDEX : 0;
   args.decision = entry->autotuned ? &decision : NULL;
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_launch(tkrt_runtime_default(),
-                                           &args));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_launch(tkrt_runtime_default(), entry->call, &args));
   /* The core says what it decided (once per call and device, plus every capture without a
    * decision); the counters follow it. */
   if (entry->autotuned && decision.decided) {

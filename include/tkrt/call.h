@@ -307,6 +307,14 @@ typedef struct tkrt_call_launch_args {
  * tkrt_status_would_wait(). For callers that hold a lock others may need meanwhile (Python's
  * GIL): they try with the flag, and on that status release the lock and launch without it. */
 #define TKRT_CALL_LAUNCH_NO_WAIT 1u
+/* The call's alias records name buffers by index over this launch's inputs-then-outputs list
+ * (jaxlib's legacy custom call, whose buffers are bare pointers: record = (input buffer index,
+ * output buffer index, bytes), as jaxlib's autotuner reads them). While tuning, an input is saved
+ * when its address is the record's output buffer's or any other buffer's, with the record's size;
+ * a record naming a buffer the launch does not have is INVALID_ARGUMENT, nothing enqueued. Without
+ * the flag (buffers with sizes: XLA's typed FFI, Python) inputs that share memory with outputs are
+ * found from addresses and sizes. `aliased_inputs`, when set, wins over both. */
+#define TKRT_CALL_LAUNCH_ALIASES_BY_INDEX 2u
 
 TKRT_API void tkrt_call_launch_args_init(tkrt_call_launch_args_t* args);
 

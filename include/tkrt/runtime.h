@@ -122,8 +122,8 @@ typedef struct tkrt_runtime_call {
   const char* label;        /* the call's name, else its autotune name, else its kernel's name */
   int autotuned;            /* several configs: the tuner decides */
   size_t array_params;      /* most buffer-taking parameters (ARRAY, TMA) of any config */
-  /* Buffers a launch with TKRT_RUNTIME_ALIAS_BY_INDEX reads: array_params, and every buffer an
-   * alias record names (records are checked below TKRT_RUNTIME_MAX_ALIAS_INDEX). */
+  /* Buffers a launch with TKRT_CALL_LAUNCH_ALIASES_BY_INDEX reads: array_params, and every
+   * buffer an alias record names (records are checked below TKRT_RUNTIME_MAX_ALIAS_INDEX). */
   size_t indexed_buffers;
 } tkrt_runtime_call_t;
 
@@ -154,51 +154,15 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_prepare(tkrt_runtime_t* runtim
                                                           tkrt_device_t* device, tkrt_stream_t stream,
                                                           int* out_prepared);
 
-/* How alias records (tkrt_alias_t of the call) name buffers, for the tuner's saves. */
-typedef enum tkrt_runtime_alias_mode {
-  /* Buffers carry sizes (XLA's typed FFI, Python): the core finds inputs that share memory with
-   * outputs from addresses and sizes; records give nothing more. */
-  TKRT_RUNTIME_ALIAS_BY_SIZE = 0,
-  /* Buffers are bare pointers (XLA's legacy custom call): records name (input buffer index,
-   * output buffer index, bytes) over the operands-then-results list, as jaxlib's autotuner reads
-   * them; an input is saved when its address is the record's output buffer's or any other
-   * buffer's. Needs every buffer up to tkrt_runtime_call_t.indexed_buffers. */
-  TKRT_RUNTIME_ALIAS_BY_INDEX = 1,
-} tkrt_runtime_alias_mode_t;
-
-typedef struct tkrt_runtime_launch_args {
-  size_t struct_size;
-  tkrt_call_t* call;
-  tkrt_device_t* device; /* a device of this runtime */
-  tkrt_stream_t stream;
-  /* Inputs then outputs; the k-th buffer-taking parameter (ARRAY, or TMA: its base, encoded per
-   * launch by the backend) takes buffer k. */
-  const tkrt_buffer_t* buffers;
-  size_t input_count;
-  size_t output_count;
-  /* Per-launch scalars (tkrt_call_launch_args_t.scalars): entry k replaces the k-th scalar
-   * parameter's value; kind 0 keeps the call's. NULL: the call's values. */
-  const tkrt_scalar_t* scalars;
-  size_t scalar_count;
-  tkrt_runtime_alias_mode_t alias_mode;
-  /* Optional out: what ran and why (see tkrt_launch_decision_t). */
-  tkrt_launch_decision_t* decision;
-  /* Per-launch grid and TMA shapes: tkrt_call_launch_args_t's fields of the same names. */
-  tkrt_status_t (*grid)(void* grid_user, size_t config, uint32_t out_grid[3]);
-  void* grid_user;
-  const tkrt_tma_shape_t* tma_shapes;
-  size_t tma_shape_count;
-} tkrt_runtime_launch_args_t;
-
-TKRT_API void tkrt_runtime_launch_args_init(tkrt_runtime_launch_args_t* args);
-
-/* Launches with the runtime's tuner for autotuned calls (tkrt_call_launch underneath). Once the
- * call is prepared and decided on the device it takes no lock and allocates no more than
- * tkrt_call_launch does (nothing for the usual parameter counts); only an undecided by-index
- * launch with more than 32 alias records allocates the list of inputs to save. Everything is
- * validated before anything is enqueued. */
-TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_launch(tkrt_runtime_t* runtime,
-                                                         const tkrt_runtime_launch_args_t* args);
+/* Launches `call` with the runtime's tuner deciding an autotuned call (tkrt_call_launch
+ * underneath, with the same arguments: args->tuner NULL means the runtime's; a tuner given there
+ * decides instead). XLA's legacy target, whose buffers are bare pointers, sets
+ * TKRT_CALL_LAUNCH_ALIASES_BY_INDEX in args->flags (it then passes every buffer up to
+ * tkrt_runtime_call_t.indexed_buffers). Once the call is prepared and decided on the device it
+ * takes no lock and allocates nothing for the usual parameter counts. Everything is validated
+ * before anything is enqueued. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_launch(tkrt_runtime_t* runtime, tkrt_call_t* call,
+                                                         const tkrt_call_launch_args_t* args);
 
 /* ---------------------------------------------------------------- counters */
 

@@ -143,17 +143,6 @@ class _RuntimeOptions(ctypes.Structure):  # tkrt_runtime_options_t (tkrt/runtime
               ("tuner", _TunerOptions), ("read_environment", ctypes.c_int)]
 
 
-class _RuntimeLaunchArgs(ctypes.Structure):  # tkrt_runtime_launch_args_t (tkrt/runtime.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("call", ctypes.c_void_p),
-              ("device", ctypes.c_void_p), ("stream", ctypes.c_void_p),
-              ("buffers", ctypes.c_void_p), ("input_count", ctypes.c_size_t),
-              ("output_count", ctypes.c_size_t), ("scalars", ctypes.c_void_p),
-              ("scalar_count", ctypes.c_size_t), ("alias_mode", ctypes.c_int),
-              ("decision", ctypes.c_void_p), ("grid", ctypes.c_void_p),
-              ("grid_user", ctypes.c_void_p), ("tma_shapes", ctypes.c_void_p),
-              ("tma_shape_count", ctypes.c_size_t)]
-
-
 class _BoundOptions(ctypes.Structure):  # tkrt_triton_bound_options_t (tkrt/triton_bound.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("runtime", ctypes.c_void_p),
               ("device", ctypes.c_void_p), ("tuning_key", ctypes.POINTER(ctypes.c_char_p)),
@@ -227,7 +216,6 @@ _SIGNATURES = {
     "tkrt_runtime_tuner": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
     "tkrt_runtime_configure": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_char_p]),
     "tkrt_runtime_prepare": (_c_p, [_c_p, _c_p, _c_p, _c_p, _c_p]),
-    "tkrt_runtime_launch_args_init": (None, [_c_p]),
     "tkrt_tune_report_init": (None, [_c_p]),
     "tkrt_autotuner_get_report": (_c_p, [_c_p, _c_p, ctypes.c_char_p, _c_p]),
     "tkrt_tune_source_name": (ctypes.c_char_p, [ctypes.c_int]),

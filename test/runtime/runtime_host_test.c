@@ -291,14 +291,14 @@ static void blob_cache(void) {
                               {core_upload(device, y, sizeof(y)), sizeof(y)},
                               {core_upload(device, out, sizeof(out)), sizeof(out)},
                               {core_upload(device, NULL, 16), 16}};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = first->call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = first->call;
   args.device = device;
   args.buffers = buffers;
   args.input_count = 2;
   args.output_count = 2;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   core_download(device, out, buffers[2].ptr, sizeof(out));
   EXPECT_TRUE(out[0] == 0.5f && out[999] == 999.5f && out[1000] == -1);
   for (int i = 0; i < 4; ++i) EXPECT_OK(tkrt_memory_free(device, buffers[i].ptr));
@@ -342,15 +342,15 @@ static void state_query(void) {
                               {core_upload(device, NULL, 16), 16}};
   buffers[3] = buffers[0]; /* the output is x, in place */
   tkrt_launch_decision_t decision = {0};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = tuned;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = tuned;
   args.device = device;
   args.buffers = buffers;
   args.input_count = 3;
   args.output_count = 1;
   args.decision = &decision;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   EXPECT_TRUE(decision.decided && !decision.provisional);
   EXPECT_EQ_U64(tkrt_runtime_call_state(rt, tuned, device, &config),
                 TKRT_CALL_STATE_PREPARED | TKRT_CALL_STATE_DECIDED);
@@ -381,9 +381,9 @@ static void per_launch_scalars(void) {
                               {core_upload(device, y, sizeof(y)), sizeof(y)},
                               {core_upload(device, NULL, sizeof(out)), sizeof(out)},
                               {core_upload(device, NULL, 16), 16}};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = entry->call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = entry->call;
   args.device = device;
   args.buffers = buffers;
   args.input_count = 2;
@@ -395,7 +395,7 @@ static void per_launch_scalars(void) {
     tkrt_scalar_t scalars[2] = {scalar_i32(ns[k]), {.kind = 0}};
     args.scalars = scalars;
     args.scalar_count = 2;
-    EXPECT_OK(tkrt_runtime_launch(rt, &args));
+    EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
     core_download(device, out, buffers[2].ptr, sizeof(out));
     int right = 1;
     for (int i = 0; i < 1024; ++i) right &= out[i] == (i < ns[k] ? (float)i + 1 : 0.0f);
@@ -404,7 +404,7 @@ static void per_launch_scalars(void) {
   /* Without scalars: the call's n (1024). */
   args.scalars = NULL;
   args.scalar_count = 0;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   core_download(device, out, buffers[2].ptr, sizeof(out));
   EXPECT_TRUE(out[1023] == 1024.0f);
   /* Wrong kind, too many: refused before anything is enqueued (out keeps its values). */
@@ -412,12 +412,12 @@ static void per_launch_scalars(void) {
   tkrt_scalar_t wrong[1] = {scalar_u32(5)};
   args.scalars = wrong;
   args.scalar_count = 1;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
+  EXPECT_STATUS(tkrt_runtime_launch(rt, launch_call, &args), TKRT_STATUS_INVALID_ARGUMENT,
                 "per-launch scalar 0 (parameter 3");
   tkrt_scalar_t many[3] = {scalar_i32(1), scalar_u32(0), scalar_i32(2)};
   args.scalars = many;
   args.scalar_count = 3;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
+  EXPECT_STATUS(tkrt_runtime_launch(rt, launch_call, &args), TKRT_STATUS_INVALID_ARGUMENT,
                 "3 per-launch scalars given");
   core_download(device, out, buffers[2].ptr, sizeof(out));
   EXPECT_TRUE(out[0] == 0 && out[1023] == 0);
@@ -453,9 +453,9 @@ static void per_launch_grid(void) {
                               {core_upload(device, NULL, 16), 16}};
   int32_t n = 3000;
   tkrt_scalar_t scalars[1] = {scalar_i32(n)};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = call;
   args.device = device;
   args.buffers = buffers;
   args.input_count = 2;
@@ -463,12 +463,12 @@ static void per_launch_grid(void) {
   args.scalars = scalars;
   args.scalar_count = 1;
   /* Without the grid: the call's 8 programs cover 1024 of the 3000. */
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   core_download(device, out, buffers[2].ptr, N * 4);
   EXPECT_TRUE(out[1023] == 2046.0f && out[1024] == 0.0f);
   args.grid = grid_for_n;
   args.grid_user = &n;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   core_download(device, out, buffers[2].ptr, N * 4);
   int right = 1;
   for (int i = 0; i < N; ++i) right &= out[i] == (i < n ? 2.0f * (float)i : 0.0f);
@@ -476,7 +476,7 @@ static void per_launch_grid(void) {
   tkrt_tma_shape_t shape = {.rank = 1, .shape = {16}, .strides = {1}};
   args.tma_shapes = &shape;
   args.tma_shape_count = 1;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
+  EXPECT_STATUS(tkrt_runtime_launch(rt, launch_call, &args), TKRT_STATUS_INVALID_ARGUMENT,
                 "1 per-launch TMA shapes given; kernel 'add_128' has 0 TMA parameters");
   for (int i = 0; i < 4; ++i) EXPECT_OK(tkrt_memory_free(device, buffers[i].ptr));
   free(x);
@@ -509,15 +509,15 @@ static void per_launch_scalar_kinds(void) {
                               {.kind = TKRT_PARAM_F32, .value.f32 = 1.5f},
                               {.kind = TKRT_PARAM_F64, .value.f64 = -2.25}};
   tkrt_buffer_t out = {core_upload(device, NULL, 64), 64};
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = call;
   args.device = device;
   args.buffers = &out;
   args.output_count = 1;
   args.scalars = scalars;
   args.scalar_count = 7;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   uint64_t got[8] = {0};
   core_download(device, got, out.ptr, 64);
   float f32 = 1.5f;
@@ -537,7 +537,7 @@ static void per_launch_scalar_kinds(void) {
   tkrt_scalar_t some[4] = {{.kind = 0}, {.kind = 0}, {.kind = 0}, scalars[3]};
   args.scalars = some;
   args.scalar_count = 4;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   core_download(device, got, out.ptr, 64);
   EXPECT_EQ_U64(got[0], 0);
   EXPECT_EQ_U64(got[1], 1);
@@ -551,7 +551,7 @@ static void per_launch_scalar_kinds(void) {
 
 /* The autotuned in-place call, launched under one alias convention: tuning runs every config on
  * x, so x is right afterwards only if the runtime told the tuner which input to save. */
-static void alias_convention(tkrt_runtime_alias_mode_t mode) {
+static void alias_convention(uint32_t mode) {
   tkrt_runtime_t* rt = host_runtime();
   tkrt_device_t* device = NULL;
   ASSERT_OK(tkrt_runtime_device(rt, g_backend, 0, &device));
@@ -564,13 +564,13 @@ static void alias_convention(tkrt_runtime_alias_mode_t mode) {
   tkrt_deviceptr_t py = core_upload(device, y, sizeof(y));
   tkrt_deviceptr_t counter = core_upload(device, NULL, 16);
   tkrt_buffer_t buffers[4];
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  args.call = call;
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  tkrt_call_t* launch_call = call;
   args.device = device;
   args.buffers = buffers;
-  args.alias_mode = mode;
-  if (mode == TKRT_RUNTIME_ALIAS_BY_INDEX) {
+  args.flags = mode;
+  if (mode == TKRT_CALL_LAUNCH_ALIASES_BY_INDEX) {
     /* Bare pointers, as XLA's legacy call passes them: the record (input 0, buffer 0, 4000 bytes)
      * names the input. */
     buffers[0] = (tkrt_buffer_t){px, TKRT_BUFFER_SIZE_UNKNOWN};
@@ -588,22 +588,22 @@ static void alias_convention(tkrt_runtime_alias_mode_t mode) {
   }
   tkrt_launch_decision_t decision = {0};
   args.decision = &decision;
-  EXPECT_OK(tkrt_runtime_launch(rt, &args));
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args));
   EXPECT_TRUE(decision.decided && decision.source == TKRT_TUNE_SOURCE_TUNED);
-  EXPECT_OK(tkrt_runtime_launch(rt, &args)); /* decided: the by-index list is not built */
+  EXPECT_OK(tkrt_runtime_launch(rt, launch_call, &args)); /* decided: the by-index list is not built */
   EXPECT_TRUE(!decision.decided);
   core_download(device, x, px, sizeof(x));
   int right = 1;
   for (int i = 0; i < 1000; ++i) right &= x[i] == (float)i + 4;
   EXPECT_TRUE(right);
   /* A record naming a buffer the launch does not have is refused (by index only). */
-  if (mode == TKRT_RUNTIME_ALIAS_BY_INDEX) {
+  if (mode == TKRT_CALL_LAUNCH_ALIASES_BY_INDEX) {
     core_inplace_spec_t fresh = spec;
     tkrt_call_t* undecided = core_inplace_call(&fresh);
-    args.call = undecided;
+    launch_call = undecided;
     args.input_count = 0;
     args.buffers = NULL;
-    EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT,
+    EXPECT_STATUS(tkrt_runtime_launch(rt, launch_call, &args), TKRT_STATUS_INVALID_ARGUMENT,
                   "alias record 0 names buffers 0 and 0; the launch has 0");
     tkrt_call_release(undecided);
   }
@@ -614,27 +614,25 @@ static void alias_convention(tkrt_runtime_alias_mode_t mode) {
   tkrt_runtime_release(rt);
 }
 
-static void alias_by_size(void) { alias_convention(TKRT_RUNTIME_ALIAS_BY_SIZE); }
-static void alias_by_index(void) { alias_convention(TKRT_RUNTIME_ALIAS_BY_INDEX); }
+static void alias_by_size(void) { alias_convention(0); }
+static void alias_by_index(void) { alias_convention(TKRT_CALL_LAUNCH_ALIASES_BY_INDEX); }
 
 static void launch_errors(void) {
   tkrt_runtime_t* rt = host_runtime();
   tkrt_device_t* device = NULL;
   ASSERT_OK(tkrt_runtime_device(rt, g_backend, 0, &device));
   tkrt_call_t* call = add_call(16);
-  tkrt_runtime_launch_args_t args;
-  tkrt_runtime_launch_args_init(&args);
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT, "the call is NULL");
-  args.call = call;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT, "the device is NULL");
+  tkrt_call_launch_args_t args;
+  tkrt_call_launch_args_init(&args);
+  EXPECT_STATUS(tkrt_runtime_launch(rt, NULL, &args), TKRT_STATUS_INVALID_ARGUMENT, "the call is NULL");
+  EXPECT_STATUS(tkrt_runtime_launch(rt, call, NULL), TKRT_STATUS_INVALID_ARGUMENT, "args is NULL");
+  EXPECT_STATUS(tkrt_runtime_launch(rt, call, &args), TKRT_STATUS_INVALID_ARGUMENT, "no device");
   args.device = device;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT, "buffers were given");
-  args.alias_mode = (tkrt_runtime_alias_mode_t)7;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT, "alias mode 7");
-  args.alias_mode = TKRT_RUNTIME_ALIAS_BY_SIZE;
-  args.struct_size = 8;
-  EXPECT_STATUS(tkrt_runtime_launch(rt, &args), TKRT_STATUS_INVALID_ARGUMENT, "args of 8 bytes");
-  EXPECT_STATUS(tkrt_runtime_launch(NULL, &args), TKRT_STATUS_INVALID_ARGUMENT, "the runtime");
+  EXPECT_STATUS(tkrt_runtime_launch(rt, call, &args), TKRT_STATUS_INVALID_ARGUMENT, "buffers were given");
+  args.struct_size = 0;
+  EXPECT_STATUS(tkrt_runtime_launch(rt, call, &args), TKRT_STATUS_INVALID_ARGUMENT,
+                "struct_size is 0");
+  EXPECT_STATUS(tkrt_runtime_launch(NULL, call, &args), TKRT_STATUS_INVALID_ARGUMENT, "the runtime");
   EXPECT_STATUS(tkrt_runtime_prepare(rt, NULL, device, NULL, NULL), TKRT_STATUS_INVALID_ARGUMENT,
                 "NULL argument");
   const tkrt_runtime_call_t* entry = NULL;
@@ -685,9 +683,9 @@ static void* worker_main(void* arg) {
     if (!status && again != entry) w->failures++;
     tkrt_buffer_t buffers[4] = {{p[0], sizeof(x)}, {p[1], sizeof(y)}, {p[2], sizeof(out)}, {p[3], 16}};
     tkrt_scalar_t scalars[1] = {scalar_i32(1 + (round * 37 + w->index) % 1024)};
-    tkrt_runtime_launch_args_t args;
-    tkrt_runtime_launch_args_init(&args);
-    args.call = entry->call;
+    tkrt_call_launch_args_t args;
+    tkrt_call_launch_args_init(&args);
+    tkrt_call_t* launch_call = entry->call;
     args.device = device;
     args.buffers = buffers;
     args.input_count = 2;
@@ -695,7 +693,7 @@ static void* worker_main(void* arg) {
     args.scalars = scalars;
     args.scalar_count = 1;
     if (!status) status = tkrt_memset_async(device, p[2], 0, sizeof(out), NULL);
-    if (!status) status = tkrt_runtime_launch(w->rt, &args);
+    if (!status) status = tkrt_runtime_launch(w->rt, launch_call, &args);
     if (!status) status = tkrt_memcpy_dtoh_async(device, out, p[2], sizeof(out), NULL);
     if (!status) status = tkrt_stream_synchronize(device, NULL);
     for (int i = 0; !status && i < 1024; ++i) {
