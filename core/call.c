@@ -143,8 +143,8 @@ static void tkrt_param_digest(tkrt_sha256_t* ctx, const tkrt_param_t* p) {
 }
 
 /* One config of a call on its own (its kernel, grid and parameters; not the call's other configs
- * or aliases): what the tuning database keys a config's time by (autotune.c), so that adding a
- * config to a call does not retime the others. */
+ * or aliases): what the tuning database keys a config's time by (core/tune/decide.c), so that
+ * adding a config to a call does not retime the others. */
 void tkrt_config_digest(const tkrt_call_t* call, size_t index, uint8_t out[TKRT_DIGEST_SIZE]) {
   const tkrt_config_desc_t* config = &call->configs[index];
   tkrt_sha256_t ctx;

@@ -98,6 +98,9 @@ struct tkrt_call_device_state {
 /* Frees launch state (call_launch.c); called when the call is destroyed. */
 void tkrt_call_device_states_free(tkrt_call_t* call);
 
+/* The call's state on the device, NULL when it has none yet; lock-free. */
+tkrt_call_device_state_t* tkrt_call_device_state_find(tkrt_call_t* call,
+                                                      const tkrt_device_t* device);
 /* Finds or creates the call's state on the device (loads modules, allocates scratch). */
 tkrt_status_t tkrt_call_device_state_get(tkrt_call_t* call, tkrt_device_t* device,
                                          tkrt_call_device_state_t** out_state);
@@ -108,17 +111,7 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
                                       const tkrt_call_device_state_t* state, size_t index,
                                       const tkrt_call_launch_args_t* args);
 
-/* A process-unique, non-zero id of the tuner (autotune.c). */
 /* SHA-256 over config `index` alone: its kernel, grid and parameters (call.c). */
 void tkrt_config_digest(const tkrt_call_t* call, size_t index, uint8_t out[TKRT_DIGEST_SIZE]);
-uint32_t tkrt_autotuner_id(const tkrt_autotuner_t* tuner);
-
-/* Decides which config of an autotuned call runs on args->device (autotune.c), filling
- * out_decision (config, source, decided = true, provisional, capturing). A provisional answer
- * (capture fallback) holds for this launch only and must not be cached. */
-tkrt_status_t tkrt_autotuner_decide(tkrt_autotuner_t* tuner, tkrt_call_t* call,
-                                    tkrt_call_device_state_t* state,
-                                    const tkrt_call_launch_args_t* args,
-                                    tkrt_launch_decision_t* out_decision);
 
 #endif /* TKRT_CORE_CALL_INTERNAL_H_ */

@@ -364,3 +364,17 @@ tkrt_status_t tkrt_setting_read(const char* name, uint32_t scopes, const char* v
   }
   return tkrt_setting_parse(setting, name, value, out);
 }
+
+/* The tuner's options at their defaults: what the settings map onto (and the environment reader
+ * fills), so it lives beside them, below the tuner (core/tune/). */
+void tkrt_autotuner_options_init(tkrt_autotuner_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->policy = TKRT_TUNE_POLICY_AUTO;
+  options->target_ms = 10.0;
+  options->max_iterations = 100;
+  options->prune_margin = 0.25;
+  options->exchange_policy = TKRT_EXCHANGE_POLICY_LEADER;
+  options->exchange_ranks = 1;
+  options->exchange_timeout_ms = 60000;
+}

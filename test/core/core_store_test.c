@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
-#include "core/decision_store.h"
+#include "core/tune/decision_store.h"
 #include "test/harness.h"
 
 static char g_dir[] = "/tmp/tkrt_store_test_XXXXXX";

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/decision_store.h"
+#include "core/tune/decision_store.h"
 #include "tkrt/api.h"
 
 #define FUZZ_CONFIGS 3

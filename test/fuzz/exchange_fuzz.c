@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/exchange.h"
-#include "core/tune_db.h"
+#include "core/tune/exchange.h"
+#include "core/tune/tune_db.h"
 
 #define FUZZ_CONFIGS 3
 

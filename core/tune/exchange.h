@@ -3,8 +3,8 @@
  * value is text, like a store entry: a header with the format version, the exchange key it was
  * published under, the config count, then a choice or per-config timings. Anything else is
  * refused. */
-#ifndef TKRT_CORE_EXCHANGE_H_
-#define TKRT_CORE_EXCHANGE_H_
+#ifndef TKRT_CORE_TUNE_EXCHANGE_H_
+#define TKRT_CORE_TUNE_EXCHANGE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,4 +43,4 @@ bool tkrt_exchange_value_parse(const void* data, size_t size, tkrt_exchange_valu
 /* Keys follow TKRT_EXCHANGE_MAX_KEY and the [A-Za-z0-9._-] alphabet, not starting with '.'. */
 bool tkrt_exchange_key_valid(const char* key);
 
-#endif /* TKRT_CORE_EXCHANGE_H_ */
+#endif /* TKRT_CORE_TUNE_EXCHANGE_H_ */

@@ -5,8 +5,8 @@
  * per record, the same in a store entry ("<key>.timing": a header line, then the record) and in an
  * exported database file ("tkrt-tune-db 1", then records): what `tkrt tune-db` shows, exports,
  * imports and merges. */
-#ifndef TKRT_CORE_TUNE_DB_H_
-#define TKRT_CORE_TUNE_DB_H_
+#ifndef TKRT_CORE_TUNE_TUNE_DB_H_
+#define TKRT_CORE_TUNE_TUNE_DB_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,4 +54,4 @@ tkrt_status_t tkrt_timing_write_at(int dir_fd, const char* dir, const tkrt_timin
 tkrt_status_t tkrt_tunedb_parse(const char* text, size_t size, const char* where,
                                 tkrt_timing_t** out, size_t* out_count);
 
-#endif /* TKRT_CORE_TUNE_DB_H_ */
+#endif /* TKRT_CORE_TUNE_TUNE_DB_H_ */

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "core/call_internal.h"
+#include "core/tune/tune_internal.h"
 
 uint32_t tkrt_call_state(const tkrt_call_t* call, const tkrt_device_t* device,
                          const tkrt_autotuner_t* tuner, size_t* out_config) {

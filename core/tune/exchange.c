@@ -2,7 +2,7 @@
 /* tkrt core: the decision exchange's keys and values. Values come from other processes (or
  * whoever can write the store behind the exchange), so the parser trusts nothing: it checks the
  * whole value before the caller sees any of it. */
-#include "core/exchange.h"
+#include "core/tune/exchange.h"
 
 #include <ctype.h>
 #include <errno.h>

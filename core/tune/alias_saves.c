@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: the inputs an autotuned launch would overwrite (those sharing memory with an
  * output), and saving and restoring them around every config while the autotuner benchmarks. */
-#include "core/alias_saves.h"
+#include "core/tune/alias_saves.h"
 
 #include <stdio.h>
 #include <stdlib.h>

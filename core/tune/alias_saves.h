@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: aliased (in-place) inputs of an autotuned launch: finding them, and saving and
  * restoring them around every config the autotuner runs (alias_saves.c). */
-#ifndef TKRT_CORE_ALIAS_SAVES_H_
-#define TKRT_CORE_ALIAS_SAVES_H_
+#ifndef TKRT_CORE_TUNE_ALIAS_SAVES_H_
+#define TKRT_CORE_TUNE_ALIAS_SAVES_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,4 +37,4 @@ tkrt_status_t tkrt_alias_restore(const tkrt_call_launch_args_t* args,
 /* Frees the copies and the list (only once the stream no longer uses them). */
 void tkrt_alias_saves_free(tkrt_device_t* device, tkrt_alias_saves_t* saves);
 
-#endif /* TKRT_CORE_ALIAS_SAVES_H_ */
+#endif /* TKRT_CORE_TUNE_ALIAS_SAVES_H_ */

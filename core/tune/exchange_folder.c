@@ -17,7 +17,7 @@
 
 #include "base/fs.h"
 #include "base/log.h"
-#include "core/exchange.h"
+#include "core/tune/exchange.h"
 
 typedef struct tkrt_exchange_folder {
   char* dir;

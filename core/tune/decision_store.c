@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tkrt core: tuning decisions on disk. One text file per (call, arch, driver, tkrt version),
  * replaced atomically; corrupt or foreign entries are reported and rewritten, never trusted. */
-#include "core/decision_store.h"
+#include "core/tune/decision_store.h"
 
 #include <ctype.h>
 #include <dirent.h>

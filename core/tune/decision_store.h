@@ -2,8 +2,8 @@
 /* tkrt core: the on-disk store of tuning decisions, shared by processes (and ranks) that see the
  * same directory. Entries are small text files written atomically; a lock file per entry makes
  * concurrent processes tune a call once and agree on the result. */
-#ifndef TKRT_CORE_DECISION_STORE_H_
-#define TKRT_CORE_DECISION_STORE_H_
+#ifndef TKRT_CORE_TUNE_DECISION_STORE_H_
+#define TKRT_CORE_TUNE_DECISION_STORE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,4 +65,4 @@ tkrt_status_t tkrt_decision_write(const char* dir, bool shared_ok, const char* k
  * files, fresh ones and any other name are left alone. Best effort: errors are ignored. */
 void tkrt_decision_remove_stale_temps(int dir_fd);
 
-#endif /* TKRT_CORE_DECISION_STORE_H_ */
+#endif /* TKRT_CORE_TUNE_DECISION_STORE_H_ */

@@ -2,7 +2,7 @@
 /* tkrt core: the tuning database's records (per-config times), in store entries and in exported
  * database files. Both come from other processes or other machines: every record is checked in
  * full before it is used. */
-#include "core/tune_db.h"
+#include "core/tune/tune_db.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
-#include "core/decision_store.h"
+#include "core/tune/decision_store.h"
 #include "base/sha256.h"
 #include "core/call_internal.h"
 
