@@ -18,7 +18,7 @@
 # about 3 minutes: not in the default set). "embed" is run_embed.sh (issue 31: threads, the GIL,
 # the log, close and array lifetimes with PyTorch on CUDA; about 2 minutes: not in the default
 # set). "docs" is run_docs.sh (issue 32: the code blocks README.md and docs/ mark gpu=NAME, with
-JAX; under a minute after run_triton.sh's build). Needs only the repository: each script builds what
+# JAX; under a minute after run_triton.sh's build). Needs only the repository: each script builds what
 # it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
