@@ -32,19 +32,20 @@ import triton.language as tl  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 import tkrt.triton as tt  # noqa: E402
+from tkrt import _arrays  # noqa: E402
 
 if os.environ.get("MODE") == "torch":
-  _classify = tt._classify_array_type  # noqa: SLF001 -- the comparison needs the other reader
+  _classify = _arrays.classify_array_type  # noqa: SLF001 -- the comparison needs the other reader
 
   def _torch_attributes(cls):
     if cls is torch.Tensor:
-      reader = tt._fast_reader(cls)  # noqa: SLF001
+      reader = _arrays.fast_reader(cls)  # noqa: SLF001
       codes = {getattr(torch, name): (code << 8) | bits
-               for name, (code, bits) in tt._TORCH_DLPACK.items() if hasattr(torch, name)}  # noqa: SLF001
-      return tt._READ_TORCH, None, codes, reader._raw_stream, 0  # noqa: SLF001
+               for name, (code, bits) in _arrays.TORCH_DLPACK.items() if hasattr(torch, name)}  # noqa: SLF001
+      return _arrays.READ_TORCH, None, codes, reader._raw_stream, 0  # noqa: SLF001
     return _classify(cls)
 
-  tt._classify_array_type = _torch_attributes  # noqa: SLF001
+  _arrays.classify_array_type = _torch_attributes  # noqa: SLF001
 
 
 @triton.jit

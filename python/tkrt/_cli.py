@@ -6,6 +6,8 @@ signals and the exit status are the tool's own. `tkrt --help` lists what it does
 import os
 import sys
 
+__all__ = ["TOOL", "main"]
+
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "tkrt")
 
 

@@ -29,11 +29,11 @@ import os
 import threading
 from typing import Any, Optional
 
-from . import load_library
+from ._lib import ConfigurationError, TuneReport, load_library, versioned
 
 __all__ = ["Exchange", "wrap", "from_torch_store", "from_jax_client", "from_folder",
            "use_jax_distributed", "tuner_stats", "xla_tune_report", "xla_tuner_stats",
-           "POLICIES", "STATS_FIELDS"]
+           "apply_to_tuner_options", "POLICIES", "STATS_FIELDS"]
 
 OK, NOT_FOUND, DEADLINE_EXCEEDED, ERROR = 0, 1, 2, 3  # tkrt_exchange_result_t
 POLICIES = {"leader": 0, "merge": 1}  # tkrt_exchange_policy_t
@@ -404,7 +404,7 @@ def _policy(policy: str) -> int:
 _TUNER_KEYWORDS = ("exchange_policy", "exchange_ranks", "exchange_timeout_ms", "tuning_key")
 
 
-def _set_tuner_options(options, keep: list, exchange: Any, extra: dict) -> Optional[Exchange]:
+def apply_to_tuner_options(options, keep: list, exchange: Any, extra: dict) -> Optional[Exchange]:
   """tkrt.triton.Tuner's exchange keywords into its tkrt_autotuner_options_t mirror: exchange (an
   Exchange, or any object with set/get/add, wrapped), exchange_policy ("leader" | "merge"),
   exchange_ranks (merge: ranks that publish timings), exchange_timeout_ms, tuning_key. Returns
@@ -469,7 +469,6 @@ def use_jax_distributed(policy: str = "leader", timeout_ms: int = 60000,
   ranks: for merge, how many processes publish timings (default jax.process_count()); timeout_ms:
   the longest a process waits for the others; tuning_key: goes into every key."""
   global _jax_exchange
-  from . import ConfigurationError
   if tuning_key is not None:
     if not isinstance(tuning_key, str):
       raise TypeError(f"tkrt.use_jax_distributed: tuning_key must be a string, not "
@@ -503,7 +502,6 @@ def xla_tune_report(opaque: bytes, ordinal: int = 0, max_configs: int = 256) -> 
   """What libtkrt_xla's tuner decided for the call whose custom-call blob is `opaque` (the
   zlib-compressed call jaxlib's targets take) on device `ordinal`: source, chosen, times_ms,
   fallback_reason, exchange_key, exchange_role, exchange_ranks."""
-  from .triton import _TuneReport, _versioned
   if isinstance(ordinal, bool) or not isinstance(ordinal, int) or not 0 <= ordinal < 2**31:
     raise ValueError(f"tkrt.exchange.xla_tune_report: ordinal {ordinal!r} is not a device index "
                      f"in 0..2^31-1")
@@ -524,7 +522,7 @@ def xla_tune_report(opaque: bytes, ordinal: int = 0, max_configs: int = 256) -> 
   fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p,
                  ctypes.c_char_p, ctypes.c_size_t]
   times = (ctypes.c_float * max_configs)()
-  report = _versioned(_TuneReport, lib.tkrt_tune_report_init)
+  report = versioned(TuneReport, lib.tkrt_tune_report_init)
   report.times_ms = times
   report.times_capacity = max_configs
   error = ctypes.create_string_buffer(512)

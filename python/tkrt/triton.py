@@ -39,9 +39,12 @@ import sys
 import tempfile
 import threading
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import flush_logs, load_core_library
+from . import _arrays, _lib
+from ._arrays import array_info
+from ._lib import Error, load_core_library
+from ._log import flush_logs
 
 __all__ = [
     "Error", "Device", "Kernel", "Param", "Variant", "Tuner", "PreparedLaunch",
@@ -49,264 +52,7 @@ __all__ = [
     "launch_path_reason",
 ]
 
-# ---------------------------------------------------------------- the C library
-
-_c_p = ctypes.c_void_p
-_lock = threading.Lock()
-_api = None  # the bound functions, see _bind()
-
-
-class Error(RuntimeError):
-  """An error from tkrt's C library: `code` is its status name ("INVALID_ARGUMENT", ...)."""
-
-  def __init__(self, code: str, message: str):
-    super().__init__(f"{code}: {message}")
-    self.code = code
-    self.message = message
-
-
-class _DeviceOptions(ctypes.Structure):  # tkrt_device_options_t (tkrt/device.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char_p),
-              ("ordinal", ctypes.c_int), ("host_threads", ctypes.c_uint32),
-              ("cache_dir", ctypes.c_char_p), ("trust_shared_cache", ctypes.c_bool),
-              ("hip_library", ctypes.c_char_p), ("log", ctypes.c_bool),
-              ("allow_native_code_from_calls", ctypes.c_bool),
-              ("params", ctypes.c_void_p), ("param_count", ctypes.c_size_t)]
-
-
-class _DeviceInfo(ctypes.Structure):  # the start of tkrt_device_info_t
-  _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char * 16),
-              ("name", ctypes.c_char * 256), ("arch", ctypes.c_char * 64),
-              ("ordinal", ctypes.c_int)]
-
-
-class _BackendDescription(ctypes.Structure):  # tkrt_backend_description_t (tkrt/device.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char * 16),
-              ("triton_target", ctypes.c_char * 16), ("foreign_streams", ctypes.c_bool),
-              ("image_kinds", ctypes.c_uint32), ("native_code_kinds", ctypes.c_uint32),
-              ("dlpack_device_type_count", ctypes.c_uint32),
-              ("dlpack_device_types", ctypes.c_int32 * 8)]
-
-
-class _TunerOptions(ctypes.Structure):  # tkrt_autotuner_options_t (tkrt/autotune.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("policy", ctypes.c_int),
-              ("capture_policy", ctypes.c_int), ("target_ms", ctypes.c_double),
-              ("max_iterations", ctypes.c_uint32), ("store_dir", ctypes.c_char_p),
-              ("trust_shared_store", ctypes.c_bool), ("pins", ctypes.c_char_p),
-              ("refresh_store", ctypes.c_bool), ("progress", ctypes.c_void_p),
-              ("progress_user", ctypes.c_void_p), ("prune_margin", ctypes.c_double),
-              ("exchange", ctypes.c_void_p), ("exchange_policy", ctypes.c_int),
-              ("exchange_ranks", ctypes.c_uint32), ("exchange_timeout_ms", ctypes.c_uint32),
-              ("tuning_key", ctypes.c_char_p), ("require_complete", ctypes.c_bool)]
-
-
-class _TuneReport(ctypes.Structure):  # tkrt_tune_report_t
-  _fields_ = [("struct_size", ctypes.c_size_t), ("source", ctypes.c_int),
-              ("chosen", ctypes.c_size_t), ("config_count", ctypes.c_size_t),
-              ("iterations", ctypes.c_uint32), ("times_ms", ctypes.POINTER(ctypes.c_float)),
-              ("times_capacity", ctypes.c_size_t), ("skip_reason", ctypes.c_char * 256),
-              ("store_file", ctypes.c_char * 1024), ("fallback_reason", ctypes.c_char * 256),
-              ("round1_iterations", ctypes.c_uint32), ("prune_margin", ctypes.c_double),
-              ("round1_best_ms", ctypes.c_float), ("pruned_count", ctypes.c_size_t),
-              ("pruned", ctypes.POINTER(ctypes.c_uint8)), ("timed_launches", ctypes.c_uint64),
-              ("exchange_key", ctypes.c_char * 65), ("exchange_role", ctypes.c_char * 16),
-              ("exchange_ranks", ctypes.c_uint32)]
-
-
-class _LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("image_kinds", ctypes.c_uint32),
-              ("allow_native_code", ctypes.c_bool)]
-
-
-_TMA_MAX_RANK = 5  # TKRT_TMA_MAX_RANK (tkrt/call.h)
-
-
-class _Param(ctypes.Structure):  # tkrt_triton_param_t
-  _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("is_pointer", ctypes.c_bool),
-              ("kind", ctypes.c_int), ("element_bytes", ctypes.c_uint32),
-              ("divisibility", ctypes.c_uint32), ("desc_rank", ctypes.c_uint32),
-              ("desc_block", ctypes.c_uint32 * _TMA_MAX_RANK)]
-
-
-class _Target(ctypes.Structure):  # tkrt_triton_target_t
-  _fields_ = [("json_path", ctypes.c_char_p), ("backend", ctypes.c_char_p),
-              ("arch", ctypes.c_char_p), ("warp_size", ctypes.c_uint32),
-              ("num_stages", ctypes.c_uint32), ("shared_mem_bytes", ctypes.c_uint32),
-              ("global_scratch_size", ctypes.c_uint32), ("global_scratch_align", ctypes.c_uint32),
-              ("tmem_size", ctypes.c_uint32), ("triton_version", ctypes.c_char_p),
-              ("hash", ctypes.c_char_p), ("image_kinds", ctypes.c_uint32),
-              ("native_code_left_out", ctypes.c_char_p)]
-
-
-class _RuntimeOptions(ctypes.Structure):  # tkrt_runtime_options_t (tkrt/runtime.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("device", _DeviceOptions),
-              ("tuner", _TunerOptions), ("read_environment", ctypes.c_int)]
-
-
-class _BoundOptions(ctypes.Structure):  # tkrt_triton_bound_options_t (tkrt/triton_bound.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("runtime", ctypes.c_void_p),
-              ("device", ctypes.c_void_p), ("tuning_key", ctypes.POINTER(ctypes.c_char_p)),
-              ("tuning_key_count", ctypes.c_size_t)]
-
-
-class _TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
-  _fields_ = [("kind", ctypes.c_uint32), ("rank", ctypes.c_uint32), ("ptr", ctypes.c_uint64),
-              ("size", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double),
-              ("shape", ctypes.c_int64 * _TMA_MAX_RANK),
-              ("strides", ctypes.c_int64 * _TMA_MAX_RANK),
-              ("block", ctypes.c_int64 * _TMA_MAX_RANK), ("padding_nan", ctypes.c_uint32)]
-
-
-# tkrt_triton_arg_kind_t
-_ARG_DEFAULT, _ARG_POINTER, _ARG_INT, _ARG_FLOAT, _ARG_DESCRIPTOR = 0, 1, 2, 3, 4
-
-
-class _KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
-  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
-              ("num_warps", ctypes.c_uint32)]
-
-
-class _Scalar(ctypes.Structure):  # tkrt_triton_scalar_t
-  _fields_ = [("name", ctypes.c_char_p), ("is_float", ctypes.c_bool), ("i", ctypes.c_int64),
-              ("f", ctypes.c_double)]
-
-
-class _Variant(ctypes.Structure):  # tkrt_triton_variant_t
-  _fields_ = [("kernel", ctypes.c_void_p), ("grid", ctypes.c_char_p),
-              ("grid_dims", ctypes.c_uint32 * 3), ("constants", ctypes.c_char_p),
-              ("description", ctypes.c_char_p)]
-
-
-class _CallDesc(ctypes.Structure):  # tkrt_triton_call_desc_t
-  _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
-              ("variants", ctypes.POINTER(_Variant)), ("variant_count", ctypes.c_size_t),
-              ("scalars", ctypes.POINTER(_Scalar)), ("scalar_count", ctypes.c_size_t),
-              ("inout", ctypes.POINTER(ctypes.c_char_p)), ("inout_count", ctypes.c_size_t),
-              ("unsigned_scalars", ctypes.POINTER(ctypes.c_char_p)),
-              ("unsigned_scalar_count", ctypes.c_size_t)]
-
-
-_SIGNATURES = {
-    # name: (restype, argtypes)
-    "tkrt_status_code": (ctypes.c_int, [_c_p]),
-    "tkrt_status_message": (ctypes.c_char_p, [_c_p]),
-    "tkrt_status_code_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "tkrt_status_free": (None, [_c_p]),
-    "tkrt_device_options_init": (None, [_c_p]),
-    "tkrt_options_from_environment": (_c_p, [_c_p, _c_p]),
-    "tkrt_device_info": (ctypes.POINTER(_DeviceInfo), [_c_p]),
-    "tkrt_backend_names": (_c_p, [ctypes.c_char_p, ctypes.c_size_t]),
-    "tkrt_backend_resolve": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
-    "tkrt_backend_describe": (_c_p, [ctypes.c_char_p, _c_p]),
-    "tkrt_image_kind_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "tkrt_image_kind_triton_files": (_c_p, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                            ctypes.POINTER(ctypes.c_char_p)]),
-    "tkrt_stream_synchronize": (_c_p, [_c_p, _c_p]),
-    "tkrt_device_synchronize": (_c_p, [_c_p]),
-    "tkrt_status_would_wait": (_c_p, []),
-    "tkrt_stream_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_stream_destroy": (_c_p, [_c_p, _c_p]),
-    "tkrt_autotuner_options_init": (None, [_c_p]),
-    "tkrt_setting_apply": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32, _c_p, _c_p]),
-    "tkrt_runtime_default": (_c_p, []),
-    "tkrt_runtime_options_init": (None, [_c_p]),
-    "tkrt_runtime_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_runtime_release": (None, [_c_p]),
-    "tkrt_runtime_device": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_c_p)]),
-    "tkrt_runtime_tuner": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_runtime_configure": (_c_p, [_c_p, ctypes.c_char_p, ctypes.c_char_p]),
-    "tkrt_runtime_prepare": (_c_p, [_c_p, _c_p, _c_p, _c_p, _c_p]),
-    "tkrt_tune_report_init": (None, [_c_p]),
-    "tkrt_autotuner_get_report": (_c_p, [_c_p, _c_p, ctypes.c_char_p, _c_p]),
-    "tkrt_tune_source_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "tkrt_triton_load_options_init": (None, [_c_p]),
-    "tkrt_triton_kernel_load": (_c_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _c_p,
-                                       ctypes.POINTER(_c_p)]),
-    "tkrt_triton_kernel_release": (None, [_c_p]),
-    "tkrt_triton_kernel_get": (_c_p, [_c_p]),
-    "tkrt_kernel_get_desc": (ctypes.POINTER(_KernelDesc), [_c_p]),
-    "tkrt_triton_kernel_name": (ctypes.c_char_p, [_c_p]),
-    "tkrt_triton_kernel_param_count": (ctypes.c_size_t, [_c_p]),
-    "tkrt_triton_kernel_param": (ctypes.POINTER(_Param), [_c_p, ctypes.c_size_t]),
-    "tkrt_triton_kernel_target_count": (ctypes.c_size_t, [_c_p]),
-    "tkrt_triton_kernel_target": (ctypes.POINTER(_Target), [_c_p, ctypes.c_size_t]),
-    "tkrt_triton_call_desc_init": (None, [_c_p]),
-    "tkrt_triton_call_create": (_c_p, [_c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_call_release": (None, [_c_p]),
-    "tkrt_triton_bound_options_init": (None, [_c_p]),
-    "tkrt_triton_bound_create": (_c_p, [_c_p, _c_p, ctypes.POINTER(_c_p)]),
-    "tkrt_triton_bound_destroy": (None, [_c_p]),
-    "tkrt_triton_bound_close": (_c_p, [_c_p]),
-    "tkrt_triton_bound_call": (_c_p, [_c_p]),
-    "tkrt_triton_bound_arg_count": (ctypes.c_size_t, [_c_p]),
-}
-
-
-class _Api:
-  """The C functions of libtkrt.so, with their types set. Functions bound through ctypes.CDLL
-  release the GIL while they run (every one that may wait: devices, loads, prepare, close,
-  synchronize); the launch is first tried through ctypes.PyDLL, which keeps the GIL, with
-  tkrt_triton_bound_try_launch, which never waits (issue 31)."""
-
-  def __init__(self):
-    lib = load_core_library()
-    for name, (restype, argtypes) in _SIGNATURES.items():
-      fn = getattr(lib, name)
-      fn.restype = restype
-      fn.argtypes = argtypes
-      setattr(self, name[5:], fn)  # tkrt_device_open -> self.device_open
-    launch_types = [_c_p, _c_p, _c_p, ctypes.c_size_t, _c_p]
-    # The launch that may wait: the GIL released (CDLL).
-    self.bound_launch = lib.tkrt_triton_bound_launch
-    self.bound_launch.restype = ctypes.c_void_p
-    self.bound_launch.argtypes = launch_types
-    # The launch that never waits: the GIL kept (PyDLL), which saves releasing and taking it
-    # around an enqueue that takes a microsecond.
-    pylib = ctypes.PyDLL(lib._name)
-    self.bound_try_launch = pylib.tkrt_triton_bound_try_launch
-    self.bound_try_launch.restype = ctypes.c_void_p
-    self.bound_try_launch.argtypes = launch_types
-    self.would_wait = self.status_would_wait()  # the status the try answers where it would wait
-    self.library_name = lib._name
-    self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
-
-
-def _c() -> _Api:
-  global _api
-  if _api is None:
-    with _lock:
-      if _api is None:
-        _api = _Api()
-  return _api
-
-
-def _raise(status, context: str = ""):
-  """Raises the status (a non-NULL tkrt_status_t) as Error, freeing it."""
-  api = _c()
-  code = api.status_code_name(api.status_code(status)).decode()
-  message = api.status_message(status).decode(errors="replace")
-  api.status_free(status)
-  raise Error(code, f"{context}: {message}" if context else message)
-
-
-def _check(status, context: str = ""):
-  """Raises a failed call's status; first delivers what the call logged while the GIL was
-  released (tkrt.flush_logs), so its records come before the caller goes on."""
-  flush_logs()
-  if status:
-    _raise(status, context)
-
-
-def _versioned(struct_type, init):
-  """A tkrt options struct filled by its _init function. The C struct may have grown past what
-  this file knows, so init writes into a larger buffer, and struct_size then tells the library
-  how much of it Python filled (tkrt's versioned structs accept older, shorter ones)."""
-  buffer = ctypes.create_string_buffer(max(4096, ctypes.sizeof(struct_type)))
-  init(buffer)
-  struct = struct_type.from_buffer(buffer)
-  struct.struct_size = ctypes.sizeof(struct_type)
-  struct._buffer = buffer  # noqa: SLF001 - keeps the memory alive with the struct
-  return struct
+_lock = threading.Lock()  # guards this module's one-time state (backends, device objects)
 
 
 # ---------------------------------------------------------------- the launch path
@@ -367,7 +113,7 @@ def _configure_native() -> None:
   classifier of array types (the readers below)."""
   global _native_configured
   if not _native_configured:
-    _native._configure(Error, _classify_array_type)
+    _native._configure(Error, _arrays.classify_array_type)
     _native_configured = True
 
 
@@ -378,7 +124,6 @@ def _configure_native() -> None:
 _DLPACK_TYPE_ENUMS = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL", 7: "kDLVulkan",
                       8: "kDLMetal", 9: "kDLVPI", 10: "kDLROCM", 11: "kDLROCMHost",
                       13: "kDLCUDAManaged", 14: "kDLOneAPI"}
-_DLPACK_CPU, _DLPACK_CUDA, _DLPACK_ROCM = 1, 2, 10  # what PyTorch's and CuPy's arrays say
 
 
 def _dlpack_type_name(enum: str) -> str:
@@ -401,22 +146,22 @@ class _Backends:
   tkrt_backend_describe, tkrt_image_kind_name, tkrt_image_kind_triton_files): asked of the C
   library once, so that no backend is named here."""
 
-  def __init__(self, api: _Api):
+  def __init__(self, api: _lib.Api):
     out = ctypes.create_string_buffer(256)
-    _check(api.backend_names(out, len(out)), "listing the backend names")
+    _lib.check(api.backend_names(out, len(out)), "listing the backend names")
     # Every name a device spec takes (names, aliases, the group "gpu"), each resolved into the
     # backend list the runtime opens ("gpu" -> the backends that run on others' streams).
     self.names: Tuple[str, ...] = tuple(out.value.decode().split(","))
     self.resolved: Dict[str, str] = {}
     for name in self.names:
-      _check(api.backend_resolve(name.encode(), out, len(out)), f"resolving backend {name!r}")
+      _lib.check(api.backend_resolve(name.encode(), out, len(out)), f"resolving backend {name!r}")
       self.resolved[name] = out.value.decode()
-    _check(api.backend_resolve(None, out, len(out)), "listing the backends")
-    self.described: Dict[str, _BackendDescription] = {}
+    _lib.check(api.backend_resolve(None, out, len(out)), "listing the backends")
+    self.described: Dict[str, _lib.BackendDescription] = {}
     for name in out.value.decode().split(","):
-      d = _BackendDescription()
+      d = _lib.BackendDescription()
       d.struct_size = ctypes.sizeof(d)
-      _check(api.backend_describe(name.encode(), ctypes.addressof(d)), f"describing {name!r}")
+      _lib.check(api.backend_describe(name.encode(), ctypes.addressof(d)), f"describing {name!r}")
       self.described[name] = d
     # The backend whose device memory each DLPack type is, where exactly one backend takes it.
     takers: Dict[int, List[str]] = {}
@@ -436,7 +181,7 @@ class _Backends:
         continue
       self.image_kinds[api.image_kind_name(kind).decode()] = kind
       key, extension = ctypes.c_char_p(), ctypes.c_char_p()
-      _check(api.image_kind_triton_files(kind, ctypes.byref(key), ctypes.byref(extension)),
+      _lib.check(api.image_kind_triton_files(kind, ctypes.byref(key), ctypes.byref(extension)),
              "Triton's image files")
       if key.value and extension.value:
         self.asm_files.append((key.value.decode(), extension.value.decode()))
@@ -448,7 +193,7 @@ _backends_known: Optional[_Backends] = None
 def _backends() -> _Backends:
   global _backends_known
   if _backends_known is None:
-    known = _Backends(_c())
+    known = _Backends(_lib.api())
     with _lock:
       if _backends_known is None:
         _backends_known = known
@@ -462,7 +207,7 @@ _device_objects: Dict[int, "Device"] = {}
 
 def _runtime() -> ctypes.c_void_p:
   """The process's default runtime (tkrt_runtime_default): its devices, its tuner."""
-  api = _c()
+  api = _lib.api()
   rt = api.default_runtime
   if rt is None:
     handle = api.runtime_default()
@@ -478,7 +223,7 @@ class Device:
   tkrt.triton.device()."""
 
   def __init__(self, handle: int):
-    info = _c().device_info(handle).contents
+    info = _lib.api().device_info(handle).contents
     self._handle = ctypes.c_void_p(handle)
     self.backend = info.backend.decode()
     self.ordinal = int(info.ordinal)
@@ -497,14 +242,14 @@ class Device:
     # array in host memory is on it, whatever device id DLPack gives (0 for the CPU, the GPU's
     # for pinned memory), and PyTorch numbers such tensors -1 (get_device()); frameworks number
     # GPUs as the driver does.
-    self.process_memory = _DLPACK_CPU in self.dlpack_types
+    self.process_memory = _arrays.DLPACK_CPU in self.dlpack_types
     self.torch_index = -1 if self.process_memory else self.ordinal
     self._own_streams: set = set()
 
   def _stream(self, stream: Any) -> int:
     """The native handle of `stream` for this device (0: the default stream). A handle must be an
     int in 0..2^64-1; on the host backend, 0 or a stream of create_stream that is not destroyed."""
-    handle = _stream_handle(stream)
+    handle = _arrays.stream_handle(stream)
     if handle and not self.foreign_streams and handle not in self._own_streams:
       raise ValueError(f"tkrt.triton: stream {handle:#x} is not a stream of "
                        f"{self.backend}:{self.ordinal} ({self.backend} streams come from "
@@ -517,13 +262,13 @@ class Device:
   def synchronize(self, stream: Any = None) -> None:
     """Waits for the work queued on `stream` (a native handle or a framework stream object;
     None: the default stream, which on CUDA waits for the legacy stream's work)."""
-    _check(_c().stream_synchronize(self._handle, self._stream(stream) or None),
+    _lib.check(_lib.api().stream_synchronize(self._handle, self._stream(stream) or None),
            f"synchronizing {self.backend}:{self.ordinal}")
 
   def create_stream(self) -> int:
     """A new stream of the device (its native handle); free it with destroy_stream."""
     out = ctypes.c_void_p()
-    _check(_c().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
+    _lib.check(_lib.api().stream_create(self._handle, ctypes.byref(out)), "creating a stream")
     if not self.foreign_streams and out.value:
       with _lock:
         self._own_streams.add(out.value)
@@ -533,7 +278,7 @@ class Device:
     handle = self._stream(stream)
     if not handle:
       raise ValueError("tkrt.triton: the default stream (0) cannot be destroyed")
-    _check(_c().stream_destroy(self._handle, handle), "destroying a stream")
+    _lib.check(_lib.api().stream_destroy(self._handle, handle), "destroying a stream")
     with _lock:
       self._own_streams.discard(handle)
 
@@ -600,9 +345,9 @@ def device(spec: Any = None) -> Device:
   if isinstance(spec, Device):
     return spec
   backend, ordinal = (None, 0) if spec is None else _parse_device_spec(spec)
-  api = _c()
+  api = _lib.api()
   handle = ctypes.c_void_p()
-  _check(api.runtime_device(_runtime(), backend.encode() if backend else None, ordinal,
+  _lib.check(api.runtime_device(_runtime(), backend.encode() if backend else None, ordinal,
                             ctypes.byref(handle)),
          f"opening device {spec if spec is not None else '(default)'}")
   dev = _device_objects.get(handle.value)
@@ -626,328 +371,15 @@ def configure(**settings: Any) -> None:
   name or a value it does not take, FAILED_PRECONDITION once a device is open or the tuner made
   (log excepted); nothing changes then. tkrt.configure (the XLA targets') writes the same
   table, except `backend`, which there is the XLA targets' own list."""
-  api = _c()
+  api = _lib.api()
   runtime = _runtime()
   for name, value in settings.items():
     if value is not None:
       value = repr(float(value)) if isinstance(value, float) else str(value)
       _no_nul(value, f"setting {name}")
-    _check(api.runtime_configure(runtime, _no_nul(name, "a setting name").encode(),
+    _lib.check(api.runtime_configure(runtime, _no_nul(name, "a setting name").encode(),
                                  None if value is None else value.encode()),
            f"configure({name}={value!r})")
-
-
-# ---------------------------------------------------------------- DLPack
-
-class _DLDevice(ctypes.Structure):
-  _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-  _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-  _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
-              ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-              ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLManagedTensor(ctypes.Structure):  # capsule "dltensor" (DLPack < 1.0)
-  _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-              ("deleter", ctypes.c_void_p)]
-
-
-class _DLPackVersion(ctypes.Structure):
-  _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):  # capsule "dltensor_versioned" (DLPack 1.x)
-  _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-              ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
-
-_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_get_pointer.restype = ctypes.c_void_p
-_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
-_capsule_is_valid.restype = ctypes.c_int
-_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-# DLPack type codes -> Triton's element names (signless integers, as TTIR has them).
-_DL_INT, _DL_UINT, _DL_FLOAT, _DL_BFLOAT, _DL_BOOL = 0, 1, 2, 4, 6
-_DL_FP8 = {9: "fp8e4b15", 10: "fp8e4nv", 11: "fp8e4b8", 12: "fp8e5", 13: "fp8e5b16"}
-
-
-def _dl_element(code: int, bits: int, lanes: int) -> str:
-  """Triton's name for a DLPack dtype ("fp32", "i32", "i1"...), or a description."""
-  if lanes == 1:
-    if code in (_DL_INT, _DL_UINT) and bits in (8, 16, 32, 64):
-      return f"i{bits}"
-    if code == _DL_FLOAT and bits in (16, 32, 64):
-      return f"fp{bits}"
-    if code == _DL_BFLOAT and bits == 16:
-      return "bf16"
-    if code == _DL_BOOL and bits == 8:
-      return "i1"
-    if code in _DL_FP8 and bits == 8:
-      return _DL_FP8[code]
-  return f"dlpack(code={code}, bits={bits}, lanes={lanes})"
-
-
-def _dlpack_info(obj: Any) -> Tuple[int, int, int, str, int, str, Any]:
-  """(address, device type, device id, element, extent bytes, capsule name, capsule) of any
-  object with __dlpack__. The capsule is returned to be kept alive until the launch is queued."""
-  dlpack = getattr(obj, "__dlpack__", None)
-  if dlpack is None:
-    raise TypeError(f"a {type(obj).__module__}.{type(obj).__name__} is not an array: it has no "
-                    f"__dlpack__ (DLPack) method")
-  try:
-    capsule = dlpack(max_version=(1, 0))
-  except TypeError:  # a producer older than DLPack 1.0 (NumPy < 2.1, ...)
-    capsule = dlpack()
-  if _capsule_is_valid(capsule, b"dltensor_versioned"):
-    managed = _DLManagedTensorVersioned.from_address(
-        _capsule_get_pointer(capsule, b"dltensor_versioned"))
-    if managed.version.major != 1:
-      raise TypeError(f"{type(obj).__name__}.__dlpack__ gave DLPack version "
-                      f"{managed.version.major}.{managed.version.minor}; tkrt reads 1.x")
-    tensor, name = managed.dl_tensor, "dlpack_versioned"
-  elif _capsule_is_valid(capsule, b"dltensor"):
-    tensor, name = _DLManagedTensor.from_address(_capsule_get_pointer(capsule, b"dltensor")).dl_tensor, "dlpack"
-  else:
-    raise TypeError(f"{type(obj).__name__}.__dlpack__ returned {capsule!r}, not an unused DLPack "
-                    f"capsule (named 'dltensor' or 'dltensor_versioned')")
-  dtype = tensor.dtype
-  element = _dl_element(dtype.code, dtype.bits, dtype.lanes)
-  item = (dtype.bits * dtype.lanes + 7) // 8
-  if tensor.ndim < 0 or any(tensor.shape[d] < 0 for d in range(tensor.ndim)):
-    raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a negative shape or rank")
-  # The address is the first element's (data + byte_offset: what Triton passes for a PyTorch
-  # tensor, data_ptr()); the extent the bytes from there to the end of the highest element. A view
-  # with negative strides has elements below its first, which the extent does not count
-  # (docs/triton.md: strided arrays).
-  extent, low = item, 0
-  for d in range(tensor.ndim):
-    size = tensor.shape[d]
-    if size == 0:
-      extent, low = 0, 0
-      break
-    stride = tensor.strides[d] if tensor.strides else None
-    if stride is None:
-      stride = 1
-      for later in range(d + 1, tensor.ndim):
-        stride *= tensor.shape[later]
-    if stride >= 0:
-      extent += (size - 1) * stride * item
-    else:
-      low += (size - 1) * stride * item
-  address = (tensor.data or 0) + tensor.byte_offset
-  if not (0 <= address + low and address + extent < 2**64 and extent < 2**63 and low >= -2**63):
-    raise ValueError(f"{type(obj).__name__}.__dlpack__ gave a shape and strides whose span "
-                     f"does not fit 64 bits")
-  return (address, int(tensor.device.device_type), int(tensor.device.device_id), element,
-          extent, name, capsule)
-
-
-def array_info(obj: Any, dlpack_only: bool = False) -> Tuple[int, Tuple[int, int], str, int, str]:
-  """(address, (DLPack device type, id), element, extent bytes, how) as a launch reads them:
-  PyTorch and CuPy arrays through their fast path unless `dlpack_only`, others through DLPack."""
-  if not dlpack_only:
-    fast = _fast_reader(type(obj))
-    if fast is not None:
-      return fast.info(obj)
-  address, kind, ident, element, extent, name, _ = _dlpack_info(obj)
-  return address, (kind, ident), element, extent, name
-
-
-# Fast paths: what a DLPack capsule would say, read from the framework's own attributes.
-
-_TORCH_ELEMENTS = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
-                   "int8": "i8", "uint8": "i8", "int16": "i16", "uint16": "i16", "int32": "i32",
-                   "uint32": "i32", "int64": "i64", "uint64": "i64", "bool": "i1",
-                   "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
-                   "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16"}
-
-
-# PyTorch's dtypes as DLPack gives them (code, bits).
-_TORCH_DLPACK = {"float32": (_DL_FLOAT, 32), "float16": (_DL_FLOAT, 16), "float64": (_DL_FLOAT, 64),
-                 "bfloat16": (_DL_BFLOAT, 16), "bool": (_DL_BOOL, 8),
-                 **{f"int{b}": (_DL_INT, b) for b in (8, 16, 32, 64)},
-                 **{f"uint{b}": (_DL_UINT, b) for b in (8, 16, 32, 64)},
-                 **{name: (code, 8) for code, name in
-                    ((10, "float8_e4m3fn"), (12, "float8_e5m2"), (11, "float8_e4m3fnuz"),
-                     (13, "float8_e5m2fnuz"))}}
-
-
-class _TorchReader:
-  name = "torch"
-
-  def __init__(self):
-    torch = sys.modules["torch"]
-    self.torch = torch
-    self.elements = {}
-    for dtype_name, element in _TORCH_ELEMENTS.items():
-      dtype = getattr(torch, dtype_name, None)
-      if dtype is not None:
-        self.elements[dtype] = element
-    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
-    self._raw_stream = raw
-    self._gpu_kind: Optional[int] = None  # the DLPack device type of its GPU tensors
-
-  def dtypes_for(self, element: str) -> frozenset:
-    return frozenset(d for d, e in self.elements.items() if e == element)
-
-  def info(self, t):
-    index = t.get_device()
-    if index < 0:
-      kind = _DLPACK_CPU
-    else:
-      kind = self._gpu_kind
-      if kind is None:  # what PyTorch says of its GPU tensors (kDLCUDA, or kDLROCM on ROCm builds)
-        kind = self._gpu_kind = int(t.__dlpack_device__()[0])
-    element = self.elements.get(t.dtype, str(t.dtype))
-    extent = 0
-    if t.numel():
-      extent = t.element_size() * (1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride())))
-    return t.data_ptr(), (kind, max(index, 0)), element, extent, "torch"
-
-  def current_stream(self, t, dev: Device) -> int:
-    if not dev.foreign_streams:
-      return 0
-    if self._raw_stream is not None:
-      return self._raw_stream(dev.ordinal)
-    return self.torch.cuda.current_stream(dev.ordinal).cuda_stream
-
-
-class _CupyReader:
-  name = "cupy"
-
-  def __init__(self):
-    self.cupy = sys.modules["cupy"]
-
-  def info(self, a):
-    memory = a.data  # at the first element
-    item = a.itemsize
-    extent = 0
-    if a.size:  # from the first element up (negative strides reach below it: not counted)
-      extent = item + sum(max(0, (s - 1) * st) for s, st in zip(a.shape, a.strides))
-    dtype = a.dtype
-    element = _dl_element({"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT, "b": _DL_BOOL}.get(dtype.kind, 99),
-                          dtype.itemsize * 8, 1)
-    kind = _DLPACK_ROCM if getattr(self.cupy.cuda.runtime, "is_hip", False) else _DLPACK_CUDA
-    return memory.ptr, (kind, memory.device_id), element, extent, "cupy"
-
-  def current_stream(self, a, dev: Device) -> int:
-    return self.cupy.cuda.get_current_stream(dev.ordinal).ptr
-
-
-_fast_readers: Dict[type, Any] = {}
-
-
-def _fast_reader(cls: type):
-  """The fast reader for arrays of class `cls`, or None (DLPack). Looked up once per class."""
-  try:
-    return _fast_readers[cls]
-  except KeyError:
-    pass
-  reader = None
-  module = cls.__module__ or ""
-  if module.startswith("torch") and "torch" in sys.modules and \
-      issubclass(cls, sys.modules["torch"].Tensor):
-    reader = _TorchReader()
-  elif module.startswith("cupy") and "cupy" in sys.modules and \
-      issubclass(cls, sys.modules["cupy"].ndarray):
-    reader = _CupyReader()
-  _fast_readers[cls] = reader
-  return reader
-
-
-# How tkrt._native reads arrays of a type (_classify_array_type; the values of its READ_* enum).
-_READ_NONE, _READ_EXCHANGE, _READ_TORCH, _READ_CUPY, _READ_DLPACK, _READ_JAX = range(6)
-
-# Triton's element names -> the DLPack dtypes (code << 8 | bits) an array of them may have.
-_ELEMENT_DTYPES = {f"i{b}": ((_DL_INT << 8) | b, (_DL_UINT << 8) | b) for b in (8, 16, 32, 64)}
-_ELEMENT_DTYPES.update({f"fp{b}": ((_DL_FLOAT << 8) | b,) for b in (16, 32, 64)})
-_ELEMENT_DTYPES.update({"bf16": ((_DL_BFLOAT << 8) | 16,), "i1": ((_DL_BOOL << 8) | 8,)})
-_ELEMENT_DTYPES.update({name: ((code << 8) | 8,) for code, name in _DL_FP8.items()})
-_NO_DTYPE = (0xfffe,)  # an element no array has: every array is refused, and _explain says why
-
-
-def _dtype_codes(element: str) -> tuple:
-  """The DLPack dtypes an array for a parameter of `element` may have (() takes any)."""
-  if not element:
-    return ()
-  return _ELEMENT_DTYPES.get(element, _NO_DTYPE)
-
-
-def _classify_array_type(cls: type) -> tuple:
-  """How tkrt._native reads arrays of class `cls`, decided once per class: (read, exchange API
-  capsule, {dtype object: code << 8 | bits}, current-stream callable (ordinal -> handle), DLPack
-  device type of its GPU arrays)."""
-  api = getattr(cls, "__dlpack_c_exchange_api__", None)
-  if api is not None and _capsule_is_valid(api, b"dlpack_exchange_api"):
-    return _READ_EXCHANGE, api, None, None, 0
-  reader = _fast_reader(cls)
-  if isinstance(reader, _TorchReader):
-    torch = reader.torch
-    codes = {getattr(torch, name): (code << 8) | bits
-             for name, (code, bits) in _TORCH_DLPACK.items() if hasattr(torch, name)}
-    # Its GPU tensors' DLPack device type (kDLCUDA, or kDLROCM on ROCm builds): 0 lets
-    # tkrt._native ask the first GPU tensor it reads (__dlpack_device__), as _TorchReader does.
-    return _READ_TORCH, None, codes, reader._raw_stream, 0
-  if isinstance(reader, _CupyReader):
-    numpy = sys.modules.get("numpy")
-    codes = {}
-    if numpy is not None:
-      kinds = {"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT, "b": _DL_BOOL}
-      for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                   "float16", "float32", "float64", "bool_"):
-        dtype = numpy.dtype(getattr(numpy, name))
-        codes[dtype] = (kinds[dtype.kind] << 8) | (dtype.itemsize * 8)
-    gpu = _DLPACK_ROCM if getattr(reader.cupy.cuda.runtime, "is_hip", False) else _DLPACK_CUDA
-    cupy = reader.cupy
-    return _READ_CUPY, None, codes, (lambda ordinal: cupy.cuda.get_current_stream(ordinal).ptr), gpu
-  if _is_jax_array_type(cls):
-    return _READ_JAX, None, None, None, 0
-  if hasattr(cls, "__dlpack__"):
-    return _READ_DLPACK, None, None, None, 0
-  return _READ_NONE, None, None, None, 0
-
-
-def _is_jax_array_type(cls: type) -> bool:
-  return (cls.__module__ or "").startswith(("jax", "jaxlib")) and hasattr(cls, "block_until_ready")
-
-
-def _is_jax_array(obj) -> bool:
-  return type(obj).__module__.startswith(("jax", "jaxlib")) and hasattr(obj, "block_until_ready")
-
-
-def _stream_handle(stream: Any) -> int:
-  """A native stream handle (an int in 0..2^64-1) from an int or a framework's stream object."""
-  if stream is None:
-    return 0
-  handle = None
-  if isinstance(stream, int) and not isinstance(stream, bool):
-    handle = stream
-  else:
-    protocol = getattr(stream, "__cuda_stream__", None)  # the CUDA stream protocol: (version, handle)
-    if protocol is not None:
-      handle = protocol()[1]
-    else:
-      for attribute in ("cuda_stream", "ptr", "handle"):  # torch.cuda.Stream, cupy Stream, others
-        value = getattr(stream, attribute, None)
-        if isinstance(value, int) and not isinstance(value, bool):
-          handle = value
-          break
-  if handle is not None:
-    if isinstance(handle, int) and not isinstance(handle, bool) and 0 <= handle < 2**64:
-      return handle
-    raise ValueError(f"tkrt.triton: stream handle {handle!r} (from {type(stream).__name__}) is not "
-                     f"an integer in 0..2^64-1")
-  raise TypeError(f"tkrt.triton: stream must be an int (a CUstream / hipStream_t handle) or a "
-                  f"framework stream (torch.cuda.Stream, cupy.cuda.Stream, an object with "
-                  f"__cuda_stream__); got {type(stream).__name__}")
 
 
 # ---------------------------------------------------------------- kernels
@@ -964,7 +396,7 @@ class Kernel:
   """A Triton kernel loaded by tkrt (tkrt_triton_kernel_t): one or more targets' images."""
 
   def __init__(self, handle: int, source: str):
-    api = _c()
+    api = _lib.api()
     self._handle = ctypes.c_void_p(handle)
     self.source = source
     self.name = api.triton_kernel_name(self._handle).decode()
@@ -999,8 +431,9 @@ class Kernel:
 
   def __del__(self):
     handle = getattr(self, "_handle", None)
-    if handle and _api is not None:
-      _api.triton_kernel_release(handle)
+    api = _lib.api_if_loaded()
+    if handle and api is not None:
+      api.triton_kernel_release(handle)
 
   def __repr__(self):
     signature = ", ".join(f"{p.name}: {p.type}" for p in self.params)
@@ -1192,10 +625,10 @@ class Tuner:
                pins: Optional[str] = None, capture_policy: Optional[str] = None,
                target_ms: Optional[float] = None, prune_margin: Optional[float] = None,
                exchange: Any = None, **exchange_options: Any):
-    api = _c()
-    runtime_options = _versioned(_RuntimeOptions, api.runtime_options_init)
+    api = _lib.api()
+    runtime_options = _lib.versioned(_lib.RuntimeOptions, api.runtime_options_init)
     options = runtime_options.tuner
-    _check(api.options_from_environment(None, ctypes.addressof(options)), "reading TKRT_TUNE_*")
+    _lib.check(api.options_from_environment(None, ctypes.addressof(options)), "reading TKRT_TUNE_*")
     given = {"store_dir": store_dir, "policy": policy, "pins": pins,
              "capture_policy": capture_policy, "target_ms": target_ms,
              "prune_margin": prune_margin}
@@ -1208,31 +641,32 @@ class Tuner:
       if value is not None:
         _no_nul(str(value), f"Tuner({keyword}=...)")
       keep.append(None if value is None else str(value).encode())
-      _check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
+      _lib.check(api.setting_apply(self._SETTINGS[keyword].encode(), keep[-1], 0, None,
                                ctypes.addressof(options)), f"Tuner({keyword}={value!r})")
     # The decision exchange (tkrt.exchange: exchange_policy, exchange_ranks, exchange_timeout_ms,
     # tuning_key); kept alive with the tuner, whose callbacks it holds. Set before the runtime is
     # created: the runtime's tuner is made from these options.
-    from .exchange import _set_tuner_options
-    self._exchange = _set_tuner_options(options, keep, exchange, exchange_options)
+    from .exchange import apply_to_tuner_options
+    self._exchange = apply_to_tuner_options(options, keep, exchange, exchange_options)
     runtime = ctypes.c_void_p()
-    _check(api.runtime_create(ctypes.addressof(runtime_options), ctypes.byref(runtime)),
+    _lib.check(api.runtime_create(ctypes.addressof(runtime_options), ctypes.byref(runtime)),
            "creating a tuner")
     self._runtime = runtime
     # The tuner is made now, so that its errors (an unusable store) are the constructor's.
     handle = ctypes.c_void_p()
-    _check(api.runtime_tuner(runtime, ctypes.byref(handle)), "creating a tuner")
+    _lib.check(api.runtime_tuner(runtime, ctypes.byref(handle)), "creating a tuner")
     self._handle = handle
 
   def __del__(self):
     runtime = getattr(self, "_runtime", None)
-    if runtime and _api is not None:
-      _api.runtime_release(runtime)
+    api = _lib.api_if_loaded()
+    if runtime and api is not None:
+      api.runtime_release(runtime)
 
 
 # ---------------------------------------------------------------- prepared launches
 
-_UNKNOWN_SIZE = (1 << 64) - 1
+_UNKNOWN_SIZE = _lib.UNKNOWN_SIZE
 
 
 class _Expect:
@@ -1276,7 +710,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                scalars: Dict[str, Any], tuner: Optional[Tuner], sized: bool, variant_count: int,
                min_bytes: Optional[tuple], signature: Optional[Sequence[str]],
                fixed: Dict[str, Any], key: Sequence[str], unsigned: Sequence[str] = ()):
-    api = _c()
+    api = _lib.api()
     self._bound = bound
     self._owned = None  # the bound launch, once this object owns it (end of __init__)
     self.unsigned = tuple(unsigned)
@@ -1309,13 +743,13 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       p = kernel.params[i]
       if p.desc_rank:
         plan.append((_P_DESC, i, p, None))
-        native_plan.append((_P_DESC, i, _dtype_codes(p.element), 0, 0, 0, False, p.desc_rank,
+        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), 0, 0, 0, False, p.desc_rank,
                             p.desc_block))
         arrays.append(position)
       elif p.is_pointer:
         need = min_bytes[pointer_index[i]] if min_bytes else 0
         plan.append((_P_POINTER, i, p, need))
-        native_plan.append((_P_POINTER, i, _dtype_codes(p.element), need))
+        native_plan.append((_P_POINTER, i, _arrays.dtype_codes(p.element), need))
         arrays.append(position)
       elif p.type in _FLOAT_TYPES:
         plan.append((_P_FLOAT, i, p, None))
@@ -1367,13 +801,14 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     if _native is not None:
       self._detach()
     self._bound = self._runtime = self._call = None  # a launch now raises (_closed) before C
-    _check(_c().triton_bound_close(bound), f"closing {self.kernel.name}")
+    _lib.check(_lib.api().triton_bound_close(bound), f"closing {self.kernel.name}")
 
   def __del__(self):
     owned = getattr(self, "_owned", None)
-    if owned and _api is not None:
+    api = _lib.api_if_loaded()
+    if owned and api is not None:
       self._owned = None
-      _api.triton_bound_destroy(owned)  # closes first when close() was not called
+      api.triton_bound_destroy(owned)  # closes first when close() was not called
 
   def __repr__(self):
     return (f"<tkrt.triton.PreparedLaunch {self.kernel.name} on {self.device.backend}:"
@@ -1398,9 +833,9 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     try:
       first = args[0] if args else None
       handle = None
-      if (first is not None and first.__class__ in _fast_readers
-          and _fast_readers[first.__class__] is not None
-          and _fast_readers[first.__class__].name == "torch"):
+      if (first is not None and first.__class__ in _arrays.fast_readers
+          and _arrays.fast_readers[first.__class__] is not None
+          and _arrays.fast_readers[first.__class__].name == "torch"):
         handle = self._torch_fast(args, stream, c_args)
       if handle is not None:
         keep = None
@@ -1410,7 +845,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       bound = self._bound
       if bound is None:  # closed by another thread while the arguments were read
         _closed(self)
-      api = _c()
+      api = _lib.api()
       if self._synchronous or keep:
         # Arrays no stream order protects (the host backend's; DLPack capsules on a GPU): the
         # launch is waited for before the arrays may go, with the GIL released (CDLL).
@@ -1427,10 +862,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     finally:
       free.append(c_args)
     if status:
-      _raise(status, f"launching {self.kernel.name}")
+      _lib.raise_status(status, f"launching {self.kernel.name}")
 
   def _new_args(self):
-    c_args = (_TritonArg * max(1, self._param_count))()
+    c_args = (_lib.TritonArg * max(1, self._param_count))()
     for arg in c_args:
       arg.size = _UNKNOWN_SIZE
     return c_args
@@ -1443,7 +878,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       return None  # extents are needed: the general reader computes them
     plan = self._torch_plan
     if plan is None:
-      reader = _fast_readers[args[0].__class__]
+      reader = _arrays.fast_readers[args[0].__class__]
       rows = []
       for kind, i, p, extra in self._plan:
         if kind == _P_POINTER:
@@ -1462,7 +897,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     elif given == len(self._arrays):
       positions = self._arrays
       for i in self._scalar_params:
-        c_args[i].kind = _ARG_DEFAULT
+        c_args[i].kind = _lib.ARG_DEFAULT
     else:
       return None
     for value, position in zip(args, positions):
@@ -1472,7 +907,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
             or value.get_device() != index):
           return None
         arg = c_args[i]
-        arg.kind = _ARG_POINTER
+        arg.kind = _lib.ARG_POINTER
         arg.ptr = value.data_ptr()
         arg.size = _UNKNOWN_SIZE
         if not arg.ptr and value.numel():
@@ -1481,13 +916,13 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         if value.__class__ is not int or not extra[0] <= value <= extra[1]:
           return None
         arg = c_args[i]
-        arg.kind = _ARG_INT
+        arg.kind = _lib.ARG_INT
         arg.i = value if value <= _INT64[1] else value - 2**64
       elif kind == _P_FLOAT:
         if value.__class__ is not float:
           return None
         arg = c_args[i]
-        arg.kind = _ARG_FLOAT
+        arg.kind = _lib.ARG_FLOAT
         arg.f = value
       elif kind == _P_FIXED:
         if value.__class__ is not extra.__class__ or not value == extra:
@@ -1506,11 +941,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     if self._own_stream or first is None:
       return 0
     api = getattr(type(first), "__dlpack_c_exchange_api__", None)
-    reader = _fast_reader(type(first))
+    reader = _arrays.fast_reader(type(first))
     if reader is not None:
       return reader.current_stream(first, self.device)
     if api is not None and "torch" in sys.modules:  # a tensor type with the exchange API
-      torch_reader = _fast_reader(sys.modules["torch"].Tensor)
+      torch_reader = _arrays.fast_reader(sys.modules["torch"].Tensor)
       if torch_reader is not None:
         return torch_reader.current_stream(first, self.device)
     return 0  # DLPack arrays of other frameworks (JAX): the legacy default stream
@@ -1543,7 +978,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       c_args = self._new_args()
     elif given != len(self._plan):
       for i in self._scalar_params:
-        c_args[i].kind = _ARG_DEFAULT
+        c_args[i].kind = _lib.ARG_DEFAULT
     keep, first = [], None
     for index, (value, position) in enumerate(zip(args, positions)):
       kind, i, p, extra = self._plan[position]
@@ -1560,7 +995,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         address, extent = self._read_array(index, p, base, extra if kind == _P_POINTER else 0, keep)
         if first is None:
           first = base
-        arg.kind = _ARG_POINTER if kind == _P_POINTER else _ARG_DESCRIPTOR
+        arg.kind = _lib.ARG_POINTER if kind == _P_POINTER else _lib.ARG_DESCRIPTOR
         arg.ptr, arg.size = address, extent
       elif kind == _P_FLOAT:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -1571,7 +1006,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         except OverflowError:
           raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
                                       f"{value} is too large for a float") from None
-        arg.kind = _ARG_FLOAT
+        arg.kind = _lib.ARG_FLOAT
       else:
         if isinstance(value, float) or not (isinstance(value, numbers.Integral)
                                             or hasattr(type(value), "__index__")):
@@ -1584,14 +1019,14 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
           raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
                                       f"scalar '{p.name}' is {p.type}; {number} is out of range "
                                       f"({low}..{high}){rule}")
-        arg.kind = _ARG_INT
+        arg.kind = _lib.ARG_INT
         arg.i = number if number <= _INT64[1] else number - 2**64
     return c_args, keep, first
 
   def _read_array(self, index: int, p: Param, a: Any, need: int, keep: list) -> Tuple[int, int]:
     """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
     checked; a DLPack capsule it was read through goes into `keep`."""
-    reader = _fast_reader(type(a))
+    reader = _arrays.fast_reader(type(a))
     if reader is None and not hasattr(a, "__dlpack__"):
       raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is a "
                       f"{type(a).__name__}, not an array (no __dlpack__)")
@@ -1599,10 +1034,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       if reader is not None:
         info = reader.info(a)
       else:
-        if _is_jax_array(a):
+        if _arrays.is_jax_array(a):
           # JAX gives no current stream: wait for the array, then launch on the legacy stream.
           a.block_until_ready()
-        address, kind, ident, element, extent, how, capsule = _dlpack_info(a)
+        address, kind, ident, element, extent, how, capsule = _arrays.dlpack_info(a)
         keep.append(capsule)
         info = (address, (kind, ident), element, extent, how)
     except Error:
@@ -1626,7 +1061,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                        f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
     return info[0], info[3]
 
-  def _descriptor(self, index: int, p: Param, d: Any, arg: _TritonArg) -> Any:
+  def _descriptor(self, index: int, p: Param, d: Any, arg: _lib.TritonArg) -> Any:
     """Fills a DESCRIPTOR argument's shape, strides and block from a TensorDescriptor-like object
     (base, shape, strides, block_shape, padding: triton.tools.tensor_descriptor's); its base."""
     what = f"{self._where}: argument {index} ({p.name}: {p.type})"
@@ -1666,17 +1101,17 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     """What the tuner decided for this call on this device: source ("tuned", "store", "pinned",
     "single", ...), chosen variant index, per-variant times (ms) when benchmarked. With a tuning
     key: the decision of the prepared scalar values."""
-    api = _c()
+    api = _lib.api()
     if self.variant_count == 1:
       return {"source": "single", "chosen": 0, "times_ms": []}
     tuner = ctypes.c_void_p()
-    _check(api.runtime_tuner(self._runtime or _closed(self), ctypes.byref(tuner)),
+    _lib.check(api.runtime_tuner(self._runtime or _closed(self), ctypes.byref(tuner)),
            "reading the tuning report")
     times = (ctypes.c_float * self.variant_count)()
-    report = _versioned(_TuneReport, api.tune_report_init)
+    report = _lib.versioned(_lib.TuneReport, api.tune_report_init)
     report.times_ms = times
     report.times_capacity = self.variant_count
-    _check(api.autotuner_get_report(tuner, self._call, self.device.arch.encode(),
+    _lib.check(api.autotuner_get_report(tuner, self._call, self.device.arch.encode(),
                                     ctypes.addressof(report)), "reading the tuning report")
     return {"source": api.tune_source_name(report.source).decode().lower(),
             "chosen": int(report.chosen), "times_ms": [float(t) for t in times],
@@ -1783,7 +1218,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
       raise TypeError(f"tkrt.triton.prepare: variants must be tkrt.triton.Variant objects "
                       f"(kernel.variant(grid, constants)); got {type(v).__name__}")
   dev = _device_of(device)
-  api = _c()
+  api = _lib.api()
   kernel = variants[0].kernel
   int_scalars = {k: int(v) for k, v in scalars.items()
                  if isinstance(v, (bool, numbers.Integral))}
@@ -1812,12 +1247,12 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
     return keep[-1]
 
   params = {p.name: p for p in kernel.params if not p.is_pointer}
-  c_scalars = (_Scalar * max(1, len(scalars)))()
+  c_scalars = (_lib.Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
     fields = _scalar_fields(kernel.name, params, scalar_name, value, unsigned)
     c_scalars[i].name = text(scalar_name, "a scalar name")
     c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f = fields
-  c_variants = (_Variant * len(variants))()
+  c_variants = (_lib.Variant * len(variants))()
   for i, v in enumerate(variants):
     grid, dims = grids[i]
     c_variants[i].kernel = v.kernel._handle.value
@@ -1826,7 +1261,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
     c_variants[i].constants = text(v.constants, "constants") if v.constants else None
     c_variants[i].description = text(v.description, "a variant's description")
   c_inout = (ctypes.c_char_p * max(1, len(inout)))(*[text(n, "an inout name") for n in inout])
-  desc = _versioned(_CallDesc, api.triton_call_desc_init)
+  desc = _lib.versioned(_lib.CallDesc, api.triton_call_desc_init)
   desc.name = text(name, "the call's name")
   desc.variants = c_variants
   desc.variant_count = len(variants)
@@ -1846,8 +1281,8 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   chosen_tuner = tuner if len(variants) > 1 else None
   runtime = chosen_tuner._runtime if chosen_tuner is not None else _runtime()
   if len(variants) > 1 and chosen_tuner is None:
-    _check(api.runtime_tuner(runtime, ctypes.byref(ctypes.c_void_p())), f"preparing {kernel.name}")
-  options = _versioned(_BoundOptions, api.triton_bound_options_init)
+    _lib.check(api.runtime_tuner(runtime, ctypes.byref(ctypes.c_void_p())), f"preparing {kernel.name}")
+  options = _lib.versioned(_lib.BoundOptions, api.triton_bound_options_init)
   options.runtime = runtime.value
   options.device = dev._handle.value
   c_key = (ctypes.c_char_p * max(1, len(key_names)))(*[text(n, "a key name") for n in key_names])
@@ -1856,7 +1291,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   # Builds the call, compiles its grids and loads the kernels now (tkrt_triton_bound_create), so
   # that launches only enqueue.
   bound = ctypes.c_void_p()
-  _check(api.triton_bound_create(ctypes.addressof(desc), ctypes.addressof(options),
+  _lib.check(api.triton_bound_create(ctypes.addressof(desc), ctypes.addressof(options),
                                  ctypes.byref(bound)),
          f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
   try:
@@ -1969,9 +1404,9 @@ def _trust_problem(info: os.stat_result) -> Optional[str]:
 
 def _shared_cache_trusted() -> bool:
   """TKRT_TRUST_SHARED_STORES, read by the C library as for its own stores and caches."""
-  api = _c()
-  options = _versioned(_DeviceOptions, api.device_options_init)
-  _check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
+  api = _lib.api()
+  options = _lib.versioned(_lib.DeviceOptions, api.device_options_init)
+  _lib.check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
   return bool(options.trust_shared_cache)
 
 
@@ -2184,8 +1619,8 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
 
 def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
                    allow_native_code: bool) -> Kernel:
-  api = _c()
-  options = _versioned(_LoadOptions, api.triton_load_options_init)
+  api = _lib.api()
+  options = _lib.versioned(_lib.LoadOptions, api.triton_load_options_init)
   if image_kinds:
     bits = 0
     known = _backends().image_kinds
@@ -2198,6 +1633,6 @@ def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
   options.allow_native_code = bool(allow_native_code)
   c_paths = (ctypes.c_char_p * len(resolved))(*[r.encode() for r in resolved])
   handle = ctypes.c_void_p()
-  _check(api.triton_kernel_load(c_paths, len(resolved), ctypes.addressof(options),
+  _lib.check(api.triton_kernel_load(c_paths, len(resolved), ctypes.addressof(options),
                                 ctypes.byref(handle)), "loading " + ", ".join(resolved))
   return Kernel(handle.value, ", ".join(resolved))

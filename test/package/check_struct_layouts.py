@@ -12,7 +12,6 @@ import sys
 program, package_dir = sys.argv[1], sys.argv[2]
 sys.path.insert(0, package_dir)
 import tkrt  # noqa: E402 - the package from the source tree; no library is loaded
-from tkrt import triton  # noqa: E402
 
 sizes, fields = {}, {}
 for line in subprocess.run([program], check=True, capture_output=True, text=True).stdout.splitlines():
@@ -23,19 +22,18 @@ for line in subprocess.run([program], check=True, capture_output=True, text=True
     struct, field = parts[0].split(".")
     fields.setdefault(struct, []).append((field, int(parts[1]), int(parts[2])))
 
-# Every ctypes mirror in the package, found by its comment "# <C type>" or "# the start of <C type>".
+# Every ctypes mirror in the package's modules, found by its comment "# <C type>" or
+# "# the start of <C type>".
+import importlib  # noqa: E402
+import os  # noqa: E402
 mirrors = []
-source = open(triton.__file__, encoding="utf-8").read()
-for name, prefix, c_type in re.findall(
-    r"class (_\w+)\(ctypes\.Structure\):  # (the start of )?(tkrt_\w+)", source):
-  mirrors.append((getattr(triton, name), c_type, bool(prefix)))
-mirrors.append((tkrt._Stats, "tkrt_xla_stats_t", False))
-# ... and those of tkrt.exchange (issue 26).
-from tkrt import exchange  # noqa: E402
-for name, prefix, c_type in re.findall(
-    r"class (_\w+)\(ctypes\.Structure\):  # (the start of )?(tkrt_\w+)",
-    open(exchange.__file__, encoding="utf-8").read()):
-  mirrors.append((getattr(exchange, name), c_type, bool(prefix)))
+package_files = sorted(f for f in os.listdir(os.path.join(package_dir, "tkrt")) if f.endswith(".py"))
+for file in package_files:
+  module = importlib.import_module("tkrt." + file[:-3]) if file != "__init__.py" else tkrt
+  source = open(module.__file__, encoding="utf-8").read()
+  for name, prefix, c_type in re.findall(
+      r"class (\w+)\(ctypes\.Structure\):  # (the start of )?(tkrt_\w+)", source):
+    mirrors.append((getattr(module, name), c_type, bool(prefix)))
 
 failures = []
 for cls, c_type, prefix in mirrors:
@@ -56,7 +54,7 @@ for cls, c_type, prefix in mirrors:
     failures.append(f"{cls.__name__}: ctypes size {ctypes.sizeof(cls)}, C sizeof({c_type}) "
                     f"{sizes[c_type]} (a field missing from the mirror?)")
 if len(mirrors) < 14:
-  failures.append(f"only {len(mirrors)} mirrors found in {triton.__file__}")
+  failures.append(f"only {len(mirrors)} mirrors found in {package_files}")
 if failures:
   sys.exit("FAIL:\n  " + "\n  ".join(failures))
 print(f"ok: {len(mirrors)} ctypes mirrors agree with the C layouts: "

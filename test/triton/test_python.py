@@ -36,6 +36,7 @@ if not hasattr(np.ndarray, "__dlpack__"):
 
 import tkrt  # noqa: E402
 import tkrt.triton as tt  # noqa: E402
+from tkrt import _arrays  # noqa: E402
 
 HOST = sys.argv[1:4]
 VECTORS = sys.argv[4] if len(sys.argv) > 4 else None
@@ -99,12 +100,12 @@ class FakeArray:
     self.shape = (ctypes.c_int64 * 1)(base.size)
     self.versioned, self.name = versioned, name
     dl_type = {np.dtype(np.float32): (2, 32), np.dtype(np.float64): (2, 64)}[base.dtype]
-    tensor = tt._DLTensor(base.ctypes.data, tt._DLDevice(device_type, device_id), 1,
-                          tt._DLDataType(dl_type[0], dl_type[1], 1), self.shape, None, 0)
+    tensor = _arrays.DLTensor(base.ctypes.data, _arrays.DLDevice(device_type, device_id), 1,
+                          _arrays.DLDataType(dl_type[0], dl_type[1], 1), self.shape, None, 0)
     if versioned:
-      self.managed = tt._DLManagedTensorVersioned(tt._DLPackVersion(1, 0), None, None, 0, tensor)
+      self.managed = _arrays.DLManagedTensorVersioned(_arrays.DLPackVersion(1, 0), None, None, 0, tensor)
     else:
-      self.managed = tt._DLManagedTensor(tensor, None, None)
+      self.managed = _arrays.DLManagedTensor(tensor, None, None)
 
   def __dlpack__(self, stream=None, max_version=None):
     if self.name:
@@ -201,7 +202,7 @@ def _make_exchange_api():
   class Header(ctypes.Structure):
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev", ctypes.c_void_p)]
 
-  to_tensor = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(tt._DLTensor))
+  to_tensor = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(_arrays.DLTensor))
   stream_of = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32,
                                ctypes.POINTER(ctypes.c_void_p))
 
@@ -213,7 +214,7 @@ def _make_exchange_api():
   def fill(obj, out):
     calls["dltensor"] += 1
     base = obj.base
-    out[0] = tt._DLTensor(base.ctypes.data, tt._DLDevice(1, 0), 1, tt._DLDataType(2, 32, 1),
+    out[0] = _arrays.DLTensor(base.ctypes.data, _arrays.DLDevice(1, 0), 1, _arrays.DLDataType(2, 32, 1),
                           obj.shape, None, 0)
     return 0
 
@@ -239,7 +240,7 @@ def exchange_api(add, dev, x, y):
     check(calls["dltensor"] == 3, f"the native path read them through dltensor_from_py_object_no_sync "
           f"({dict(calls)})")
     info = tt._native._array(ExchangeArray(x))
-    check(info[:5] == (x.ctypes.data, 4 * N, 1, 0, (2 << 8) | 32) and info[5] == tt._READ_EXCHANGE,
+    check(info[:5] == (x.ctypes.data, 4 * N, 1, 0, (2 << 8) | 32) and info[5] == _arrays.READ_EXCHANGE,
           f"tkrt._native reads address, extent, device and dtype through the API ({info})")
 
 

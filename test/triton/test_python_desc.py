@@ -35,6 +35,7 @@ if not hasattr(np.ndarray, "__dlpack__"):
   sys.exit(77)
 
 import tkrt.triton as tt  # noqa: E402
+from tkrt import _arrays  # noqa: E402
 
 from script_checks import check, expect_raises  # noqa: E402
 import script_checks  # noqa: E402
@@ -184,7 +185,7 @@ def main(work):
       n = len(self.shape_)
       shape = (ctypes.c_int64 * max(n, 1))(*self.shape_)
       strides = (ctypes.c_int64 * max(n, 1))(*self.strides_)
-      m = tt._DLManagedTensor()
+      m = _arrays.DLManagedTensor()
       m.dl_tensor.data = self.data
       m.dl_tensor.device.device_type, m.dl_tensor.device.device_id = 1, 0
       m.dl_tensor.ndim = n

@@ -39,6 +39,7 @@ if not hasattr(np.ndarray, "__dlpack__"):
   sys.exit(77)
 
 import tkrt.triton as tt  # noqa: E402
+from tkrt import _lib  # noqa: E402
 
 if len(sys.argv) != 5:
   print(__doc__)
@@ -487,19 +488,20 @@ def run(work):
 CHILD_STREAM = r"""
 import sys, ctypes, numpy as np
 import tkrt.triton as tt
+from tkrt import _lib
 k = tt.load(sys.argv[1], allow_native_code=True)
 add = k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=5000)
 x = np.zeros(5000 + 64, np.float32)
-args = (tt._TritonArg * 4)()
+args = (_lib.TritonArg * 4)()
 for i in range(3):
-  args[i].kind, args[i].ptr, args[i].size = tt._ARG_POINTER, x.ctypes.data, x.nbytes
-args[3].kind, args[3].i = tt._ARG_INT, 5000
-status = tt._c().bound_launch(add._bound, 12345, args, 4, None)
+  args[i].kind, args[i].ptr, args[i].size = _lib.ARG_POINTER, x.ctypes.data, x.nbytes
+args[3].kind, args[3].i = _lib.ARG_INT, 5000
+status = _lib.api().bound_launch(add._bound, 12345, args, 4, None)
 if not status:
   print("accepted: the launch took stream 12345")
   sys.exit(1)
 try:
-  tt._raise(status)
+  _lib.raise_status(status)
 except tt.Error as e:
   print("refused:", e)
 """

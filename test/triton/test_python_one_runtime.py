@@ -38,14 +38,15 @@ import script_checks  # noqa: E402
 import tkrt  # noqa: E402
 import tkrt.exchange as tx  # noqa: E402
 import tkrt.triton as tt  # noqa: E402
+from tkrt import _lib  # noqa: E402
 
 N = 20000
 
 
 def runtime_options(core):
   """The default runtime's device and tuner options, read through the C API."""
-  device = tt._versioned(tt._DeviceOptions, core.tkrt_device_options_init)
-  tuner = tt._versioned(tt._TunerOptions, core.tkrt_autotuner_options_init)
+  device = _lib.versioned(_lib.DeviceOptions, core.tkrt_device_options_init)
+  tuner = _lib.versioned(_lib.TunerOptions, core.tkrt_autotuner_options_init)
   core.tkrt_runtime_get_options(core.tkrt_runtime_default(), ctypes.addressof(device),
                                 ctypes.addressof(tuner))
   return device, tuner
