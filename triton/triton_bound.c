@@ -54,7 +54,8 @@ typedef struct tkrt_bound_slot {
   uint8_t op;            /* TKRT_BOUND_OP_* */
   uint32_t divisibility; /* tt.divisibility (pointers, integers); 0 or 1: none */
   tkrt_param_kind_t kind; /* INT: the scalar's kind (I32, I64, BOOL, U32 never: a float) */
-  int64_t low, high;      /* INT: the range */
+  int64_t low;            /* INT: the range (tkrt_triton_int_range) */
+  uint64_t high;
 } tkrt_bound_slot_t;
 
 enum { TKRT_BOUND_OP_POINTER = 1, TKRT_BOUND_OP_TMA = 2, TKRT_BOUND_OP_INT = 3,
@@ -543,6 +544,7 @@ static const char* tkrt_bound_kind_name(uint32_t kind) {
     case TKRT_TRITON_ARG_INT: return "an integer";
     case TKRT_TRITON_ARG_FLOAT: return "a float";
     case TKRT_TRITON_ARG_DESCRIPTOR: return "a tensor descriptor";
+    case TKRT_TRITON_ARG_UINT: return "an integer above INT64_MAX";
     default: return "an unknown kind";
   }
 }
@@ -573,7 +575,15 @@ static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
                           "float %g",
                           b->name, i, p->name, p->type, a->f);
   }
-  if (a->kind != TKRT_TRITON_ARG_INT && a->kind != TKRT_TRITON_ARG_FLOAT) {
+  bool above = a->kind == TKRT_TRITON_ARG_UINT;
+  if (above && (uint64_t)a->i <= (uint64_t)INT64_MAX) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) is given as an integer above INT64_MAX "
+                          "(TKRT_TRITON_ARG_UINT) but its bits are %" PRIu64
+                          ", which an INT argument holds",
+                          b->name, i, p->name, p->type, (uint64_t)a->i);
+  }
+  if (a->kind != TKRT_TRITON_ARG_INT && a->kind != TKRT_TRITON_ARG_FLOAT && !above) {
     return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
                           "'%s': argument %zu (%s: %s) is a scalar but was given %s", b->name, i,
                           p->name, p->type, tkrt_bound_kind_name(a->kind));
@@ -582,7 +592,9 @@ static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
   out->kind = p->kind;
   *out_integer = 0;
   if (floating) {
-    double value = a->kind == TKRT_TRITON_ARG_FLOAT ? a->f : (double)a->i;
+    double value = a->kind == TKRT_TRITON_ARG_FLOAT ? a->f
+                   : above                          ? (double)(uint64_t)a->i
+                                                    : (double)a->i;
     if (p->kind == TKRT_PARAM_F32) {
       out->value.f32 = (float)value;
     } else if (p->kind == TKRT_PARAM_F64) {
@@ -597,22 +609,25 @@ static tkrt_status_t tkrt_bound_scalar(const tkrt_triton_bound_t* b, size_t i,
     return NULL;
   }
   int64_t v = a->i;
-  int64_t low, high;
+  int64_t low;
+  uint64_t high;
   const char* rule;
+  char text[24];
   tkrt_triton_int_range(p, b->slots[i].unsigned_read, &low, &high, &rule);
-  if (v < low || v > high) {
+  if (!tkrt_triton_int_fits(low, high, v, above)) {
     return TKRT_ARG_ERROR(TKRT_STATUS_OUT_OF_RANGE,
-                          "'%s': argument %zu (%s: %s) = %" PRId64 " is out of range (%" PRId64
-                          "..%" PRId64 ")%s",
-                          b->name, i, p->name, p->type, v, low, high, rule);
+                          "'%s': argument %zu (%s: %s) = %s is out of range (%" PRId64 "..%" PRIu64
+                          ")%s",
+                          b->name, i, p->name, p->type, tkrt_triton_int_text(v, above, text), low,
+                          high, rule);
   }
-  if (p->divisibility > 1 && v % (int64_t)p->divisibility != 0) {
+  if (p->divisibility > 1 && tkrt_bound_indivisible((uint64_t)v, p->divisibility)) {
     return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
-                          "'%s': argument %zu (%s: %s) = %" PRId64 " is not a multiple of %u: the "
+                          "'%s': argument %zu (%s: %s) = %s is not a multiple of %u: the "
                           "kernel was compiled with tt.divisibility = %u for %s (Triton "
                           "specialised it for multiples of %u)",
-                          b->name, i, p->name, p->type, v, p->divisibility, p->divisibility,
-                          p->name, p->divisibility);
+                          b->name, i, p->name, p->type, tkrt_triton_int_text(v, above, text),
+                          p->divisibility, p->divisibility, p->name, p->divisibility);
   }
   if (p->kind == TKRT_PARAM_BOOL) out->value.b = v != 0;
   else if (p->kind == TKRT_PARAM_I64) out->value.i64 = v;
@@ -886,8 +901,9 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
       buffers[slot->buffer].size = a->size;
       continue;
     }
-    if (slot->op == TKRT_BOUND_OP_INT && a->kind == TKRT_TRITON_ARG_INT && a->i >= slot->low &&
-        a->i <= slot->high && !tkrt_bound_indivisible((uint64_t)a->i, slot->divisibility)) {
+    if (slot->op == TKRT_BOUND_OP_INT && a->kind == TKRT_TRITON_ARG_INT &&
+        tkrt_triton_int_fits(slot->low, slot->high, a->i, false) &&
+        !tkrt_bound_indivisible((uint64_t)a->i, slot->divisibility)) {
       tkrt_scalar_t* out = &scalars[slot->scalar];
       int64_t v = a->i;
       out->kind = slot->kind;

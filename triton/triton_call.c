@@ -661,18 +661,23 @@ static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
                                              tkrt_param_t* out);
 
 void tkrt_triton_int_range(const tkrt_triton_param_t* param, bool unsigned_read, int64_t* out_low,
-                           int64_t* out_high, const char** out_rule) {
+                           uint64_t* out_high, const char** out_rule) {
   *out_rule = "";
   if (param->kind == TKRT_PARAM_BOOL) {
     *out_low = 0, *out_high = 1;
   } else if (param->kind == TKRT_PARAM_I64) {
-    *out_low = INT64_MIN, *out_high = INT64_MAX;
+    *out_low = unsigned_read ? 0 : INT64_MIN;
+    *out_high = unsigned_read ? UINT64_MAX : (uint64_t)INT64_MAX;
+    if (!unsigned_read) {
+      *out_rule = " (an i64 takes the signed 64-bit range; declare the scalar unsigned to pass "
+                  "0..18446744073709551615)";
+    }
   } else if (unsigned_read) {
     unsigned bits = param->element_bytes * 8;
-    *out_low = 0, *out_high = ((int64_t)1 << bits) - 1;
+    *out_low = 0, *out_high = ((uint64_t)1 << bits) - 1;
   } else {
     unsigned bits = param->element_bytes * 8;
-    *out_low = -((int64_t)1 << (bits - 1)), *out_high = ((int64_t)1 << (bits - 1)) - 1;
+    *out_low = -((int64_t)1 << (bits - 1)), *out_high = ((uint64_t)1 << (bits - 1)) - 1;
     *out_rule = bits == 32 ? " (Triton compiles an i32 parameter for Python integers in this range "
                              "and specialises larger ones to i64; declare the scalar unsigned to "
                              "pass 0..4294967295)"
@@ -775,25 +780,27 @@ static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
                             "scalar '%s' is %s, an integer parameter, but was given %g", param->name,
                             param->type, s->f);
   }
-  double as_double = s->is_float ? s->f : (double)s->i;
+  bool above = !s->is_float && s->is_uint64;
+  double as_double = s->is_float ? s->f : above ? (double)(uint64_t)s->i : (double)s->i;
+  if (!s->is_float && (param->kind == TKRT_PARAM_BOOL || param->kind == TKRT_PARAM_I32 ||
+                       param->kind == TKRT_PARAM_I64)) {
+    int64_t low;
+    uint64_t high;
+    const char* rule;
+    char text[24];
+    tkrt_triton_int_range(param, unsigned_read, &low, &high, &rule);
+    if (!tkrt_triton_int_fits(low, high, s->i, above)) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
+                              "scalar '%s' is %s; %s is out of range (%lld..%llu)%s", param->name,
+                              param->type, tkrt_triton_int_text(s->i, above, text),
+                              (long long)low, (unsigned long long)high, rule);
+    }
+  }
   switch (param->kind) {
     case TKRT_PARAM_BOOL:
-      if (s->i != 0 && s->i != 1) {
-        return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE, "scalar '%s' is i1; %lld is not 0 or 1",
-                                param->name, (long long)s->i);
-      }
       out->value.b = s->i != 0;
       return NULL;
     case TKRT_PARAM_I32: {
-      int64_t low, high;
-      const char* rule;
-      tkrt_triton_int_range(param, unsigned_read, &low, &high, &rule);
-      if (s->i < low || s->i > high) {
-        return TKRT_STATUS_MAKE(TKRT_STATUS_OUT_OF_RANGE,
-                                "scalar '%s' is %s; %lld is out of range (%lld..%lld)%s",
-                                param->name, param->type, (long long)s->i, (long long)low,
-                                (long long)high, rule);
-      }
       out->value.i32 = (int32_t)(uint32_t)(uint64_t)s->i;
       if (param->divisibility > 1 && s->i % param->divisibility != 0) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
@@ -804,11 +811,13 @@ static tkrt_status_t tkrt_triton_bind_scalar(const tkrt_triton_param_t* param,
       return NULL;
     }
     case TKRT_PARAM_I64:
-      if (param->divisibility > 1 && s->i % param->divisibility != 0) {
+      if (param->divisibility > 1 && (uint64_t)s->i % param->divisibility != 0) {
+        char text[24];
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "scalar '%s' = %lld is not divisible by %u, which the kernel was "
+                                "scalar '%s' = %s is not divisible by %u, which the kernel was "
                                 "specialised for (tt.divisibility)",
-                                param->name, (long long)s->i, param->divisibility);
+                                param->name, tkrt_triton_int_text(s->i, above, text),
+                                param->divisibility);
       }
       out->value.i64 = s->i;
       return NULL;

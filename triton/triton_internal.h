@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tkrt/triton.h"
 
@@ -116,12 +117,24 @@ tkrt_status_t tkrt_triton_bind_scalar_public(const tkrt_triton_param_t* param,
                                              const tkrt_triton_scalar_t* s, bool unsigned_read,
                                              tkrt_param_t* out);
 
-/* The values an integer scalar parameter takes, as int64_t (tkrt_triton_call_desc_t's rule):
- * i1 0..1; iN the signed range of N bits, or 0..2^N-1 when read as unsigned (i64: every int64_t,
- * the bits of 0..2^64-1). *out_rule: a sentence for messages on values outside it ("" when
- * nothing more is to be said). */
+/* The values an integer scalar parameter takes (tkrt_triton_call_desc_t's rule, the one copy of
+ * it: Python hands integers over and reports what this says): i1 0..1; iN the signed range of N
+ * bits, or 0..2^N-1 when read as unsigned (an unsigned i64: 0..2^64-1, the values above INT64_MAX
+ * given as their bits with `above`). *out_rule: a sentence for messages on values outside it (""
+ * when nothing more is to be said). */
 void tkrt_triton_int_range(const tkrt_triton_param_t* param, bool unsigned_read, int64_t* out_low,
-                           int64_t* out_high, const char** out_rule);
+                           uint64_t* out_high, const char** out_rule);
+/* Whether value `i` (its bits as a uint64 above INT64_MAX when `above`) is in [low, high]. */
+static inline bool tkrt_triton_int_fits(int64_t low, uint64_t high, int64_t i, bool above) {
+  if (above) return (uint64_t)i > (uint64_t)INT64_MAX && (uint64_t)i <= high;
+  return i >= low && (i < 0 || (uint64_t)i <= high);
+}
+/* The value as text: "%lld", or "%llu" of its bits when above INT64_MAX. */
+static inline const char* tkrt_triton_int_text(int64_t i, bool above, char out[24]) {
+  if (above) snprintf(out, 24, "%llu", (unsigned long long)(uint64_t)i);
+  else snprintf(out, 24, "%lld", (long long)i);
+  return out;
+}
 
 /* Whether `name` is among the desc's unsigned_scalars. */
 bool tkrt_triton_desc_unsigned(const tkrt_triton_call_desc_t* desc, const char* name);

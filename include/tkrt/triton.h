@@ -128,12 +128,17 @@ TKRT_API tkrt_status_t tkrt_triton_cache_scan(const char* cache_dir, const char*
 /* ---------------------------------------------------------------- calls */
 
 /* A scalar argument, by parameter name. Integers go to integer parameters (range-checked against
- * the parameter's width) and to float parameters; floats only to float parameters. */
+ * the parameter's width and reading, signed or unsigned) and to float parameters; floats only to
+ * float parameters. */
 typedef struct tkrt_triton_scalar {
   const char* name;
   bool is_float;
   int64_t i;
   double f;
+  /* i holds the bits of an integer above INT64_MAX (2^63..2^64-1), for callers whose integers
+   * are wider than int64_t (Python's); only an i64 read as unsigned takes one. Last, so that
+   * {name, is_float, i, f} initialisers keep their meaning. */
+  bool is_uint64;
 } tkrt_triton_scalar_t;
 
 /* Parses "NAME=VALUE" (VALUE an integer, 0x-hex, or a float with '.', 'e', inf or nan). `text`

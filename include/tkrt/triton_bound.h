@@ -73,6 +73,9 @@ typedef enum tkrt_triton_arg_kind {
   TKRT_TRITON_ARG_INT = 2,        /* i: integer and i1 parameters, or a float parameter */
   TKRT_TRITON_ARG_FLOAT = 3,      /* f: float parameters only */
   TKRT_TRITON_ARG_DESCRIPTOR = 4, /* ptr (the base), size, rank, shape, strides, block */
+  /* i holds the bits of an integer above INT64_MAX (2^63..2^64-1), as a caller whose integers are
+   * wider than int64_t (Python's) passes one; only an i64 read as unsigned takes it. */
+  TKRT_TRITON_ARG_UINT = 5,
 } tkrt_triton_arg_kind_t;
 
 /* One launch argument, in parameter order. */
@@ -81,7 +84,7 @@ typedef struct tkrt_triton_arg {
   uint32_t rank;            /* DESCRIPTOR */
   tkrt_deviceptr_t ptr;     /* POINTER; DESCRIPTOR: the tensor's base */
   uint64_t size;            /* bytes from ptr, or TKRT_BUFFER_SIZE_UNKNOWN */
-  int64_t i;                /* INT */
+  int64_t i;                /* INT; UINT: the bits of the uint64 value */
   double f;                 /* FLOAT */
   int64_t shape[TKRT_TMA_MAX_RANK];   /* DESCRIPTOR: in elements, outermost first */
   int64_t strides[TKRT_TMA_MAX_RANK]; /* DESCRIPTOR: in elements, the innermost 1 */

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from typing import Optional
+from typing import Optional, Tuple
 
 from . import _log
 
@@ -26,7 +26,7 @@ __all__ = [
     "DeviceOptions", "DeviceInfo", "BackendDescription", "TunerOptions", "TuneReport",
     "LoadOptions", "Param", "Target", "RuntimeOptions", "BoundOptions", "TritonArg", "KernelDesc",
     "Scalar", "Variant", "CallDesc", "TMA_MAX_RANK", "UNKNOWN_SIZE", "ARG_DEFAULT", "ARG_POINTER",
-    "ARG_INT", "ARG_FLOAT", "ARG_DESCRIPTOR",
+    "ARG_INT", "ARG_FLOAT", "ARG_DESCRIPTOR", "ARG_UINT", "c_integer",
 ]
 
 XLA_LIBRARY = "libtkrt_xla.so"
@@ -234,7 +234,7 @@ class TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
 
 
 # tkrt_triton_arg_kind_t
-ARG_DEFAULT, ARG_POINTER, ARG_INT, ARG_FLOAT, ARG_DESCRIPTOR = 0, 1, 2, 3, 4
+ARG_DEFAULT, ARG_POINTER, ARG_INT, ARG_FLOAT, ARG_DESCRIPTOR, ARG_UINT = 0, 1, 2, 3, 4, 5
 
 
 class KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/call.h)
@@ -244,7 +244,7 @@ class KernelDesc(ctypes.Structure):  # the start of tkrt_kernel_desc_t (tkrt/cal
 
 class Scalar(ctypes.Structure):  # tkrt_triton_scalar_t
   _fields_ = [("name", ctypes.c_char_p), ("is_float", ctypes.c_bool), ("i", ctypes.c_int64),
-              ("f", ctypes.c_double)]
+              ("f", ctypes.c_double), ("is_uint64", ctypes.c_bool)]
 
 
 class Variant(ctypes.Structure):  # tkrt_triton_variant_t
@@ -356,6 +356,19 @@ def api() -> Api:
       if _api is None:
         _api = Api()
   return _api
+
+
+def c_integer(value: int, what: str) -> Tuple[int, bool]:
+  """A Python integer as C takes it: (value, False) when it fits int64_t, (its bits, True) from
+  2^63 to 2^64-1 (tkrt_triton_scalar_t.is_uint64, TKRT_TRITON_ARG_UINT). Whether the parameter
+  takes it is the C library's rule (ranges by width and reading); only a value wider than 64 bits
+  is refused here, as no C integer holds it (Error OUT_OF_RANGE naming `what`)."""
+  if -2**63 <= value < 2**63:
+    return value, False
+  if 2**63 <= value < 2**64:
+    return value - 2**64, True
+  raise Error("OUT_OF_RANGE", f"{what}: {value} does not fit in 64 bits (no C integer holds it; "
+                              f"an i64 takes -2^63..2^63-1, or 0..2^64-1 read as unsigned)")
 
 
 def api_if_loaded() -> Optional[Api]:

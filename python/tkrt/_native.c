@@ -202,8 +202,6 @@ typedef struct {
   uint16_t dtypes[8];   /* POINTER / DESC: accepted DLPack code << 8 | bits; none: any */
   int dtype_count;
   uint64_t min_bytes;   /* POINTER: least extent (prepare's min_elements), 0 unchecked */
-  int64_t low, high;    /* INT: the range; unsigned64: 0..2^64-1 */
-  int unsigned64;
   uint32_t rank;        /* DESC */
   int64_t block[TKRT_TMA_MAX_RANK];
   PyObject* value;      /* FIXED */
@@ -549,7 +547,10 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
   return 0;
 }
 
-static int read_int(const entry_t* p, PyObject* obj, tkrt_triton_arg_t* arg) {
+/* An integer argument, handed to C as it is: INT when it fits int64_t, UINT (its bits) from 2^63
+ * to 2^64-1; whether the parameter takes it is the C library's to say (its range rules). 0 ok,
+ * 1 explain (not an integer, or wider than 64 bits). */
+static int read_int(PyObject* obj, tkrt_triton_arg_t* arg) {
   if (!PyLong_Check(obj)) {
     if (PyFloat_Check(obj) || !PyIndex_Check(obj)) return 1;
   }
@@ -560,14 +561,14 @@ static int read_int(const entry_t* p, PyObject* obj, tkrt_triton_arg_t* arg) {
   }
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-  if (overflow > 0 && p->unsigned64) {
+  if (overflow > 0) {
     unsigned long long u = PyLong_AsUnsignedLongLong(index);
     Py_DECREF(index);
     if (u == (unsigned long long)-1 && PyErr_Occurred()) {
       PyErr_Clear();
       return 1;
     }
-    arg->kind = TKRT_TRITON_ARG_INT;
+    arg->kind = TKRT_TRITON_ARG_UINT;
     arg->i = (int64_t)u;
     return 0;
   }
@@ -576,7 +577,6 @@ static int read_int(const entry_t* p, PyObject* obj, tkrt_triton_arg_t* arg) {
     PyErr_Clear();
     return 1;
   }
-  if (v < p->low || (!p->unsigned64 && v > p->high)) return 1;
   arg->kind = TKRT_TRITON_ARG_INT;
   arg->i = v;
   return 0;
@@ -801,7 +801,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
         break;
       }
       case P_INT:
-        r = read_int(p, obj, arg);
+        r = read_int(obj, arg);
         break;
       case P_FLOAT:
         r = read_float(obj, arg);
@@ -909,10 +909,9 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
     PyObject* item = PyList_GET_ITEM(plan, i);
     PyObject *dtypes = NULL, *block = NULL, *value = NULL;
     unsigned long long min_bytes = 0;
-    long long low = 0, high = 0;
     unsigned int rank = 0;
-    if (!PyArg_ParseTuple(item, "ii|OKLLpIOO", &e->kind, &e->param, &dtypes, &min_bytes, &low,
-                          &high, &e->unsigned64, &rank, &block, &value)) {
+    if (!PyArg_ParseTuple(item, "ii|OKIOO", &e->kind, &e->param, &dtypes, &min_bytes, &rank,
+                          &block, &value)) {
       return NULL;
     }
     if (e->kind < P_POINTER || e->kind > P_FIXED ||
@@ -933,8 +932,6 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
       if (PyErr_Occurred()) return NULL;
     }
     e->min_bytes = min_bytes;
-    e->low = low;
-    e->high = high;
     e->rank = rank;
     if (block && block != Py_None) {
       Py_INCREF(block);

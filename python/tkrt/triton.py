@@ -521,31 +521,14 @@ def _constants_text(constants: Any) -> str:
   return ",".join(parts)
 
 
-# The integer range each scalar type takes, the C library's rule (tkrt_triton_call_desc_t): TTIR
-# is signless, and Triton compiles iN for the Python integers of the signed range of N bits
-# (specialising larger ones to i64), so iN takes that range; a scalar named in prepare's
-# unsigned= takes 0..2^N-1 instead (i64: 0..2^64-1, passed as the int64_t of the same bits).
-_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1),
-               "i32": (-2**31, 2**31 - 1), "i64": _INT64, "u1": (0, 1), "u8": (0, 2**8 - 1),
-               "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
-
-
-def _int_range(type_name: str, unsigned: bool) -> Tuple[int, int]:
-  if unsigned and type_name in ("i8", "i16", "i32", "i64"):
-    return _INT_RANGES["u" + type_name[1:]]
-  return _INT_RANGES.get(type_name, _INT64)
-
-
-_I32_RULE = (" (Triton compiles an i32 parameter for Python integers in this range and "
-             "specialises larger ones to i64; declare the scalar unsigned to pass 0..4294967295: "
-             "prepare(..., unsigned=[name]))")
 _FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
 
 
-def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, value: Any,
-                   unsigned: Iterable[str] = ()) -> Tuple[bool, int, float]:
-  """(is_float, i, f) of tkrt_triton_scalar_t for scalar `name`, with every integer checked
-  against its parameter's type here, before it is narrowed to a C int64_t."""
+def _scalar_fields(params: Dict[str, "Param"], name: Any,
+                   value: Any) -> Tuple[bool, int, float, bool]:
+  """(is_float, i, f, is_uint64) of tkrt_triton_scalar_t for scalar `name`. Whether the parameter
+  takes the value (its range by width and reading, its divisibility) is the C library's to say
+  when the call is made; an integer is only refused here when no C integer holds it."""
   if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
     raise ValueError(f"tkrt.triton.prepare: scalar name {name!r} is not an identifier")
   param = params.get(name)
@@ -553,20 +536,14 @@ def _scalar_fields(kernel_name: str, params: Dict[str, "Param"], name: Any, valu
     value = int(value)
     if param is not None and param.type in _FLOAT_TYPES:
       try:
-        return True, 0, float(value)
+        return True, 0, float(value), False
       except OverflowError:
         raise Error("OUT_OF_RANGE", f"scalar '{name}' is {param.type}; {value} is too large for "
                                     f"a float") from None
-    is_unsigned = name in unsigned
-    low, high = _int_range(param.type if param is not None else "", is_unsigned)
-    if not low <= value <= high:
-      what = f"is {param.type}" if param is not None else "(no such parameter) is an integer"
-      rule = _I32_RULE if param is not None and param.type == "i32" and not is_unsigned else ""
-      raise Error("OUT_OF_RANGE", f"scalar '{name}' {what}; {value} is out of range "
-                                  f"({low}..{high}){rule} (kernel '{kernel_name}')")
-    return False, value if value <= _INT64[1] else value - 2**64, 0.0
+    i, above = _lib.c_integer(value, f"scalar '{name}'")
+    return False, i, 0.0, above
   if isinstance(value, numbers.Real):
-    return True, 0, float(value)
+    return True, 0, float(value), False
   raise TypeError(f"tkrt.triton.prepare: scalar {name}={value!r} is neither an integer nor a float")
 
 
@@ -737,13 +714,13 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     for position, arg_name in enumerate(names):
       if arg_name in self.fixed:
         plan.append((_P_FIXED, -1, arg_name, self.fixed[arg_name]))
-        native_plan.append((_P_FIXED, -1, None, 0, 0, 0, False, 0, None, self.fixed[arg_name]))
+        native_plan.append((_P_FIXED, -1, None, 0, 0, None, self.fixed[arg_name]))
         continue
       i = by_name[arg_name]
       p = kernel.params[i]
       if p.desc_rank:
         plan.append((_P_DESC, i, p, None))
-        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), 0, 0, 0, False, p.desc_rank,
+        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), 0, p.desc_rank,
                             p.desc_block))
         arrays.append(position)
       elif p.is_pointer:
@@ -755,9 +732,8 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         plan.append((_P_FLOAT, i, p, None))
         native_plan.append((_P_FLOAT, i))
       else:
-        low, high = _int_range(p.type, p.name in unsigned)
-        plan.append((_P_INT, i, p, (low, high)))
-        native_plan.append((_P_INT, i, None, 0, low, min(high, _INT64[1]), high > _INT64[1]))
+        plan.append((_P_INT, i, p, None))
+        native_plan.append((_P_INT, i))
     self._plan = tuple(plan)
     self._arrays = tuple(arrays)
     self._names = tuple(names)
@@ -913,11 +889,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         if not arg.ptr and value.numel():
           return None  # no memory (a meta tensor): _convert refuses it
       elif kind == _P_INT:
-        if value.__class__ is not int or not extra[0] <= value <= extra[1]:
-          return None
+        if value.__class__ is not int or not _INT64[0] <= value <= _INT64[1]:
+          return None  # the general reader hands wider values over, or says they are too wide
         arg = c_args[i]
         arg.kind = _lib.ARG_INT
-        arg.i = value if value <= _INT64[1] else value - 2**64
+        arg.i = value
       elif kind == _P_FLOAT:
         if value.__class__ is not float:
           return None
@@ -1012,15 +988,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                                             or hasattr(type(value), "__index__")):
           raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is {value!r}, "
                           f"not an integer")
-        number = value.__index__()
-        low, high = extra
-        if not low <= number <= high:
-          rule = _I32_RULE if p.type == "i32" and p.name not in self.unsigned else ""
-          raise Error("OUT_OF_RANGE", f"{self._where}: argument {index} ({p.name}: {p.type}): "
-                                      f"scalar '{p.name}' is {p.type}; {number} is out of range "
-                                      f"({low}..{high}){rule}")
-        arg.kind = _lib.ARG_INT
-        arg.i = number if number <= _INT64[1] else number - 2**64
+        # The value as C takes it; whether the parameter takes it is the C library's rule.
+        arg.i, above = _lib.c_integer(value.__index__(),
+                                      f"{self._where}: argument {index} ({p.name}: {p.type})")
+        arg.kind = _lib.ARG_UINT if above else _lib.ARG_INT
     return c_args, keep, first
 
   def _read_array(self, index: int, p: Param, a: Any, need: int, keep: list) -> Tuple[int, int]:
@@ -1249,9 +1220,9 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   params = {p.name: p for p in kernel.params if not p.is_pointer}
   c_scalars = (_lib.Scalar * max(1, len(scalars)))()
   for i, (scalar_name, value) in enumerate(scalars.items()):
-    fields = _scalar_fields(kernel.name, params, scalar_name, value, unsigned)
+    fields = _scalar_fields(params, scalar_name, value)
     c_scalars[i].name = text(scalar_name, "a scalar name")
-    c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f = fields
+    c_scalars[i].is_float, c_scalars[i].i, c_scalars[i].f, c_scalars[i].is_uint64 = fields
   c_variants = (_lib.Variant * len(variants))()
   for i, v in enumerate(variants):
     grid, dims = grids[i]

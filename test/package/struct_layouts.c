@@ -116,6 +116,7 @@ int main(void) {
   FIELD(tkrt_triton_scalar_t, is_float);
   FIELD(tkrt_triton_scalar_t, i);
   FIELD(tkrt_triton_scalar_t, f);
+  FIELD(tkrt_triton_scalar_t, is_uint64);
   STRUCT(tkrt_triton_variant_t);
   FIELD(tkrt_triton_variant_t, kernel);
   FIELD(tkrt_triton_variant_t, grid);

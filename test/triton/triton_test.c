@@ -724,6 +724,11 @@ static void host_call_single(void) {
   desc.scalar_count = 1;
   EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_OUT_OF_RANGE,
                 "scalar 'n' is i32; 8589934592 is out of range");
+  /* A value above INT64_MAX, as its bits (is_uint64): read as unsigned for the range rule. */
+  tkrt_triton_scalar_t huge = {"n", false, -1, 0, true};
+  desc.scalars = &huge;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_OUT_OF_RANGE,
+                "scalar 'n' is i32; 18446744073709551615 is out of range (-2147483648..2147483647)");
   tkrt_triton_scalar_t fl = {"n", true, 0, 1.5};
   desc.scalars = &fl;
   EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
@@ -1547,6 +1552,18 @@ static void bound_host(void) {
   bound_args(&a, args, INT64_C(4294967280));
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
                 "argument 3 (n: i32) = 4294967280 is out of range (-2147483648..2147483647)");
+  /* An integer above INT64_MAX (a caller with wider integers: Python's), as its bits: the range
+   * rule reads it as the unsigned value; its bits below 2^63 are not such an integer. */
+  bound_args(&a, args, -1);
+  args[3].kind = TKRT_TRITON_ARG_UINT;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "argument 3 (n: i32) = 18446744073709551615 is out of range "
+                "(-2147483648..2147483647)");
+  bound_args(&a, args, 16);
+  args[3].kind = TKRT_TRITON_ARG_UINT;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "argument 3 (n: i32) is given as an integer above INT64_MAX (TKRT_TRITON_ARG_UINT) "
+                "but its bits are 16");
   {
     /* Declared unsigned: 0..2^32-1 (checked here without launching such a grid). */
     static const char* const unsigned_n[] = {"n"};
