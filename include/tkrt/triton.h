@@ -125,6 +125,20 @@ typedef bool (*tkrt_triton_cache_visitor_t)(const char* json_path, const char* k
 TKRT_API tkrt_status_t tkrt_triton_cache_scan(const char* cache_dir, const char* name,
                                               tkrt_triton_cache_visitor_t visit, void* user);
 
+/* Whether an entry of Triton's cache (`folder`, holding <name>.json and the files beside it) may
+ * be read for kernel `name` when nobody named it by path (tkrt.triton finding a CompiledKernel's
+ * files): the folder is a real folder (not a link) and no <name>.* file in it is a link; unless
+ * shared caches are trusted, the folder and those files belong to this user or root and no one
+ * else can write them (tkrt's store rule), and the cache folder above is this user's or root's
+ * and writable by no one else unless sticky; <name>.json (a regular file, not followed through a
+ * link, at most 1 MiB) names the kernel and, when `hash` is not NULL, that hash. trust_shared: 1
+ * trusts caches shared with other users, 0 does not, -1 reads TKRT_TRUST_SHARED_STORES. NULL when
+ * the entry may be read; else PERMISSION_DENIED (or the file error) naming the file and why. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_cache_entry_check(const char* folder,
+                                                                   const char* name,
+                                                                   const char* hash,
+                                                                   int trust_shared);
+
 /* ---------------------------------------------------------------- calls */
 
 /* A scalar argument, by parameter name. Integers go to integer parameters (range-checked against

@@ -296,6 +296,8 @@ SIGNATURES = {
     "tkrt_autotuner_get_report": (_c_p, [_c_p, _c_p, ctypes.c_char_p, _c_p]),
     "tkrt_tune_source_name": (ctypes.c_char_p, [ctypes.c_int]),
     "tkrt_triton_load_options_init": (None, [_c_p]),
+    "tkrt_triton_cache_entry_check": (_c_p, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                             ctypes.c_int]),
     "tkrt_triton_kernel_load": (_c_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _c_p,
                                        ctypes.POINTER(_c_p)]),
     "tkrt_triton_kernel_release": (None, [_c_p]),

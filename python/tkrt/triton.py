@@ -34,7 +34,6 @@ import numbers
 import os
 import re
 import shutil
-import stat
 import sys
 import tempfile
 import threading
@@ -1345,81 +1344,6 @@ def _refuse_left_out_native_code(kernel: Kernel, dev: Device) -> None:
 
 
 
-_JSON_LIMIT = 1 << 20  # the loader's limit for a metadata JSON (triton/triton_internal.h)
-
-
-def _read_cache_json(path: str) -> Any:
-  """A cache entry's metadata JSON, read as the C loader reads files: a regular file (a FIFO
-  cannot block the caller), not through a symbolic link (a shared cache's entries cannot lead
-  elsewhere), at most _JSON_LIMIT bytes. OSError or ValueError otherwise."""
-  fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-  try:
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > _JSON_LIMIT:
-      raise ValueError(f"{path} is not a regular file of at most {_JSON_LIMIT} bytes")
-    with os.fdopen(fd, "rb", closefd=False) as f:
-      return json.loads(f.read(_JSON_LIMIT + 1).decode("utf-8"))
-  finally:
-    os.close(fd)
-
-
-def _trust_problem(info: os.stat_result) -> Optional[str]:
-  """Why a cache file or folder is not trusted (another user owns it, or others can write it), or
-  None: the rule of the C stores (base/fs.c, tkrt_fs_check_trusted)."""
-  if info.st_uid not in (os.geteuid(), 0):
-    return f"another user owns it (uid {info.st_uid})"
-  if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-    return f"other users can write it (mode {stat.S_IMODE(info.st_mode):04o})"
-  return None
-
-
-def _shared_cache_trusted() -> bool:
-  """TKRT_TRUST_SHARED_STORES, read by the C library as for its own stores and caches."""
-  api = _lib.api()
-  options = _lib.versioned(_lib.DeviceOptions, api.device_options_init)
-  _lib.check(api.options_from_environment(ctypes.addressof(options), None), "reading TKRT_* settings")
-  return bool(options.trust_shared_cache)
-
-
-def _cache_entry_problem(folder: str, name: str, shared_ok: bool) -> Optional[str]:
-  """Why the Triton cache entry `folder` may not be read for kernel `name`, or None. The folder
-  must be a real folder (not a link) and no `<name>.*` file in it (what the loader reads, the host
-  image included) a link; unless shared_ok, the folder and those files must be this user's or
-  root's and writable by no one else, and its parent (the cache) writable by no one else or
-  sticky (/tmp-like: others can then not rename this user's entries)."""
-  try:
-    info = os.lstat(folder)
-  except OSError as e:
-    return f"cannot read it ({e.strerror})"
-  if not stat.S_ISDIR(info.st_mode):
-    return "it is not a folder (a symbolic link or another file)"
-  if not shared_ok:
-    problem = _trust_problem(info)
-    if problem:
-      return problem
-    try:
-      root = os.stat(os.path.dirname(folder))
-    except OSError as e:
-      return f"cannot read its cache folder ({e.strerror})"
-    if root.st_uid not in (os.geteuid(), 0):
-      return f"another user owns its cache folder (uid {root.st_uid})"
-    if root.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not root.st_mode & stat.S_ISVTX:
-      return (f"other users can write its cache folder (mode {stat.S_IMODE(root.st_mode):04o}, "
-              f"not sticky) and so replace the entry")
-  try:
-    with os.scandir(folder) as entries:
-      for entry in entries:
-        if entry.name.startswith(name + "."):
-          if entry.is_symlink():
-            return f"{entry.name} is a symbolic link"
-          problem = None if shared_ok else _trust_problem(entry.stat(follow_symlinks=False))
-          if problem:
-            return f"{entry.name}: {problem}"
-  except OSError as e:
-    return f"cannot list it ({e.strerror})"
-  return None
-
-
 def _triton_folder_names(key: str) -> List[str]:
   """The cache folder names Triton gives the entry of hash `key` (a hex SHA-256): Triton 3.x names
   it base32(bytes of the hash) without padding (triton/runtime/cache.py), earlier versions by the
@@ -1446,8 +1370,9 @@ def _compiled_name(compiled: Any) -> Optional[str]:
 def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   """The metadata JSON of a CompiledKernel: from its metadata_group (the cache files Triton wrote
   for it), else from the cache entry Triton names after its hash; only an entry whose JSON has
-  the kernel's name and hash and that _cache_entry_problem finds trusted. None otherwise (an
-  untrusted entry is named in a RuntimeWarning), and the caller writes the object's asm out."""
+  the kernel's name and hash and that the C library finds trusted (tkrt_triton_cache_entry_check,
+  the one copy of the rule). None otherwise (an entry refused is named in a RuntimeWarning), and
+  the caller writes the object's asm out."""
   name = _compiled_name(compiled)
   if not name:
     return None
@@ -1461,25 +1386,18 @@ def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   root = cache_dir or os.environ.get("TRITON_CACHE_DIR", "").strip() or os.path.join(
       os.environ.get("TRITON_HOME") or os.path.expanduser("~"), ".triton", "cache")
   candidates += [os.path.join(root, folder) for folder in _triton_folder_names(wanted)]
-  shared_ok = None
+  api = _lib.api()
   for folder in candidates:
     path = os.path.join(folder, f"{name}.json")
     if not os.path.lexists(path):
       continue
-    if shared_ok is None:
-      shared_ok = _shared_cache_trusted()
-    problem = _cache_entry_problem(folder, name, shared_ok)
-    if problem is None:
-      try:
-        metadata = _read_cache_json(path)
-      except (OSError, ValueError) as e:
-        problem = f"its JSON cannot be read ({e})"
-      else:
-        if not isinstance(metadata, dict) or metadata.get("name") != name or (
-            wanted and metadata.get("hash") != wanted):
-          problem = "its JSON names another kernel or hash"
-    if problem is None:
+    status = api.triton_cache_entry_check(_no_nul(folder, "a cache folder").encode(),
+                                          name.encode(), wanted.encode() if isinstance(
+                                              wanted, str) else None, -1)
+    if not status:
       return path
+    problem = api.status_message(status).decode(errors="replace")
+    api.status_free(status)
     warnings.warn(f"tkrt.triton.load: the Triton cache entry {path} is not used: {problem}; "
                   f"the kernel is written out from its asm instead (docs/security.md; "
                   f"TKRT_TRUST_SHARED_STORES=1 trusts caches shared with other users)",

@@ -238,7 +238,7 @@ def run(work):
 
   if is_root:
     chown_tree(entry, OTHER_UID)
-    refused("the hash's folder owned by another user", f"another user owns it (uid {OTHER_UID})")
+    refused("the hash's folder owned by another user", f"is not trusted: another user owns it (owner uid {OTHER_UID}")
     # The shared-cache switch the C stores read trusts it (links and FIFOs still refused).
     os.environ["TKRT_TRUST_SHARED_STORES"] = "1"
     try:
@@ -249,7 +249,7 @@ def run(work):
           "TKRT_TRUST_SHARED_STORES=1: another user's entry is trusted on request")
     chown_tree(entry, 0)
     os.lchown(os.path.join(entry, "add_kernel.so"), OTHER_UID, -1)
-    refused("another user's host image in the user's folder", "add_kernel.so: another user owns it")
+    refused("another user's host image in the user's folder", "add_kernel.so is not trusted: another user owns it")
     os.lchown(os.path.join(entry, "add_kernel.so"), 0, -1)
     os.chown(cache, OTHER_UID, -1)
     refused("a cache folder another user owns", "another user owns its cache folder")
@@ -257,19 +257,19 @@ def run(work):
   else:
     print(f"note: not root: the cases with files of another user (uid {OTHER_UID}) are not run")
   os.chmod(entry, 0o775)
-  refused("a group-writable entry folder", "other users can write it (mode 0775)")
+  refused("a group-writable entry folder", f"is not trusted: other users can write it (owner uid {os.geteuid()}, mode 0775)")
   os.chmod(entry, 0o757)
-  refused("a world-writable entry folder", "other users can write it (mode 0757)")
+  refused("a world-writable entry folder", f"is not trusted: other users can write it (owner uid {os.geteuid()}, mode 0757)")
   os.chmod(entry, 0o755)
   os.chmod(os.path.join(entry, "add_kernel.json"), 0o666)
-  refused("a world-writable JSON", "add_kernel.json: other users can write it")
+  refused("a world-writable JSON", "add_kernel.json is not trusted: other users can write it")
   os.chmod(os.path.join(entry, "add_kernel.json"), 0o644)
   # A link among the entry's files leads elsewhere: refused, even when shared caches are trusted.
   ptx = os.path.join(entry, "add_kernel.ptx")
   os.rename(ptx, ptx + ".real")
   os.symlink(ptx + ".real", ptx)
   refused("a symbolic link among the entry's files (TKRT_TRUST_SHARED_STORES=1)",
-          "add_kernel.ptx is a symbolic link", env={"TKRT_TRUST_SHARED_STORES": "1"})
+          "/add_kernel.ptx is a symbolic link", env={"TKRT_TRUST_SHARED_STORES": "1"})
   os.remove(ptx)
   os.rename(ptx + ".real", ptx)
   os.chmod(cache, 0o777)

@@ -1121,6 +1121,60 @@ static const char* make_copy_dir(const char* name, const char* rel, const char* 
   return out;
 }
 
+/* tkrt_triton_cache_entry_check: a cache entry of this user's is read; one others can write, a
+ * link among its files, a JSON naming another kernel or hash, a file where the folder should be
+ * are not (ownership by another user: test_python_hostile.py, which can chown as root). */
+static void cache_entry_check(void) {
+  char cache[1024], entry[1100], path[1200];
+  make_dir("entry_cache", cache, sizeof(cache));
+  chmod(cache, 0755);
+  snprintf(entry, sizeof(entry), "%s/HASHFOLDER", cache);
+  mkdir(entry, 0755);
+  char from[1024];
+  snprintf(from, sizeof(from), "%s/add/cuda_sm90/add_kernel.ttir", g_vectors);
+  copy_file(from, entry, "add_kernel.ttir");
+  write_text(entry, "add_kernel.json", "{\"name\": \"add_kernel\", \"hash\": \"abc\"}");
+  snprintf(path, sizeof(path), "%s/add_kernel.json", entry);
+  chmod(path, 0644);
+  EXPECT_OK(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0));
+  EXPECT_OK(tkrt_triton_cache_entry_check(entry, "add_kernel", NULL, 0));
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "add_kernel", "abd", 0),
+                TKRT_STATUS_PERMISSION_DENIED, "names another kernel or hash than 'add_kernel' "
+                "(hash abd)");
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "other", NULL, 0), TKRT_STATUS_NOT_FOUND,
+                "other.json");
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "../x", NULL, 0),
+                TKRT_STATUS_INVALID_ARGUMENT, "(no '/')");
+  /* Others can write the JSON: refused, unless shared caches are trusted. */
+  chmod(path, 0666);
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0),
+                TKRT_STATUS_PERMISSION_DENIED, "add_kernel.json is not trusted: other users can "
+                "write it");
+  EXPECT_OK(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 1));
+  chmod(path, 0644);
+  /* The cache folder: writable by others and not sticky, refused; sticky (as /tmp), read. */
+  chmod(cache, 0777);
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0),
+                TKRT_STATUS_PERMISSION_DENIED, "other users can write its cache folder");
+  chmod(cache, 01777);
+  EXPECT_OK(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0));
+  chmod(cache, 0755);
+  /* A link among the kernel's files, even when shared caches are trusted. */
+  char link[1200];
+  snprintf(link, sizeof(link), "%s/add_kernel.ptx", entry);
+  EXPECT_TRUE(symlink("/etc/passwd", link) == 0);
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 1),
+                TKRT_STATUS_PERMISSION_DENIED, "/add_kernel.ptx is a symbolic link");
+  unlink(link);
+  /* The entry itself a link to a folder, or a file. */
+  snprintf(link, sizeof(link), "%s/LINKED", cache);
+  EXPECT_TRUE(symlink(entry, link) == 0);
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(link, "add_kernel", "abc", 1),
+                TKRT_STATUS_PERMISSION_DENIED, "is not a folder (a symbolic link or another file)");
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(path, "add_kernel", "abc", 1),
+                TKRT_STATUS_PERMISSION_DENIED, "is not a folder");
+}
+
 static void tensordesc_loader(void) {
   char dir[1024];
   vector_path(dir, sizeof(dir), "matmul_tma");
@@ -2483,7 +2537,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(shared_multi_target), TKRT_TEST_CASE(bad_files),
     TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
-    TKRT_TEST_CASE(host_image_only_on_gpu_dir), 
+    TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(cache_entry_check),
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
     TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
     TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
