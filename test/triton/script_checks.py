@@ -1,11 +1,27 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the Python test scripts of test/triton (and test/gpu/torch_host_reads.py) share: check()
 prints one ok/FAIL line per check and remembers the failures, expect_raises() checks an exception's
-kind and text, finish() prints the summary and gives the exit status. Imported from the scripts'
-own folder (Python puts a script's folder first on sys.path)."""
+kind and text, finish() prints the summary and gives the exit status, numpy_with_dlpack() gives
+NumPy or skips the script (exit 77). Imported from the scripts' own folder (Python puts a script's
+folder first on sys.path)."""
+import sys
 
 failures = []
 checks = 0
+
+
+def numpy_with_dlpack():
+  """NumPy, when it is installed for this Python and has __dlpack__ (1.22 or newer: tkrt.triton
+  reads arrays through DLPack); otherwise the script is skipped (exit 77, CTest's SKIP code)."""
+  try:
+    import numpy
+  except ImportError:
+    print("skipped: NumPy is not installed for", sys.executable)
+    sys.exit(77)
+  if not hasattr(numpy.ndarray, "__dlpack__"):
+    print("skipped: NumPy", numpy.__version__, "has no __dlpack__ (needs >= 1.22)")
+    sys.exit(77)
+  return numpy
 
 
 def check(condition, label):

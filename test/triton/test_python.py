@@ -25,14 +25,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
-try:
-  import numpy as np
-except ImportError:
-  print("skipped: NumPy is not installed for", sys.executable)
-  sys.exit(77)
-if not hasattr(np.ndarray, "__dlpack__"):
-  print("skipped: NumPy", np.__version__, "has no __dlpack__ (needs >= 1.22)")
-  sys.exit(77)
+import script_checks  # noqa: E402 - the scripts' own helpers (this folder)
+
+np = script_checks.numpy_with_dlpack()
 
 import tkrt  # noqa: E402
 import tkrt.triton as tt  # noqa: E402
@@ -42,7 +37,6 @@ HOST = sys.argv[1:4]
 VECTORS = sys.argv[4] if len(sys.argv) > 4 else None
 N = 5000
 from script_checks import check, expect_raises  # noqa: E402
-import script_checks  # noqa: E402
 
 
 TTIR = ("module {\n  tt.func public @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, "

@@ -19,7 +19,6 @@ import collections
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -29,17 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(HERE, "..", "..", "python")
 sys.path.insert(0, PACKAGE)
 
-try:
-  import numpy as np
-except ImportError:
-  print("skipped: NumPy is not installed for", sys.executable)
-  sys.exit(77)
-if not hasattr(np.ndarray, "__dlpack__"):
-  print("skipped: NumPy", np.__version__, "has no __dlpack__ (needs >= 1.22)")
-  sys.exit(77)
+import script_checks  # noqa: E402 - the scripts' own helpers (this folder)
+
+np = script_checks.numpy_with_dlpack()
 
 import tkrt.triton as tt  # noqa: E402
-from tkrt import _lib  # noqa: E402
 
 if len(sys.argv) != 5:
   print(__doc__)
@@ -49,7 +42,6 @@ VECTORS = sys.argv[4]
 N = 5000
 OTHER_UID = 54321
 from script_checks import check  # noqa: E402
-import script_checks  # noqa: E402
 TMP = None  # the private temporary folder tkrt.triton writes into (tempfile.tempdir)
 
 

@@ -22,18 +22,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-try:
-  import numpy as np
-except ImportError:
-  print("skipped: NumPy is not installed for", sys.executable)
-  sys.exit(77)
-if not hasattr(np.ndarray, "__dlpack__"):
-  print("skipped: NumPy", np.__version__, "has no __dlpack__ (needs >= 1.22)")
-  sys.exit(77)
+import script_checks  # noqa: E402 - the scripts' own helpers (this folder)
+
+np = script_checks.numpy_with_dlpack()
 
 from host_add import BLOCKS, aligned, kernel_dirs  # noqa: E402
 from script_checks import check  # noqa: E402
-import script_checks  # noqa: E402
 
 import tkrt  # noqa: E402
 import tkrt.exchange as tx  # noqa: E402
