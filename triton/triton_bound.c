@@ -88,6 +88,13 @@ struct tkrt_triton_bound_s {
   char** unsigned_names; /* the desc's unsigned_scalars, for the tuning-key values' calls */
   size_t unsigned_count;
   tkrt_call_t* call; /* the defaults' call */
+  /* min_elements: a pointer parameter's least extent, an expression of the integer scalars. */
+  size_t min_count;
+  struct tkrt_bound_min {
+    size_t param;
+    char* text; /* "NAME=EXPR" as given */
+    tkrt_triton_grid_program_t* program;
+  }* mins;
   /* Tuning key. */
   size_t key_count;
   size_t key_params[TKRT_BOUND_KEYS_MAX];
@@ -178,6 +185,11 @@ void tkrt_triton_bound_destroy(tkrt_triton_bound_t* b) {
     }
   }
   free(b->programs);
+  for (size_t m = 0; m < b->min_count; ++m) {
+    tkrt_triton_grid_program_free(b->mins[m].program);
+    free(b->mins[m].text);
+  }
+  free(b->mins);
   free(b->variants);
   for (size_t i = 0; i < b->default_count; ++i) free((void*)b->defaults[i].name);
   free(b->defaults);
@@ -260,10 +272,11 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
   }
   if ((d.scalar_count && !d.scalars) || (d.inout_count && !d.inout) ||
       (o.tuning_key_count && !o.tuning_key) ||
-      (d.unsigned_scalar_count && !d.unsigned_scalars)) {
+      (d.unsigned_scalar_count && !d.unsigned_scalars) ||
+      (o.min_element_count && !o.min_elements)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                            "tkrt_triton_bound_create: scalars, inout, unsigned_scalars or "
-                            "tuning_key announced but NULL");
+                            "tkrt_triton_bound_create: scalars, inout, unsigned_scalars, "
+                            "tuning_key or min_elements announced but NULL");
   }
   tkrt_runtime_t* runtime = o.runtime ? o.runtime : tkrt_runtime_default();
   if (!runtime) return TKRT_OOM();
@@ -365,6 +378,69 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     b->unsigned_count++;
     if (!b->unsigned_names[i]) {
       status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  /* min_elements: "NAME=EXPR", NAME a pointer parameter of known element size. */
+  if (o.min_element_count) {
+    b->mins = calloc(o.min_element_count, sizeof(*b->mins));
+    if (!b->mins) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+  }
+  for (size_t m = 0; m < o.min_element_count; ++m) {
+    const char* text = o.min_elements[m] ? o.min_elements[m] : "(null)";
+    const char* eq = strchr(text, '=');
+    char name[256];
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof(name)) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': min_elements '%s' is not NAME=EXPR", kernel_name, text);
+      goto fail;
+    }
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - text), text);
+    long index = tkrt_triton_kernel_find_param(k0, name);
+    const tkrt_triton_param_t* p = index < 0 ? NULL : &k0->params[index];
+    if (!p || !p->is_pointer) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': min_elements names '%s', which is %s; it names pointer "
+                                "parameters",
+                                kernel_name, name, p ? "not a pointer parameter" : "no parameter");
+      goto fail;
+    }
+    if (!p->element_bytes) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "'%s': min_elements %s: the size of a %s element is not known",
+                                kernel_name, name, p->type);
+      goto fail;
+    }
+    for (size_t j = 0; j < b->min_count; ++j) {
+      if (b->mins[j].param == (size_t)index) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                  "'%s': min_elements names '%s' twice", kernel_name, name);
+        goto fail;
+      }
+    }
+    struct tkrt_bound_min* entry = &b->mins[b->min_count];
+    entry->param = (size_t)index;
+    entry->text = tkrt_bound_strdup(text);
+    if (!entry->text) {
+      status = TKRT_OOM();
+      goto fail;
+    }
+    b->min_count++;
+    status = tkrt_triton_value_compile(k0, eq + 1, &entry->program);
+    if (!status && tkrt_triton_grid_value_count(entry->program) == 0) {
+      int64_t count = 0; /* a constant: refused now when negative */
+      status = tkrt_triton_value_run(entry->program, NULL, 0, &count);
+      if (!status && count < 0) {
+        status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                  "'%s': min_elements %s is %lld elements", kernel_name, text,
+                                  (long long)count);
+      }
+    }
+    if (status) {
+      status = tkrt_status_annotate(status, "'%s': min_elements %s", kernel_name, text);
       goto fail;
     }
   }
@@ -862,6 +938,41 @@ static tkrt_status_t tkrt_bound_keyed_call(const tkrt_triton_bound_t* cb, tkrt_s
   return status;
 }
 
+/* A pointer argument against its min_elements: the expression at this launch's scalars, times the
+ * element size, within the argument's size (which must be given). */
+static tkrt_status_t tkrt_bound_min_check(const tkrt_triton_bound_t* b, size_t m,
+                                          const tkrt_triton_arg_t* args, const int64_t* values) {
+  const struct tkrt_bound_min* entry = &b->mins[m];
+  const tkrt_triton_param_t* p = &b->kernel->params[entry->param];
+  const tkrt_triton_arg_t* a = &args[entry->param];
+  int64_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_triton_value_run(entry->program, values, b->param_count, &count));
+  uint64_t bytes = 0;
+  if (count < 0 || __builtin_mul_overflow((uint64_t)count, (uint64_t)p->element_bytes, &bytes)) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s): min_elements %s is %" PRId64
+                          " elements at this launch's scalars",
+                          b->name, entry->param, p->name, p->type, entry->text, count);
+  }
+  if (a->kind != TKRT_TRITON_ARG_POINTER || bytes == 0) return NULL; /* refused elsewhere */
+  if (a->size == TKRT_BUFFER_SIZE_UNKNOWN) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) has no size, but the launch was prepared "
+                          "with min_elements %s (%" PRId64 " elements, %" PRIu64 " bytes): give "
+                          "the buffer's size",
+                          b->name, entry->param, p->name, p->type, entry->text, count, bytes);
+  }
+  if (a->size < bytes) {
+    return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                          "'%s': argument %zu (%s: %s) spans %" PRIu64 " bytes; the launch was "
+                          "prepared with min_elements %s (%" PRId64 " elements, %" PRIu64
+                          " bytes)",
+                          b->name, entry->param, p->name, p->type, (uint64_t)a->size, entry->text,
+                          count, bytes);
+  }
+  return NULL;
+}
+
 static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
                                        const tkrt_triton_arg_t* args, size_t arg_count,
                                        tkrt_launch_decision_t* decision, uint32_t flags) {
@@ -940,6 +1051,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
       status = tkrt_bound_scalar(b, i, p, a, &scalars[slot->scalar], &values[i]);
     }
   }
+  for (size_t m = 0; m < b->min_count && !status; ++m) status = tkrt_bound_min_check(b, m, args, values);
   tkrt_call_t* call = b->call;
   if (!status && b->key_count) status = tkrt_bound_keyed_call(b, stream, values, flags, &call);
   if (!status) {

@@ -377,8 +377,11 @@ static tkrt_status_t tkrt_grid_dim_range(const char* expression, int d, int64_t 
   return NULL;
 }
 
-static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_name_t* names,
-                                       size_t name_count, tkrt_triton_grid_program_t** out) {
+/* A grid (up to three dimensions, each in 0..2^32-1 when constant), or with `one_value` a
+ * single expression of any int64 value (tkrt_triton_value_compile). */
+static tkrt_status_t tkrt_grid_compile_as(const char* expression, const tkrt_grid_name_t* names,
+                                          size_t name_count, bool one_value,
+                                          tkrt_triton_grid_program_t** out) {
   if (!expression || strlen(expression) > TKRT_GRID_EXPR_MAX) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "grid expression is missing or longer than %d characters",
@@ -401,15 +404,18 @@ static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_n
     tkrt_grid_operand_t value = tkrt_grid_expr(&p, 0);
     if (p.error) break;
     if (value.is_const) {
-      if ((p.error = tkrt_grid_dim_range(copy, d, value.value))) break;
+      if (!one_value && (p.error = tkrt_grid_dim_range(copy, d, value.value))) break;
       tkrt_grid_emit(&p, p.op_count, TKRT_GRID_OP_PUSH, value.value, 0, 0);
     }
     tkrt_grid_emit(&p, p.op_count, TKRT_GRID_OP_DIM, d, 0, 0);
     dims = d + 1;
     tkrt_grid_space(&p);
     if (p.text[p.pos] == '\0') break;
-    if (p.text[p.pos] != ',' || d == 2) {
-      tkrt_grid_fail(&p, d == 2 ? "more than three dimensions" : "expected ',' or the end", NULL);
+    if (p.text[p.pos] != ',' || d == 2 || one_value) {
+      tkrt_grid_fail(&p, one_value ? "expected one expression: no ','"
+                         : d == 2  ? "more than three dimensions"
+                                   : "expected ',' or the end",
+                     NULL);
       break;
     }
     ++p.pos;
@@ -447,6 +453,11 @@ static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_n
   program->value_count = values;
   *out = program;
   return NULL;
+}
+
+static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_name_t* names,
+                                       size_t name_count, tkrt_triton_grid_program_t** out) {
+  return tkrt_grid_compile_as(expression, names, name_count, false, out);
 }
 
 tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
@@ -652,6 +663,54 @@ tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* vari
   if (!status) status = tkrt_grid_compile(variant->grid, names, count, out_program);
   free(names);
   return status;
+}
+
+tkrt_status_t tkrt_triton_value_compile(const tkrt_triton_kernel_t* k, const char* expression,
+                                        tkrt_triton_grid_program_t** out_program) {
+  tkrt_grid_name_t* names = calloc(TKRT_GRID_NAMES_MAX, sizeof(*names));
+  if (!names) return TKRT_OOM();
+  size_t count = 0;
+  for (size_t i = 0; i < k->param_count; ++i) {
+    if (!tkrt_triton_param_is_integer(&k->params[i])) continue;
+    if (count == TKRT_GRID_NAMES_MAX) {
+      free(names);
+      return tkrt_triton_grid_names_full(k->name, &k->params[i]);
+    }
+    names[count++] = (tkrt_grid_name_t){k->params[i].name, strlen(k->params[i].name), 0, 1, i};
+  }
+  tkrt_status_t status = tkrt_grid_compile_as(expression, names, count, true, out_program);
+  free(names);
+  return status;
+}
+
+tkrt_status_t tkrt_triton_value_run(const tkrt_triton_grid_program_t* program,
+                                    const int64_t* values, size_t value_count,
+                                    int64_t* out_value) {
+  if (program->value_count > value_count || (program->value_count && !values)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "\"%s\" reads %zu values; %zu were given",
+                            program->expression, program->value_count, value_count);
+  }
+  int64_t stack[TKRT_GRID_STACK_MAX];
+  size_t top = 0;
+  int64_t value = 0;
+  for (size_t i = 0; i < program->op_count; ++i) {
+    const tkrt_grid_op_t* op = &program->ops[i];
+    switch (op->code) {
+      case TKRT_GRID_OP_PUSH: stack[top++] = op->value; break;
+      case TKRT_GRID_OP_VAR: stack[top++] = values[op->value]; break;
+      case TKRT_GRID_OP_DIM: value = stack[--top]; break;
+      default: {
+        int error = 0;
+        int64_t b = stack[--top];
+        int64_t a = stack[top - 1];
+        stack[top - 1] = tkrt_grid_apply(op->code, a, b, &error);
+        if (error) return tkrt_grid_op_error(program->expression, op, error, b);
+        break;
+      }
+    }
+  }
+  *out_value = value;
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- scalars */

@@ -94,6 +94,14 @@ tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const
 tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
                                    const int64_t* values, size_t value_count,
                                    uint32_t out_grid[3]);
+/* One integer expression (the grid syntax) of the kernel's integer scalar parameters, values read
+ * at each run by parameter index as a variant's grid: for prepare's min_elements. A list of
+ * expressions is INVALID_ARGUMENT. tkrt_triton_value_run gives its value, any int64 (checked
+ * arithmetic, as a grid's; no range on the result). */
+tkrt_status_t tkrt_triton_value_compile(const tkrt_triton_kernel_t* kernel, const char* expression,
+                                        tkrt_triton_grid_program_t** out_program);
+tkrt_status_t tkrt_triton_value_run(const tkrt_triton_grid_program_t* program,
+                                    const int64_t* values, size_t value_count, int64_t* out_value);
 /* How many values a run reads (1 + the largest variable index), 0 for a constant grid. */
 size_t tkrt_triton_grid_value_count(const tkrt_triton_grid_program_t* program);
 const char* tkrt_triton_grid_expression(const tkrt_triton_grid_program_t* program);

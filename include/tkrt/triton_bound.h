@@ -37,6 +37,15 @@ typedef struct tkrt_triton_bound_options {
    * every launch. Ignored for a single variant. */
   const char* const* tuning_key;
   size_t tuning_key_count;
+  /* The least extents of pointer arguments, as "NAME=EXPR": NAME a pointer parameter whose
+   * element size is known, EXPR an expression of the kernel's integer scalars (the grid syntax:
+   * "n", "M*K", "4096") counting the elements the kernel reads or writes through it, which tkrt
+   * cannot see in the kernel. At each launch EXPR is evaluated with that launch's scalars, and a
+   * pointer argument whose size (tkrt_triton_arg_t.size) is smaller or unknown is
+   * INVALID_ARGUMENT naming it, nothing enqueued; a bad entry is INVALID_ARGUMENT at creation.
+   * NULL / 0: none (Python's prepare(min_elements=...), the CLI's --min-elements). */
+  const char* const* min_elements;
+  size_t min_element_count;
 } tkrt_triton_bound_options_t;
 
 TKRT_API void tkrt_triton_bound_options_init(tkrt_triton_bound_options_t* options);

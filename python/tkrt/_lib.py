@@ -222,7 +222,9 @@ class RuntimeOptions(ctypes.Structure):  # tkrt_runtime_options_t (tkrt/runtime.
 class BoundOptions(ctypes.Structure):  # tkrt_triton_bound_options_t (tkrt/triton_bound.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("runtime", ctypes.c_void_p),
               ("device", ctypes.c_void_p), ("tuning_key", ctypes.POINTER(ctypes.c_char_p)),
-              ("tuning_key_count", ctypes.c_size_t)]
+              ("tuning_key_count", ctypes.c_size_t),
+              ("min_elements", ctypes.POINTER(ctypes.c_char_p)),
+              ("min_element_count", ctypes.c_size_t)]
 
 
 class TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)

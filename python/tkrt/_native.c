@@ -201,7 +201,6 @@ typedef struct {
   int param;            /* the kernel parameter's index (not for FIXED) */
   uint16_t dtypes[8];   /* POINTER / DESC: accepted DLPack code << 8 | bits; none: any */
   int dtype_count;
-  uint64_t min_bytes;   /* POINTER: least extent (prepare's min_elements), 0 unchecked */
   uint32_t rank;        /* DESC */
   int64_t block[TKRT_TMA_MAX_RANK];
   PyObject* value;      /* FIXED */
@@ -462,7 +461,7 @@ static int array_fits(const launcher_t* self, const entry_t* p, const array_t* a
     }
     if (!ok) return 0;
   }
-  return !(p->min_bytes && (a->extent == TKRT_BUFFER_SIZE_UNKNOWN || a->extent < p->min_bytes));
+  return 1; /* extents against min_elements: the C library's check */
 }
 
 /* A sequence of at most TKRT_TMA_MAX_RANK integers into out; its length, or -1 (not such). */
@@ -908,10 +907,9 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
     entry_t* e = &entries[i];
     PyObject* item = PyList_GET_ITEM(plan, i);
     PyObject *dtypes = NULL, *block = NULL, *value = NULL;
-    unsigned long long min_bytes = 0;
     unsigned int rank = 0;
-    if (!PyArg_ParseTuple(item, "ii|OKIOO", &e->kind, &e->param, &dtypes, &min_bytes, &rank,
-                          &block, &value)) {
+    if (!PyArg_ParseTuple(item, "ii|OIOO", &e->kind, &e->param, &dtypes, &rank, &block,
+                          &value)) {
       return NULL;
     }
     if (e->kind < P_POINTER || e->kind > P_FIXED ||
@@ -931,7 +929,6 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
       }
       if (PyErr_Occurred()) return NULL;
     }
-    e->min_bytes = min_bytes;
     e->rank = rank;
     if (block && block != Py_None) {
       Py_INCREF(block);

@@ -684,7 +684,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
 
   def __init__(self, bound: int, runtime: ctypes.c_void_p, kernel: Kernel, dev: Device,
                scalars: Dict[str, Any], tuner: Optional[Tuner], sized: bool, variant_count: int,
-               min_bytes: Optional[tuple], signature: Optional[Sequence[str]],
+               sized_arrays: bool, signature: Optional[Sequence[str]],
                fixed: Dict[str, Any], key: Sequence[str], unsigned: Sequence[str] = ()):
     api = _lib.api()
     self._bound = bound
@@ -699,8 +699,9 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     self.key = tuple(key)
     self.fixed = dict(fixed)
     self.variant_count = variant_count
-    self._sized = sized
-    self._min_bytes = min_bytes
+    # Array extents are read and passed: an autotuned in-place call saves them while it tunes,
+    # and min_elements (checked by the C library) needs them.
+    self._sized = sized or sized_arrays
     self._where = f"{kernel.name}"
     self.pointer_params = tuple(p for p in kernel.params if p.is_pointer)
     self._param_count = len(kernel.params)
@@ -708,24 +709,22 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     # specialised ones included, which `fixed` gives).
     by_name = {p.name: i for i, p in enumerate(kernel.params)}
     names = list(signature) if signature is not None else [p.name for p in kernel.params]
-    pointer_index = {i: n for n, i in enumerate(i for i, p in enumerate(kernel.params) if p.is_pointer)}
     plan, native_plan, arrays = [], [], []
     for position, arg_name in enumerate(names):
       if arg_name in self.fixed:
         plan.append((_P_FIXED, -1, arg_name, self.fixed[arg_name]))
-        native_plan.append((_P_FIXED, -1, None, 0, 0, None, self.fixed[arg_name]))
+        native_plan.append((_P_FIXED, -1, None, 0, None, self.fixed[arg_name]))
         continue
       i = by_name[arg_name]
       p = kernel.params[i]
       if p.desc_rank:
         plan.append((_P_DESC, i, p, None))
-        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), 0, p.desc_rank,
+        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), p.desc_rank,
                             p.desc_block))
         arrays.append(position)
       elif p.is_pointer:
-        need = min_bytes[pointer_index[i]] if min_bytes else 0
-        plan.append((_P_POINTER, i, p, need))
-        native_plan.append((_P_POINTER, i, _arrays.dtype_codes(p.element), need))
+        plan.append((_P_POINTER, i, p, None))
+        native_plan.append((_P_POINTER, i, _arrays.dtype_codes(p.element)))
         arrays.append(position)
       elif p.type in _FLOAT_TYPES:
         plan.append((_P_FLOAT, i, p, None))
@@ -755,7 +754,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       _configure_native()
       self._setup(bound, native_plan, self._arrays, self._param_count, tuple(dev.dlpack_types),
                   dev.ordinal, dev.process_memory, dev.foreign_streams,
-                  bool(sized or min_bytes), f"launching {kernel.name}", dev._handle.value)
+                  self._sized, f"launching {kernel.name}", dev._handle.value)
     self._owned = bound  # freed with this object (__del__), closed or not
 
   # Prepared launches live in prepare()'s cache for the process (as Triton keeps its compiled
@@ -849,7 +848,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     """Fills c_args from PyTorch tensors and Python numbers the short way and returns the stream
     handle; None when anything is not what the short way takes (c_args is then filled again by
     _convert, which explains what is wrong)."""
-    if self._sized or self._min_bytes or self._bound is None:
+    if self._sized or self._bound is None:
       return None  # extents are needed: the general reader computes them
     plan = self._torch_plan
     if plan is None:
@@ -967,7 +966,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         base = value
         if kind == _P_DESC:
           base = self._descriptor(index, p, value, arg)
-        address, extent = self._read_array(index, p, base, extra if kind == _P_POINTER else 0, keep)
+        address, extent = self._read_array(index, p, base, keep)
         if first is None:
           first = base
         arg.kind = _lib.ARG_POINTER if kind == _P_POINTER else _lib.ARG_DESCRIPTOR
@@ -993,7 +992,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         arg.kind = _lib.ARG_UINT if above else _lib.ARG_INT
     return c_args, keep, first
 
-  def _read_array(self, index: int, p: Param, a: Any, need: int, keep: list) -> Tuple[int, int]:
+  def _read_array(self, index: int, p: Param, a: Any, keep: list) -> Tuple[int, int]:
     """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
     checked; a DLPack capsule it was read through goes into `keep`."""
     reader = _arrays.fast_reader(type(a))
@@ -1025,10 +1024,6 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) has no memory "
                        f"(address 0) but spans {info[3]} bytes (a PyTorch meta tensor?); give "
                        f"an array on {self.device.name}")
-    if need and info[3] < need:
-      raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) spans {info[3]} "
-                       f"bytes; the launch was prepared with min_elements {p.name}="
-                       f"{need // _ELEMENT_BYTES[p.element]} ({need} bytes)")
     return info[0], info[3]
 
   def _descriptor(self, index: int, p: Param, d: Any, arg: _lib.TritonArg) -> Any:
@@ -1104,42 +1099,29 @@ def _operator_index(value: Any) -> int:
 
 _prepared: Dict[tuple, PreparedLaunch] = {}
 
-# Bytes per element of Triton's pointee types.
-_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "fp16": 2, "bf16": 2,
-                  "fp32": 4, "fp64": 8, "fp8e5": 1, "fp8e4nv": 1, "fp8e4b8": 1, "fp8e5b16": 1,
-                  "fp8e4b15": 1}
 
 
-def _min_bytes(kernel: Kernel, min_elements: Optional[Dict[str, int]]) -> Optional[tuple]:
-  """Per pointer parameter, the least extent in bytes an array must have (0: unchecked), from
-  prepare's `min_elements`; None when none is given."""
+def _min_elements(min_elements: Optional[Dict[str, Any]]) -> List[str]:
+  """prepare's min_elements as the C library takes them (tkrt_triton_bound_options_t.min_elements:
+  "NAME=EXPR", checked there: a pointer parameter of known element size, a count of elements or
+  an expression of the integer scalars). Only the dict's shape is read here."""
   if min_elements is None:
-    return None
-  pointers = [p for p in kernel.params if p.is_pointer]
-  names = {p.name for p in pointers}
+    return []
   try:
     items = dict(min_elements).items()
   except (TypeError, ValueError):
     raise TypeError(f"tkrt.triton.prepare: min_elements must be a dict of pointer parameter: "
                     f"element count; got {type(min_elements).__name__}") from None
-  wanted = {}
-  for name, count in items:
-    if name not in names:
-      raise ValueError(f"tkrt.triton.prepare: min_elements names {name!r}, which is not a pointer "
-                       f"parameter of '{kernel.name}' ({', '.join(sorted(names))})")
-    if isinstance(count, bool) or not isinstance(count, numbers.Integral) \
-        or not 0 <= int(count) < 2**63:
-      raise ValueError(f"tkrt.triton.prepare: min_elements[{name!r}] = {count!r} is not an "
-                       f"integer in 0..2^63-1")
-    wanted[name] = int(count)
   out = []
-  for p in pointers:
-    count = wanted.get(p.name, 0)
-    if count and p.element not in _ELEMENT_BYTES:
-      raise ValueError(f"tkrt.triton.prepare: min_elements[{p.name!r}]: the size of a {p.type} "
-                       f"element is not known")
-    out.append(count * _ELEMENT_BYTES.get(p.element, 0))
-  return tuple(out)
+  for name, count in items:
+    if not isinstance(name, str):
+      raise TypeError(f"tkrt.triton.prepare: min_elements key {name!r} is not a parameter name")
+    if isinstance(count, bool) or not isinstance(count, (numbers.Integral, str)):
+      raise TypeError(f"tkrt.triton.prepare: min_elements[{name!r}] = {count!r} is neither an "
+                      f"element count nor an expression of the integer scalars")
+    out.append(_no_nul(f"{name}={int(count) if not isinstance(count, str) else count}",
+                       "a min_elements entry"))
+  return out
 
 
 def _closed(launch: PreparedLaunch):
@@ -1193,7 +1175,7 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   int_scalars = {k: int(v) for k, v in scalars.items()
                  if isinstance(v, (bool, numbers.Integral))}
   grids = [_grid_fields(v, int_scalars) for v in variants]
-  minimum = _min_bytes(kernel, min_elements)
+  minimum = tuple(_min_elements(min_elements))
   inout = list(inout)
   key_names = _key_names(kernel, key)
   signature, fixed = _signature(kernel, signature, fixed)
@@ -1258,6 +1240,10 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   c_key = (ctypes.c_char_p * max(1, len(key_names)))(*[text(n, "a key name") for n in key_names])
   options.tuning_key = c_key
   options.tuning_key_count = len(key_names)
+  c_minimum = (ctypes.c_char_p * max(1, len(minimum)))(*[text(m, "a min_elements entry")
+                                                         for m in minimum])
+  options.min_elements = c_minimum
+  options.min_element_count = len(minimum)
   # Builds the call, compiles its grids and loads the kernels now (tkrt_triton_bound_create), so
   # that launches only enqueue.
   bound = ctypes.c_void_p()
@@ -1267,7 +1253,8 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   try:
     prepared = PreparedLaunch(bound.value, runtime, kernel, dev, scalars, chosen_tuner,
                               sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
-                              min_bytes=minimum, signature=signature, fixed=fixed, key=key_names,
+                              sized_arrays=bool(minimum), signature=signature, fixed=fixed,
+                              key=key_names,
                               unsigned=unsigned)
   except BaseException:
     api.triton_bound_destroy(bound)

@@ -145,6 +145,8 @@ int main(void) {
   FIELD(tkrt_triton_bound_options_t, device);
   FIELD(tkrt_triton_bound_options_t, tuning_key);
   FIELD(tkrt_triton_bound_options_t, tuning_key_count);
+  FIELD(tkrt_triton_bound_options_t, min_elements);
+  FIELD(tkrt_triton_bound_options_t, min_element_count);
   STRUCT(tkrt_triton_arg_t);
   FIELD(tkrt_triton_arg_t, kind);
   FIELD(tkrt_triton_arg_t, rank);

@@ -472,24 +472,41 @@ def run(work):
         f"an unknown stream handle given to the C launch on the host backend is INVALID_ARGUMENT, "
         f"not a crash (exit {child.returncode}: {child.stdout.strip()[-300:]})")
 
-  # Arrays shorter than the launch touches: refused when the caller declares the extent.
+  # Arrays shorter than the launch touches: refused when the caller declares the extent (the C
+  # library's check, issue 32: Python reads the extents and passes them).
   sized = kernel.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host", n=N,
                          min_elements={"x_ptr": N, "y_ptr": N, "out_ptr": N})
   out.fill(-1)
-  hostile(ValueError, f"argument 2 (out_ptr: *fp32) spans {4 * (N - 1)} bytes; the launch was "
-          f"prepared with min_elements out_ptr={N} ({4 * N} bytes)",
+  hostile(tt.Error, f"argument 2 (out_ptr: *fp32) spans {4 * (N - 1)} bytes; the launch was "
+          f"prepared with min_elements out_ptr={N} ({N} elements, {4 * N} bytes)",
           lambda: sized(x, y, out[:N - 1]), "a short output array")
-  hostile(ValueError, "argument 0 (x_ptr: *fp32) spans 0 bytes",
+  hostile(tt.Error, "argument 0 (x_ptr: *fp32) spans 0 bytes",
           lambda: sized(x[:0], y, out), "an empty input array")
   dev.synchronize()
   check((out == -1).all(), "the refused short launches wrote nothing")
   sized(x, y, out)
   dev.synchronize()
   check(same_bits(out, x + y), "arrays of the declared extent launch")
-  hostile(ValueError, "'n', which is not a pointer parameter",
+  # An expression of the integer scalars: the extent follows each launch's n.
+  follows = kernel.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 1024}, device="host",
+                           min_elements={"x_ptr": "n", "y_ptr": "n", "out_ptr": "n"})
+  follows(x[:N // 2], y[:N // 2], out[:N // 2], N // 2)
+  hostile(tt.Error, f"argument 2 (out_ptr: *fp32) spans {2 * N} bytes; the launch was prepared "
+          f"with min_elements out_ptr=n ({N} elements, {4 * N} bytes)",
+          lambda: follows(x, y, out[:N // 2], N), "an expression extent at a larger n")
+  hostile(tt.Error, "min_elements names 'n', which is not a pointer parameter",
           lambda: kernel.prepare("1", device="host", n=N, min_elements={"n": 5}), "min_elements naming a scalar")
-  hostile(ValueError, "is not an integer in 0..2^63-1",
+  hostile(tt.Error, "min_elements x_ptr=-1 is -1 elements",
           lambda: kernel.prepare("1", device="host", n=N, min_elements={"x_ptr": -1}), "min_elements = -1")
+  hostile(tt.Error, "min_elements y_ptr=n,n",
+          lambda: kernel.prepare("1", device="host", n=N, min_elements={"y_ptr": "n,n"}),
+          "min_elements with two expressions")
+  hostile(tt.Error, "min_elements x_ptr=m",
+          lambda: kernel.prepare("1", device="host", n=N, min_elements={"x_ptr": "m"}),
+          "min_elements naming no scalar")
+  big = kernel.prepare("1", device="host", n=N, min_elements={"x_ptr": 5 * 2**30})
+  hostile(tt.Error, "(5368709120 elements, 21474836480 bytes)", lambda: big(x, y, out),
+          "min_elements beyond 2^32 elements is a count, not a grid dimension")
 
 
 # Run in a child: the C launch with a stream handle Python would refuse.

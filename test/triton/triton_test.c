@@ -1741,6 +1741,71 @@ static size_t count_files(const char* dir) {
 
 /* An autotuned bound call with tuning key n: one decision per value of n, each decided once,
  * stored, and read back by a new runtime with the same store. */
+/* min_elements: a pointer argument's least extent, an expression of the scalars evaluated at
+ * each launch; sizes below it or unknown are refused with nothing enqueued; bad entries at
+ * creation. */
+static void bound_min_elements(void) {
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
+  if (!rt) return;
+  if (!device) {
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  add_jit_setup_t setup;
+  if (!add_jit_setup_init(&setup, "add_jit_min", rt, device)) return;
+  const char* mins[] = {"x_ptr=n", "y_ptr=n", "out_ptr=n"};
+  setup.options.min_elements = mins;
+  setup.options.min_element_count = 3;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&setup.desc, &setup.options, &bound));
+  bound_buffers_t a;
+  bound_buffers_make(&a, device, 4096);
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, NULL), 0); /* sizes 16384 bytes: n = 4096 fits */
+  tkrt_triton_arg_t args[4];
+  bound_args(&a, args, 4096);
+  args[2].size = 16380;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel': argument 2 (out_ptr: *fp32) spans 16380 bytes; the launch was "
+                "prepared with min_elements out_ptr=n (4096 elements, 16384 bytes)");
+  args[2].size = TKRT_BUFFER_SIZE_UNKNOWN;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "argument 2 (out_ptr: *fp32) has no size");
+  bound_args(&a, args, 1024); /* a smaller n: the same short size is enough */
+  args[2].size = 4096;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL));
+  tkrt_triton_bound_destroy(bound);
+  /* Bad entries, refused at creation. */
+  static const struct {
+    const char* entry;
+    const char* message;
+  } bad[] = {
+      {"n=4", "min_elements names 'n', which is not a pointer parameter"},
+      {"z_ptr=4", "min_elements names 'z_ptr', which is no parameter"},
+      {"x_ptr", "min_elements 'x_ptr' is not NAME=EXPR"},
+      {"x_ptr=-4", "min_elements x_ptr=-4 is -4 elements"},
+      {"x_ptr=n,n", "expected one expression"},
+      {"x_ptr=m*2", "min_elements x_ptr=m*2"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    setup.options.min_elements = &bad[i].entry;
+    setup.options.min_element_count = 1;
+    bound = NULL;
+    EXPECT_STATUS(tkrt_triton_bound_create(&setup.desc, &setup.options, &bound),
+                  TKRT_STATUS_INVALID_ARGUMENT, bad[i].message);
+    EXPECT_TRUE(bound == NULL);
+  }
+  const char* twice[] = {"x_ptr=1", "x_ptr=2"};
+  setup.options.min_elements = twice;
+  setup.options.min_element_count = 2;
+  EXPECT_STATUS(tkrt_triton_bound_create(&setup.desc, &setup.options, &bound),
+                TKRT_STATUS_INVALID_ARGUMENT, "min_elements names 'x_ptr' twice");
+  bound_buffers_free(&a);
+  tkrt_triton_kernel_release(setup.kernel);
+  tkrt_runtime_release(rt);
+}
+
 static void bound_tuning_key(void) {
   char store[1024];
   make_dir("tune_store", store, sizeof(store));
@@ -2541,7 +2606,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
     TKRT_TEST_CASE(host_signature_crafted_elf), TKRT_TEST_CASE(tensordesc_loader),
     TKRT_TEST_CASE(jit_specialisations), TKRT_TEST_CASE(bound_host),
-    TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
+    TKRT_TEST_CASE(bound_min_elements), TKRT_TEST_CASE(bound_tuning_key),    TKRT_TEST_CASE(bound_threads),
     TKRT_TEST_CASE(bound_try_launch),    TKRT_TEST_CASE(bound_close),
     TKRT_TEST_CASE(bound_cuda_tma),      TKRT_TEST_CASE(bound_decomposed_host),
 };
