@@ -56,7 +56,69 @@ typedef struct tkrt_bound_slot {
   tkrt_param_kind_t kind; /* INT: the scalar's kind (I32, I64, BOOL, U32 never: a float) */
   int64_t low;            /* INT: the range (tkrt_triton_int_range) */
   uint64_t high;
+  /* POINTER, TMA: the DLPack dtypes (code << 8 | bits) an array for it may have, two at most;
+   * 0 of them: an element tkrt knows no DLPack type of (a given dtype is refused). */
+  uint32_t dtypes[2];
+  uint32_t dtype_count;
 } tkrt_bound_slot_t;
+
+/* The DLPack type codes tkrt names (dlpack.h's DLDataTypeCode). */
+enum { TKRT_DL_INT = 0, TKRT_DL_UINT = 1, TKRT_DL_FLOAT = 2, TKRT_DL_BFLOAT = 4,
+       TKRT_DL_COMPLEX = 5, TKRT_DL_BOOL = 6 };
+#define TKRT_DL(code, bits) ((uint32_t)(code) << 8 | (uint32_t)(bits))
+
+/* Triton's element names and the DLPack types arrays of them have (TTIR's integers are signless:
+ * either signedness; i1 is a bool array; the float8 names by DLPack's codes 9..13). */
+static const struct tkrt_bound_element {
+  const char* name;
+  uint32_t dtypes[2];
+  uint32_t count;
+} kTkrtElements[] = {
+    {"i1", {TKRT_DL(TKRT_DL_BOOL, 8)}, 1},
+    {"i8", {TKRT_DL(TKRT_DL_INT, 8), TKRT_DL(TKRT_DL_UINT, 8)}, 2},
+    {"i16", {TKRT_DL(TKRT_DL_INT, 16), TKRT_DL(TKRT_DL_UINT, 16)}, 2},
+    {"i32", {TKRT_DL(TKRT_DL_INT, 32), TKRT_DL(TKRT_DL_UINT, 32)}, 2},
+    {"i64", {TKRT_DL(TKRT_DL_INT, 64), TKRT_DL(TKRT_DL_UINT, 64)}, 2},
+    {"fp16", {TKRT_DL(TKRT_DL_FLOAT, 16)}, 1},
+    {"fp32", {TKRT_DL(TKRT_DL_FLOAT, 32)}, 1},
+    {"fp64", {TKRT_DL(TKRT_DL_FLOAT, 64)}, 1},
+    {"bf16", {TKRT_DL(TKRT_DL_BFLOAT, 16)}, 1},
+    {"fp8e4b15", {TKRT_DL(9, 8)}, 1},
+    {"fp8e4nv", {TKRT_DL(10, 8)}, 1},
+    {"fp8e4b8", {TKRT_DL(11, 8)}, 1},
+    {"fp8e5", {TKRT_DL(12, 8)}, 1},
+    {"fp8e5b16", {TKRT_DL(13, 8)}, 1},
+};
+
+/* A pointer's or descriptor's element name: "*fp32" -> "fp32", "tensordesc<fp16[64, 64]>" ->
+ * "fp16". */
+static void tkrt_bound_element_name(const tkrt_triton_param_t* p, char* out, size_t capacity) {
+  const char* e = p->type[0] == '*' ? p->type + 1
+                  : strncmp(p->type, "tensordesc<", 11) == 0 ? p->type + 11
+                                                               : p->type;
+  size_t n = strcspn(e, "[>");
+  snprintf(out, capacity, "%.*s", (int)n, e);
+}
+
+/* A DLPack dtype in words, Triton's element name where it has one. */
+static const char* tkrt_bound_dtype_name(uint32_t dtype, char* out, size_t capacity) {
+  uint32_t code = dtype >> 8, bits = dtype & 0xff;
+  for (size_t i = 0; i < sizeof(kTkrtElements) / sizeof(kTkrtElements[0]); ++i) {
+    for (uint32_t j = 0; j < kTkrtElements[i].count; ++j) {
+      if (kTkrtElements[i].dtypes[j] == dtype) {
+        snprintf(out, capacity, "%s", kTkrtElements[i].name);
+        return out;
+      }
+    }
+  }
+  if (code == TKRT_DL_COMPLEX) snprintf(out, capacity, "complex%u", bits);
+  else snprintf(out, capacity, "DLPack type code %u, %u bits", code, bits);
+  return out;
+}
+
+static inline bool tkrt_bound_dtype_ok(const tkrt_bound_slot_t* slot, uint32_t dtype) {
+  return dtype == 0 || (slot->dtype_count && (dtype == slot->dtypes[0] || dtype == slot->dtypes[1]));
+}
 
 enum { TKRT_BOUND_OP_POINTER = 1, TKRT_BOUND_OP_TMA = 2, TKRT_BOUND_OP_INT = 3,
        TKRT_BOUND_OP_SCALAR = 4 };
@@ -476,6 +538,17 @@ tkrt_status_t tkrt_triton_bound_create(const tkrt_triton_call_desc_t* caller_des
     const tkrt_triton_param_t* p = &k0->params[i];
     tkrt_bound_slot_t* slot = &b->slots[i];
     slot->divisibility = p->divisibility;
+    if (p->is_pointer || p->kind == TKRT_PARAM_TMA) {
+      char element[32];
+      tkrt_bound_element_name(p, element, sizeof(element));
+      for (size_t e = 0; e < sizeof(kTkrtElements) / sizeof(kTkrtElements[0]); ++e) {
+        if (strcmp(kTkrtElements[e].name, element) != 0) continue;
+        slot->dtypes[0] = kTkrtElements[e].dtypes[0];
+        slot->dtypes[1] = kTkrtElements[e].count > 1 ? kTkrtElements[e].dtypes[1]
+                                                     : kTkrtElements[e].dtypes[0];
+        slot->dtype_count = kTkrtElements[e].count;
+      }
+    }
     if (p->is_pointer) {
       slot->op = TKRT_BOUND_OP_POINTER;
       slot->buffer = b->buffer_count++;
@@ -721,6 +794,18 @@ static bool tkrt_bound_float_element(const tkrt_triton_param_t* p) {
 /* A descriptor argument: its base as the buffer, its shape and strides for the TMA encode and as
  * the hidden i32 shape / i64 stride scalars; decomposed, its shape, strides, padding flag and the
  * hidden ones as scalars. */
+/* An array whose element type the parameter does not take. */
+static tkrt_status_t tkrt_bound_dtype_error(const tkrt_triton_bound_t* b, size_t i,
+                                            const tkrt_triton_param_t* p, uint32_t dtype) {
+  char have[48], want[32];
+  tkrt_bound_element_name(p, want, sizeof(want));
+  return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
+                        "'%s': argument %zu (%s: %s): the array's elements are %s; the kernel "
+                        "takes %s",
+                        b->name, i, p->name, p->type,
+                        tkrt_bound_dtype_name(dtype, have, sizeof(have)), want);
+}
+
 static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t i,
                                            const tkrt_triton_param_t* p,
                                            const tkrt_triton_arg_t* a, tkrt_buffer_t* buffer,
@@ -731,6 +816,7 @@ static tkrt_status_t tkrt_bound_descriptor(const tkrt_triton_bound_t* b, size_t 
                           "'%s': argument %zu (%s: %s) is a tensor descriptor but was given %s",
                           b->name, i, p->name, p->type, tkrt_bound_kind_name(a->kind));
   }
+  if (!tkrt_bound_dtype_ok(slot, a->dtype)) return tkrt_bound_dtype_error(b, i, p, a->dtype);
   uint32_t rank = p->desc_rank;
   if (a->rank != rank) {
     return TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
@@ -1007,6 +1093,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     /* The usual cases first, from the slot alone: a pointer that meets its divisibility, an
      * integer in its range that meets its divisibility. The rest (errors included) below. */
     if (slot->op == TKRT_BOUND_OP_POINTER && a->kind == TKRT_TRITON_ARG_POINTER &&
+        tkrt_bound_dtype_ok(slot, a->dtype) &&
         (a->size == 0 || !tkrt_bound_indivisible(a->ptr, slot->divisibility))) {
       buffers[slot->buffer].ptr = a->ptr;
       buffers[slot->buffer].size = a->size;
@@ -1031,6 +1118,10 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
         status = TKRT_ARG_ERROR(TKRT_STATUS_INVALID_ARGUMENT,
                                 "'%s': argument %zu (%s: %s) is a pointer but was given %s",
                                 b->name, i, p->name, p->type, tkrt_bound_kind_name(a->kind));
+        break;
+      }
+      if (!tkrt_bound_dtype_ok(slot, a->dtype)) {
+        status = tkrt_bound_dtype_error(b, i, p, a->dtype);
         break;
       }
       if (a->size != 0 && tkrt_bound_indivisible(a->ptr, p->divisibility)) {

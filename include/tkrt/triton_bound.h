@@ -103,6 +103,12 @@ typedef struct tkrt_triton_arg {
   /* DESCRIPTOR: what reads outside the tensor give: 0 zeros, 1 NaN (Triton's padding="nan";
    * a floating-point element type only). */
   uint32_t padding_nan;
+  /* POINTER, DESCRIPTOR (its base): the array's element type as DLPack describes it, code << 8 |
+   * bits (lanes 1; kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6, the
+   * float8 codes 9..13); 0: not given, not checked. Given, it must be one the parameter's element
+   * takes (an iN pointer takes signed and unsigned N-bit integers: TTIR is signless; i1 takes
+   * kDLBool) or the launch is INVALID_ARGUMENT naming both. */
+  uint32_t dtype;
 } tkrt_triton_arg_t;
 
 /* Launches on `stream` (a native stream of the device; NULL: its default). Every argument is

@@ -17,9 +17,10 @@ __all__ = [
     "DLPACK_CPU", "DLPACK_CUDA", "DLPACK_ROCM", "DL_INT", "DL_UINT", "DL_FLOAT", "DL_BFLOAT",
     "DL_BOOL", "DL_FP8", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor", "DLPackVersion",
     "DLManagedTensorVersioned", "READ_NONE", "READ_EXCHANGE", "READ_TORCH", "READ_CUPY",
-    "READ_DLPACK", "READ_JAX", "TORCH_ELEMENTS", "TORCH_DLPACK", "ELEMENT_DTYPES", "NO_DTYPE",
+    "READ_DLPACK", "READ_JAX", "TORCH_ELEMENTS", "TORCH_DLPACK", "ELEMENT_DTYPES",
+    "DL_COMPLEX", "UNKNOWN_DTYPE", "element_dtype",
     "TorchReader", "CupyReader", "fast_readers", "fast_reader", "dlpack_info", "array_info",
-    "dtype_codes", "classify_array_type", "is_jax_array_type", "is_jax_array", "stream_handle",
+    "classify_array_type", "is_jax_array_type", "is_jax_array", "stream_handle",
 ]
 
 DLPACK_CPU, DLPACK_CUDA, DLPACK_ROCM = 1, 2, 10  # what PyTorch's and CuPy's arrays say
@@ -60,7 +61,7 @@ _capsule_is_valid.restype = ctypes.c_int
 _capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 # DLPack type codes -> Triton's element names (signless integers, as TTIR has them).
-DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_BOOL = 0, 1, 2, 4, 6
+DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_COMPLEX, DL_BOOL = 0, 1, 2, 4, 5, 6
 DL_FP8 = {9: "fp8e4b15", 10: "fp8e4nv", 11: "fp8e4b8", 12: "fp8e5", 13: "fp8e5b16"}
 
 
@@ -77,6 +78,8 @@ def _dl_element(code: int, bits: int, lanes: int) -> str:
       return "i1"
     if code in DL_FP8 and bits == 8:
       return DL_FP8[code]
+    if code == DL_COMPLEX:
+      return f"complex{bits}"
   return f"dlpack(code={code}, bits={bits}, lanes={lanes})"
 
 
@@ -152,7 +155,8 @@ TORCH_ELEMENTS = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "flo
                    "int8": "i8", "uint8": "i8", "int16": "i16", "uint16": "i16", "int32": "i32",
                    "uint32": "i32", "int64": "i64", "uint64": "i64", "bool": "i1",
                    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
-                   "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16"}
+                   "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
+                   "complex64": "complex64", "complex128": "complex128"}
 
 
 # PyTorch's dtypes as DLPack gives them (code, bits).
@@ -179,9 +183,8 @@ class TorchReader:
     raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
     self._raw_stream = raw
     self._gpu_kind: Optional[int] = None  # the DLPack device type of its GPU tensors
-
-  def dtypes_for(self, element: str) -> frozenset:
-    return frozenset(d for d, e in self.elements.items() if e == element)
+    # Each dtype's DLPack code (code << 8 | bits), as tkrt_triton_arg_t.dtype takes it.
+    self.codes = {dtype: element_dtype(element) for dtype, element in self.elements.items()}
 
   def info(self, t):
     index = t.get_device()
@@ -256,16 +259,22 @@ ELEMENT_DTYPES = {f"i{b}": ((DL_INT << 8) | b, (DL_UINT << 8) | b) for b in (8, 
 ELEMENT_DTYPES.update({f"fp{b}": ((DL_FLOAT << 8) | b,) for b in (16, 32, 64)})
 ELEMENT_DTYPES.update({"bf16": ((DL_BFLOAT << 8) | 16,), "i1": ((DL_BOOL << 8) | 8,)})
 ELEMENT_DTYPES.update({name: ((code << 8) | 8,) for code, name in DL_FP8.items()})
-NO_DTYPE = (0xfffe,)  # an element no array has: every array is refused, and _explain says why
+ELEMENT_DTYPES.update({f"complex{b}": ((DL_COMPLEX << 8) | b,) for b in (64, 128)})
+# An element no DLPack type describes (a vector type, a framework dtype tkrt does not know):
+# code 0xff, which names no DLPack type, so the C library refuses it for any parameter.
+UNKNOWN_DTYPE = 0xff00
 
 
-def dtype_codes(element: str) -> tuple:
-  """The DLPack dtypes an array for a parameter of `element` may have (() takes any)."""
-  if not element:
-    return ()
-  return ELEMENT_DTYPES.get(element, NO_DTYPE)
-
-
+def element_dtype(element: str) -> int:
+  """The DLPack dtype (code << 8 | bits) an array of `element` (as array_info names it) has, as
+  tkrt_triton_arg_t.dtype takes it: whether the parameter takes it is the C library's rule."""
+  codes = ELEMENT_DTYPES.get(element)
+  if codes:
+    return codes[0]
+  if element.startswith("dlpack(") and element.endswith(", lanes=1)"):
+    fields = dict(part.split("=") for part in element[7:-1].split(", "))
+    return (int(fields["code"]) << 8) | int(fields["bits"])
+  return UNKNOWN_DTYPE
 def classify_array_type(cls: type) -> tuple:
   """How tkrt._native reads arrays of class `cls`, decided once per class: (read, exchange API
   capsule, {dtype object: code << 8 | bits}, current-stream callable (ordinal -> handle), DLPack

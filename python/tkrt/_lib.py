@@ -232,7 +232,8 @@ class TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
               ("size", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double),
               ("shape", ctypes.c_int64 * TMA_MAX_RANK),
               ("strides", ctypes.c_int64 * TMA_MAX_RANK),
-              ("block", ctypes.c_int64 * TMA_MAX_RANK), ("padding_nan", ctypes.c_uint32)]
+              ("block", ctypes.c_int64 * TMA_MAX_RANK), ("padding_nan", ctypes.c_uint32),
+              ("dtype", ctypes.c_uint32)]
 
 
 # tkrt_triton_arg_kind_t

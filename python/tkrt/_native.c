@@ -2,13 +2,16 @@
 /* tkrt._native: the launch path of tkrt.triton's prepared launches in C (issue 25).
  *
  * A Launcher holds a bound launch (tkrt_triton_bound_t*, made by tkrt.triton.prepare through
- * ctypes) and a plan made at prepare: per argument of Triton's call, what it is (a pointer with
- * the DLPack dtypes it takes, an integer scalar with its range, a float scalar, a tensor
- * descriptor with its rank and block, or a fixed value Triton specialised the kernel to). Called
- * with vectorcall, `launcher(x, y, out, n, stream=None)` reads every array's address, dtype and
- * device in C (the DLPack C exchange API where the array's type offers it, PyTorch's and CuPy's
+ * ctypes) and a plan made at prepare: per argument of Triton's call, what it is (a pointer, an
+ * integer scalar, a float scalar, a tensor descriptor with its rank and block, or a fixed value
+ * Triton specialised the kernel to). Called with vectorcall, `launcher(x, y, out, n,
+ * stream=None)` reads every array's address, extent, dtype and device in C (the DLPack C exchange API where the array's type offers it, PyTorch's and CuPy's
  * attributes, else a DLPack capsule that is read and never consumed), the scalars, the stream
- * (explicit, else the framework's current one), and calls tkrt_triton_bound_launch once.
+ * (explicit, else the framework's current one), and calls tkrt_triton_bound_launch once. Value
+ * rules are the C library's: the arrays' dtypes and extents and the integers go to it as read, and
+ * its status is the error; only what decides whether a value can be handed over at all is
+ * checked here (an array on another device, an integer wider than 64 bits, an object of no kind
+ * the argument takes).
  *
  * The extension links libtkrt.so.0 and calls it directly; tkrt.triton checks that it is the library
  * it loaded itself (_library_marker), so the process has one copy of tkrt. Anything the fast checks
@@ -199,8 +202,6 @@ enum { P_POINTER = 0, P_INT = 1, P_FLOAT = 2, P_DESC = 3, P_FIXED = 4 };
 typedef struct {
   int kind;
   int param;            /* the kernel parameter's index (not for FIXED) */
-  uint16_t dtypes[8];   /* POINTER / DESC: accepted DLPack code << 8 | bits; none: any */
-  int dtype_count;
   uint32_t rank;        /* DESC */
   int64_t block[TKRT_TMA_MAX_RANK];
   PyObject* value;      /* FIXED */
@@ -448,21 +449,20 @@ static int read_array(const launcher_t* self, PyObject* obj, array_t* out, PyObj
   return r;
 }
 
-static int array_fits(const launcher_t* self, const entry_t* p, const array_t* a) {
+/* Whether the array lives where the launch runs (its DLPack device type and id), which decides
+ * whether its address means anything there. Its element type and extent are the C library's to
+ * judge (tkrt_triton_arg_t.dtype and .size): they are handed over. */
+static int array_fits(const launcher_t* self, const array_t* a) {
   int on_device = 0;
   for (int i = 0; i < self->dev_type_count; i++) {
     if (self->dev_types[i] == a->device_type) on_device = 1;
   }
-  if (!on_device || (a->device_id != self->ordinal && !self->process_memory)) return 0;
-  if (p->dtype_count) {
-    int ok = 0;
-    for (int i = 0; i < p->dtype_count; i++) {
-      if (p->dtypes[i] == a->dtype) ok = 1;
-    }
-    if (!ok) return 0;
-  }
-  return 1; /* extents against min_elements: the C library's check */
+  return on_device && (a->device_id == self->ordinal || self->process_memory);
 }
+
+/* The array's DLPack dtype as tkrt_triton_arg_t.dtype takes it (a vector type: code 0xff, which
+ * names no DLPack type, as the ctypes reader passes it). */
+static uint32_t arg_dtype(const array_t* a) { return a->dtype == 0xffff ? 0xff00u : a->dtype; }
 
 /* A sequence of at most TKRT_TMA_MAX_RANK integers into out; its length, or -1 (not such). */
 static int int_list(PyObject* obj, int64_t* out) {
@@ -534,7 +534,7 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
   int r = read_array(self, b, base, keep, 1);
   Py_DECREF(b);
   if (r) return r;
-  if (!array_fits(self, p, base)) return 1;
+  if (!array_fits(self, base)) return 1;
   int rank = int_list(PyObject_GetAttr(obj, s_shape), arg->shape);
   if (rank < 0 || (uint32_t)rank != p->rank) return 1;
   if (int_list(PyObject_GetAttr(obj, s_strides), arg->strides) != rank) return 1;
@@ -543,6 +543,7 @@ static int read_descriptor(const launcher_t* self, const entry_t* p, PyObject* o
   arg->rank = (uint32_t)rank;
   arg->ptr = base->address;
   arg->size = base->extent;
+  arg->dtype = arg_dtype(base);
   return 0;
 }
 
@@ -773,11 +774,12 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
           kept[kept_count++] = capsule;
           synchronous = 1;
         }
-        if (!r && !array_fits(self, p, &a)) r = 1;
+        if (!r && !array_fits(self, &a)) r = 1;
         if (!r) {
           arg->kind = TKRT_TRITON_ARG_POINTER;
           arg->ptr = a.address;
           arg->size = a.extent;
+          arg->dtype = arg_dtype(&a);
           if (!have_first) {
             first = a;
             have_first = 1;
@@ -906,10 +908,9 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
   for (Py_ssize_t i = 0; i < count; i++) {
     entry_t* e = &entries[i];
     PyObject* item = PyList_GET_ITEM(plan, i);
-    PyObject *dtypes = NULL, *block = NULL, *value = NULL;
+    PyObject *block = NULL, *value = NULL;
     unsigned int rank = 0;
-    if (!PyArg_ParseTuple(item, "ii|OIOO", &e->kind, &e->param, &dtypes, &rank, &block,
-                          &value)) {
+    if (!PyArg_ParseTuple(item, "ii|IOO", &e->kind, &e->param, &rank, &block, &value)) {
       return NULL;
     }
     if (e->kind < P_POINTER || e->kind > P_FIXED ||
@@ -917,17 +918,6 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
         rank > TKRT_TMA_MAX_RANK) {
       PyErr_Format(PyExc_ValueError, "tkrt._native.Launcher: bad plan entry %zd", i);
       return NULL;
-    }
-    if (dtypes && dtypes != Py_None) {
-      if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) > 8) {
-        PyErr_SetString(PyExc_ValueError, "tkrt._native.Launcher: bad dtypes");
-        return NULL;
-      }
-      e->dtype_count = (int)PyTuple_GET_SIZE(dtypes);
-      for (int d = 0; d < e->dtype_count; d++) {
-        e->dtypes[d] = (uint16_t)PyLong_AsLong(PyTuple_GET_ITEM(dtypes, d));
-      }
-      if (PyErr_Occurred()) return NULL;
     }
     e->rank = rank;
     if (block && block != Py_None) {

@@ -430,7 +430,10 @@ class Kernel:
 
   def __del__(self):
     handle = getattr(self, "_handle", None)
-    api = _lib.api_if_loaded()
+    try:
+      api = _lib.api_if_loaded()
+    except AttributeError:  # the interpreter is finishing: the module's globals are gone
+      api = None
     if handle and api is not None:
       api.triton_kernel_release(handle)
 
@@ -635,7 +638,10 @@ class Tuner:
 
   def __del__(self):
     runtime = getattr(self, "_runtime", None)
-    api = _lib.api_if_loaded()
+    try:
+      api = _lib.api_if_loaded()
+    except AttributeError:  # the interpreter is finishing: the module's globals are gone
+      api = None
     if runtime and api is not None:
       api.runtime_release(runtime)
 
@@ -646,26 +652,22 @@ _UNKNOWN_SIZE = _lib.UNKNOWN_SIZE
 
 
 class _Expect:
-  """What a pointer parameter (or a descriptor's base) accepts, for checks and messages."""
+  """Where a pointer parameter's (or a descriptor base's) array must live, for the message."""
 
-  __slots__ = ("index", "param", "dev", "element", "where")
+  __slots__ = ("index", "param", "dev", "where")
 
   def __init__(self, index: int, param: Param, dev: Device, where: str):
-    self.index, self.param, self.dev, self.element, self.where = index, param, dev, param.element, where
+    self.index, self.param, self.dev, self.where = index, param, dev, where
 
 
 def _array_error(expect: _Expect, info, obj) -> Exception:
-  address, (kind, ident), element, _, how = info
+  address, (kind, ident), _, _, _ = info
   p = expect.param
   what = f"{expect.where}: argument {expect.index} ({p.name}: {p.type})"
   if kind not in expect.dev.dlpack_types or (ident != expect.dev.ordinal and not expect.dev.process_memory):
     place = f"{_DLPACK_DEVICE_NAMES.get(kind, f'device type {kind}')}:{ident}"
     return ValueError(f"{what} is on {place}, but the launch is prepared for "
                       f"{expect.dev.backend}:{expect.dev.ordinal}")
-  if element != expect.element and expect.element:
-    return TypeError(f"{what}: the array's elements are {element} ({type(obj).__name__}"
-                     f"{'' if how.startswith('dlpack') else ' ' + str(getattr(obj, 'dtype', ''))}); "
-                     f"the kernel takes {expect.element}")
   return ValueError(f"{what}: {address:#x}")
 
 
@@ -713,18 +715,17 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     for position, arg_name in enumerate(names):
       if arg_name in self.fixed:
         plan.append((_P_FIXED, -1, arg_name, self.fixed[arg_name]))
-        native_plan.append((_P_FIXED, -1, None, 0, None, self.fixed[arg_name]))
+        native_plan.append((_P_FIXED, -1, 0, None, self.fixed[arg_name]))
         continue
       i = by_name[arg_name]
       p = kernel.params[i]
       if p.desc_rank:
         plan.append((_P_DESC, i, p, None))
-        native_plan.append((_P_DESC, i, _arrays.dtype_codes(p.element), p.desc_rank,
-                            p.desc_block))
+        native_plan.append((_P_DESC, i, p.desc_rank, p.desc_block))
         arrays.append(position)
       elif p.is_pointer:
         plan.append((_P_POINTER, i, p, None))
-        native_plan.append((_P_POINTER, i, _arrays.dtype_codes(p.element)))
+        native_plan.append((_P_POINTER, i))
         arrays.append(position)
       elif p.type in _FLOAT_TYPES:
         plan.append((_P_FLOAT, i, p, None))
@@ -779,7 +780,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
 
   def __del__(self):
     owned = getattr(self, "_owned", None)
-    api = _lib.api_if_loaded()
+    try:
+      api = _lib.api_if_loaded()
+    except AttributeError:  # the interpreter is finishing: the module's globals are gone
+      api = None
     if owned and api is not None:
       self._owned = None
       api.triton_bound_destroy(owned)  # closes first when close() was not called
@@ -856,7 +860,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       rows = []
       for kind, i, p, extra in self._plan:
         if kind == _P_POINTER:
-          rows.append((kind, i, reader.dtypes_for(p.element) if p.element else None))
+          rows.append((kind, i, reader.codes))  # dtype -> DLPack code, for C's dtype rule
         else:
           rows.append((kind, i, extra))
       raw, ordinal = reader._raw_stream, self.device.ordinal
@@ -877,13 +881,13 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     for value, position in zip(args, positions):
       kind, i, extra = rows[position]
       if kind == _P_POINTER:
-        if (value.__class__ is not cls or (extra is not None and value.dtype not in extra)
-            or value.get_device() != index):
+        if value.__class__ is not cls or value.get_device() != index:
           return None
         arg = c_args[i]
         arg.kind = _lib.ARG_POINTER
         arg.ptr = value.data_ptr()
         arg.size = _UNKNOWN_SIZE
+        arg.dtype = extra.get(value.dtype, _arrays.UNKNOWN_DTYPE)
         if not arg.ptr and value.numel():
           return None  # no memory (a meta tensor): _convert refuses it
       elif kind == _P_INT:
@@ -966,11 +970,11 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         base = value
         if kind == _P_DESC:
           base = self._descriptor(index, p, value, arg)
-        address, extent = self._read_array(index, p, base, keep)
+        address, extent, dtype = self._read_array(index, p, base, keep)
         if first is None:
           first = base
         arg.kind = _lib.ARG_POINTER if kind == _P_POINTER else _lib.ARG_DESCRIPTOR
-        arg.ptr, arg.size = address, extent
+        arg.ptr, arg.size, arg.dtype = address, extent, dtype
       elif kind == _P_FLOAT:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
           raise TypeError(f"{self._where}: argument {index} ({p.name}: {p.type}) is {value!r}, "
@@ -992,7 +996,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
         arg.kind = _lib.ARG_UINT if above else _lib.ARG_INT
     return c_args, keep, first
 
-  def _read_array(self, index: int, p: Param, a: Any, keep: list) -> Tuple[int, int]:
+  def _read_array(self, index: int, p: Param, a: Any, keep: list) -> Tuple[int, int, int]:
     """(address, extent) of array `a` for argument `index` (parameter p), its device and dtype
     checked; a DLPack capsule it was read through goes into `keep`."""
     reader = _arrays.fast_reader(type(a))
@@ -1015,16 +1019,18 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       raise (TypeError if isinstance(e, TypeError) else ValueError)(
           f"{self._where}: argument {index} ({p.name}: {p.type}): reading the "
           f"{type(a).__name__} failed: {type(e).__name__}: {e}") from e
+    # Where the array lives decides whether its address means anything to this device: read
+    # here. Its element type is handed to C (tkrt_triton_arg_t.dtype), whose rule says whether
+    # the parameter takes it.
     kind, ident = info[1]
     if (kind not in self.device.dlpack_types
-        or (ident != self.device.ordinal and not self._any_array_ordinal)
-        or (p.element and info[2] != p.element)):
+        or (ident != self.device.ordinal and not self._any_array_ordinal)):
       raise _array_error(_Expect(index, p, self.device, self._where), info, a)
     if not info[0] and info[3]:
       raise ValueError(f"{self._where}: argument {index} ({p.name}: {p.type}) has no memory "
                        f"(address 0) but spans {info[3]} bytes (a PyTorch meta tensor?); give "
                        f"an array on {self.device.name}")
-    return info[0], info[3]
+    return info[0], info[3], _arrays.element_dtype(info[2])
 
   def _descriptor(self, index: int, p: Param, d: Any, arg: _lib.TritonArg) -> Any:
     """Fills a DESCRIPTOR argument's shape, strides and block from a TensorDescriptor-like object

@@ -158,6 +158,7 @@ int main(void) {
   FIELD(tkrt_triton_arg_t, strides);
   FIELD(tkrt_triton_arg_t, block);
   FIELD(tkrt_triton_arg_t, padding_nan);
+  FIELD(tkrt_triton_arg_t, dtype);
   STRUCT(tkrt_xla_stats_t);
   FIELD(tkrt_xla_stats_t, struct_size);
   FIELD(tkrt_xla_stats_t, instantiated);

@@ -384,10 +384,13 @@ def run(work):
   expect_raises(TypeError, "missing out_ptr", lambda: add(x, y), "a missing argument")
   expect_raises(TypeError, "takes its 3 arrays (x_ptr, y_ptr, out_ptr) or all 4 arguments",
                 lambda: add(x, y, out, N, 1), "too many arguments")
-  expect_raises(TypeError, "argument 1 (y_ptr: *fp32): the array's elements are fp64",
-                lambda: add(x, y.astype(np.float64), out), "wrong dtype")
-  expect_raises(TypeError, "the kernel takes fp32", lambda: add(x, np.zeros(N, np.int32), out),
-                "wrong dtype (int32)")
+  # The dtype rule is the C library's (tkrt_triton_arg_t.dtype): tt.Error INVALID_ARGUMENT.
+  expect_raises(tt.Error, "argument 1 (y_ptr: *fp32): the array's elements are fp64; the kernel "
+                "takes fp32", lambda: add(x, y.astype(np.float64), out), "wrong dtype")
+  expect_raises(tt.Error, "the array's elements are i32; the kernel takes fp32",
+                lambda: add(x, np.zeros(N, np.int32), out), "wrong dtype (int32)")
+  expect_raises(tt.Error, "the array's elements are complex64; the kernel takes fp32",
+                lambda: add(x, np.zeros(N, np.complex64), out), "wrong dtype (complex64)")
   expect_raises(ValueError, "argument 2 (out_ptr: *fp32) is on cuda:0, but the launch is prepared for host:0",
                 lambda: add(x, y, FakeArray(out, True, device_type=2)), "wrong device")
   expect_raises(TypeError, "argument 0 (x_ptr: *fp32) is a list, not an array",
@@ -417,7 +420,7 @@ def run(work):
   out.fill(0)
   try:
     add(x, y.astype(np.float64), out)
-  except TypeError:
+  except tt.Error:
     pass
   dev.synchronize()
   check(not out.any(), "a refused launch enqueues nothing")

@@ -1618,6 +1618,21 @@ static void bound_host(void) {
   EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
                 "argument 3 (n: i32) is given as an integer above INT64_MAX (TKRT_TRITON_ARG_UINT) "
                 "but its bits are 16");
+  /* Arrays' element types (DLPack code << 8 | bits), when given: the parameter's element. */
+  bound_args(&a, args, 4096);
+  args[1].dtype = 2u << 8 | 64; /* kDLFloat, 64 bits */
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel': argument 1 (y_ptr: *fp32): the array's elements are fp64; the kernel "
+                "takes fp32");
+  args[1].dtype = 1u << 8 | 32; /* kDLUInt: an i32 parameter would take it; fp32 does not */
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "the array's elements are i32; the kernel takes fp32");
+  args[1].dtype = 0xff00u;
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL), TKRT_STATUS_INVALID_ARGUMENT,
+                "the array's elements are DLPack type code 255, 0 bits");
+  args[1].dtype = 2u << 8 | 32;
+  args[0].dtype = 2u << 8 | 32;
+  EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 4, NULL));
   {
     /* Declared unsigned: 0..2^32-1 (checked here without launching such a grid). */
     static const char* const unsigned_n[] = {"n"};
