@@ -4,9 +4,10 @@
 Every fenced code block carries a mark after its language, in the fence's info string:
 
   ```sh run=NAME        executed in CI (`docs.py run NAME`: .ci/run runs each one), on the host
-  ```c run=NAME         backend; sh blocks with bash -euo pipefail in the repository root, C
-  ```python run=NAME    blocks compiled against the build's libtkrt and run, Python blocks with
-                        the checkout's package and the build's libtkrt
+  ```c run=NAME         backend; sh blocks with bash -euo pipefail in the repository root and
+  ```python run=NAME    the caller's environment, C blocks compiled against the build's libtkrt
+                        and run, Python blocks with the checkout's package and the build's
+                        libraries
   ```sh gpu=NAME        executed by test/gpu/all.sh docs on a GPU machine (same runner)
   ```c illustration     not run: an excerpt, a sketch with `...`, a diagram, a listing, output
 
@@ -297,8 +298,12 @@ def run_block(block, build, python, env):
   env["TKRT_DOCS_BUILD"] = build
   print(f"docs: running {block.mark}={block.name} ({block.where()})", flush=True)
   if block.lang == "sh":
+    # As a reader runs it: with the caller's environment only (a block that needs the checkout's
+    # package or a library says so itself, as the README's do).
+    plain = dict(os.environ)
+    plain["TKRT_DOCS_BUILD"] = build
     return subprocess.run(["bash", "-euo", "pipefail", "-c", block.text], cwd=ROOT,
-                          env=env).returncode
+                          env=plain).returncode
   if block.lang == "python":
     return subprocess.run([python, "-c", block.text], cwd=ROOT, env=env).returncode
   with tempfile.TemporaryDirectory(prefix="tkrt-docs-") as work:
