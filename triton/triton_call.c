@@ -460,28 +460,24 @@ static tkrt_status_t tkrt_grid_compile(const char* expression, const tkrt_grid_n
   return tkrt_grid_compile_as(expression, names, name_count, false, out);
 }
 
-tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
-                                   const int64_t* values, size_t value_count,
-                                   uint32_t out_grid[3]) {
+/* Runs a program's ops with `values`: each dimension's value into dims (1 where the program has
+ * none), no range checked. Every operation checked as tkrt_grid_apply does. */
+static tkrt_status_t tkrt_grid_execute(const tkrt_triton_grid_program_t* program,
+                                       const int64_t* values, size_t value_count,
+                                       int64_t dims[3]) {
   if (program->value_count > value_count || (program->value_count && !values)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL,
-                            "grid expression \"%s\" reads %zu values; %zu were given",
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "\"%s\" reads %zu values; %zu were given",
                             program->expression, program->value_count, value_count);
   }
   int64_t stack[TKRT_GRID_STACK_MAX];
   size_t top = 0;
-  uint32_t grid[3] = {1, 1, 1};
+  dims[0] = dims[1] = dims[2] = 1;
   for (size_t i = 0; i < program->op_count; ++i) {
     const tkrt_grid_op_t* op = &program->ops[i];
     switch (op->code) {
       case TKRT_GRID_OP_PUSH: stack[top++] = op->value; break;
       case TKRT_GRID_OP_VAR: stack[top++] = values[op->value]; break;
-      case TKRT_GRID_OP_DIM: {
-        int64_t value = stack[--top];
-        TKRT_RETURN_IF_ERROR(tkrt_grid_dim_range(program->expression, (int)op->value, value));
-        grid[op->value] = (uint32_t)value;
-        break;
-      }
+      case TKRT_GRID_OP_DIM: dims[op->value] = stack[--top]; break;
       default: {
         int error = 0;
         int64_t b = stack[--top];
@@ -492,7 +488,18 @@ tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
       }
     }
   }
-  memcpy(out_grid, grid, sizeof(grid));
+  return NULL;
+}
+
+tkrt_status_t tkrt_triton_grid_run(const tkrt_triton_grid_program_t* program,
+                                   const int64_t* values, size_t value_count,
+                                   uint32_t out_grid[3]) {
+  int64_t dims[3];
+  TKRT_RETURN_IF_ERROR(tkrt_grid_execute(program, values, value_count, dims));
+  for (int d = 0; d < 3; ++d) {
+    TKRT_RETURN_IF_ERROR(tkrt_grid_dim_range(program->expression, d, dims[d]));
+  }
+  for (int d = 0; d < 3; ++d) out_grid[d] = (uint32_t)dims[d];
   return NULL;
 }
 
@@ -686,30 +693,9 @@ tkrt_status_t tkrt_triton_value_compile(const tkrt_triton_kernel_t* k, const cha
 tkrt_status_t tkrt_triton_value_run(const tkrt_triton_grid_program_t* program,
                                     const int64_t* values, size_t value_count,
                                     int64_t* out_value) {
-  if (program->value_count > value_count || (program->value_count && !values)) {
-    return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "\"%s\" reads %zu values; %zu were given",
-                            program->expression, program->value_count, value_count);
-  }
-  int64_t stack[TKRT_GRID_STACK_MAX];
-  size_t top = 0;
-  int64_t value = 0;
-  for (size_t i = 0; i < program->op_count; ++i) {
-    const tkrt_grid_op_t* op = &program->ops[i];
-    switch (op->code) {
-      case TKRT_GRID_OP_PUSH: stack[top++] = op->value; break;
-      case TKRT_GRID_OP_VAR: stack[top++] = values[op->value]; break;
-      case TKRT_GRID_OP_DIM: value = stack[--top]; break;
-      default: {
-        int error = 0;
-        int64_t b = stack[--top];
-        int64_t a = stack[top - 1];
-        stack[top - 1] = tkrt_grid_apply(op->code, a, b, &error);
-        if (error) return tkrt_grid_op_error(program->expression, op, error, b);
-        break;
-      }
-    }
-  }
-  *out_value = value;
+  int64_t dims[3];
+  TKRT_RETURN_IF_ERROR(tkrt_grid_execute(program, values, value_count, dims));
+  *out_value = dims[0];
   return NULL;
 }
 

@@ -428,12 +428,10 @@ class Kernel:
     self.num_warps = int(api.kernel_get_desc(api.triton_kernel_get(self._handle)).contents.num_warps)
     self.num_stages = self.targets[0]["num_stages"] if self.targets else 1
 
-  def __del__(self):
+  # `loaded` is bound when the class is made: at exit the module's globals may be gone first.
+  def __del__(self, loaded=_lib.api_if_loaded):
     handle = getattr(self, "_handle", None)
-    try:
-      api = _lib.api_if_loaded()
-    except AttributeError:  # the interpreter is finishing: the module's globals are gone
-      api = None
+    api = loaded()
     if handle and api is not None:
       api.triton_kernel_release(handle)
 
@@ -636,12 +634,9 @@ class Tuner:
     _lib.check(api.runtime_tuner(runtime, ctypes.byref(handle)), "creating a tuner")
     self._handle = handle
 
-  def __del__(self):
+  def __del__(self, loaded=_lib.api_if_loaded):  # bound now: see Kernel.__del__
     runtime = getattr(self, "_runtime", None)
-    try:
-      api = _lib.api_if_loaded()
-    except AttributeError:  # the interpreter is finishing: the module's globals are gone
-      api = None
+    api = loaded()
     if runtime and api is not None:
       api.runtime_release(runtime)
 
@@ -778,12 +773,9 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     self._bound = self._runtime = self._call = None  # a launch now raises (_closed) before C
     _lib.check(_lib.api().triton_bound_close(bound), f"closing {self.kernel.name}")
 
-  def __del__(self):
+  def __del__(self, loaded=_lib.api_if_loaded):  # bound now: see Kernel.__del__
     owned = getattr(self, "_owned", None)
-    try:
-      api = _lib.api_if_loaded()
-    except AttributeError:  # the interpreter is finishing: the module's globals are gone
-      api = None
+    api = loaded()
     if owned and api is not None:
       self._owned = None
       api.triton_bound_destroy(owned)  # closes first when close() was not called

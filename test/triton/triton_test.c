@@ -1558,19 +1558,36 @@ static bool add_jit_setup_init(add_jit_setup_t* s, const char* copy, tkrt_runtim
   return true;
 }
 
+/* The host backend's device of a fresh runtime (store off) and add_jit_setup_init's bound call
+ * of add_jit copied into `copy`: 1 ready, 0 no host backend (skip), -1 failed (reported). */
+static int add_jit_host(const char* copy, tkrt_runtime_t** out_rt, tkrt_device_t** out_device,
+                        add_jit_setup_t* setup) {
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device("off", &rt);
+  if (!rt) return -1;
+  if (!device) {
+    tkrt_runtime_release(rt);
+    return 0;
+  }
+  if (!add_jit_setup_init(setup, copy, rt, device)) {
+    tkrt_runtime_release(rt);
+    return -1;
+  }
+  *out_rt = rt;
+  *out_device = device;
+  return 1;
+}
+
 /* Bound launches of add_jit (tt.divisibility 16 on n) with its host image, on the host backend:
  * n per launch with the grid following it, the divisibility, kind and range checks, a missing
  * scalar, and a default. */
 static void bound_host(void) {
   tkrt_runtime_t* rt = NULL;
-  tkrt_device_t* device = host_runtime_device("off", &rt);
-  if (!rt) return;
-  if (!device) {
-    tkrt_runtime_release(rt);
-    TKRT_TEST_SKIP("no host backend");
-  }
+  tkrt_device_t* device = NULL;
   add_jit_setup_t setup;
-  if (!add_jit_setup_init(&setup, "add_jit_host", rt, device)) return;
+  int ready = add_jit_host("add_jit_host", &rt, &device, &setup);
+  if (ready == 0) TKRT_TEST_SKIP("no host backend");
+  if (ready < 0) return;
   tkrt_triton_kernel_t* k = setup.kernel;
   tkrt_triton_call_desc_t desc = setup.desc;
   tkrt_triton_bound_options_t options = setup.options;
@@ -1761,14 +1778,11 @@ static size_t count_files(const char* dir) {
  * creation. */
 static void bound_min_elements(void) {
   tkrt_runtime_t* rt = NULL;
-  tkrt_device_t* device = host_runtime_device("off", &rt);
-  if (!rt) return;
-  if (!device) {
-    tkrt_runtime_release(rt);
-    TKRT_TEST_SKIP("no host backend");
-  }
+  tkrt_device_t* device = NULL;
   add_jit_setup_t setup;
-  if (!add_jit_setup_init(&setup, "add_jit_min", rt, device)) return;
+  int ready = add_jit_host("add_jit_min", &rt, &device, &setup);
+  if (ready == 0) TKRT_TEST_SKIP("no host backend");
+  if (ready < 0) return;
   const char* mins[] = {"x_ptr=n", "y_ptr=n", "out_ptr=n"};
   setup.options.min_elements = mins;
   setup.options.min_element_count = 3;
@@ -2093,14 +2107,11 @@ static void* close_thread_main(void* user) {
  * destroyed (ASan in CI: nothing is used after it is freed). */
 static void bound_close(void) {
   tkrt_runtime_t* rt = NULL;
-  tkrt_device_t* device = host_runtime_device("off", &rt);
-  if (!rt) return;
-  if (!device) {
-    tkrt_runtime_release(rt);
-    TKRT_TEST_SKIP("no host backend");
-  }
+  tkrt_device_t* device = NULL;
   add_jit_setup_t setup;
-  if (!add_jit_setup_init(&setup, "add_jit_close", rt, device)) return;
+  int ready = add_jit_host("add_jit_close", &rt, &device, &setup);
+  if (ready == 0) TKRT_TEST_SKIP("no host backend");
+  if (ready < 0) return;
   tkrt_triton_kernel_t* kernel = setup.kernel;
   tkrt_triton_call_desc_t desc = setup.desc;
   tkrt_triton_bound_options_t options = setup.options;
