@@ -78,19 +78,19 @@ if [ "$native" = 1 ]; then
   echo "ok: the wheel carries ${native_so[0]} and is tagged $want_tag"
 fi
 
-# Contents: the library, the tool with its library (executable in the archive, so pip keeps the
-# bit), the console command's module, LICENSE in .dist-info (the repository's, named by
+# Contents: every module of python/tkrt, the library, the tool with its library (executable in
+# the archive, so pip keeps the bit), LICENSE in .dist-info (the repository's, named by
 # License-File), the console entry point, and the metadata a package index shows.
-"$python" - "$wheel" "$src/LICENSE" "$tag" <<'PY'
-import sys, zipfile
-wheel, license_file, tag = sys.argv[1:]
+"$python" - "$wheel" "$src/LICENSE" "$tag" "$src/python/tkrt" <<'PY'
+import os, sys, zipfile
+wheel, license_file, tag, package = sys.argv[1:]
 z = zipfile.ZipFile(wheel)
 names = set(z.namelist())
 dist = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
 problems = []
-for name, executable in (("tkrt/__init__.py", False), ("tkrt/triton.py", False),
-                         ("tkrt/_cli.py", False), ("tkrt/exchange.py", False), ("tkrt/libtkrt_xla.so", True),
-                         ("tkrt/bin/tkrt", True), ("tkrt/lib/libtkrt.so.0", True)):
+modules = [(f"tkrt/{f}", False) for f in sorted(os.listdir(package)) if f.endswith(".py")]
+for name, executable in modules + [("tkrt/libtkrt_xla.so", True), ("tkrt/bin/tkrt", True),
+                                   ("tkrt/lib/libtkrt.so.0", True)]:
   if name not in names:
     problems.append(f"{name} is missing")
   elif executable and not (z.getinfo(name).external_attr >> 16) & 0o100:
