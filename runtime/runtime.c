@@ -406,24 +406,28 @@ tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* rt, const char* backend, int o
 /* The last stream a thread asked about, per runtime id: streams never change device. */
 static _Thread_local uint64_t tkrt_runtime_last_id;
 static _Thread_local tkrt_stream_t tkrt_runtime_last_stream;
+static _Thread_local const char* tkrt_runtime_last_backend;
 static _Thread_local tkrt_device_t* tkrt_runtime_last_device;
 
-tkrt_status_t tkrt_runtime_device_for_stream(tkrt_runtime_t* rt, tkrt_stream_t stream,
-                                             tkrt_device_t** out_device) {
+tkrt_status_t tkrt_runtime_device_for_stream(tkrt_runtime_t* rt, const char* backend,
+                                             tkrt_stream_t stream, tkrt_device_t** out_device) {
   if (!rt || !out_device) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "tkrt_runtime_device_for_stream: NULL argument");
   }
-  if (stream && stream == tkrt_runtime_last_stream && rt->id == tkrt_runtime_last_id) {
+  if (stream && stream == tkrt_runtime_last_stream && rt->id == tkrt_runtime_last_id &&
+      backend == tkrt_runtime_last_backend) {
     *out_device = tkrt_runtime_last_device;
     return NULL;
   }
   tkrt_runtime_freeze(rt);
   int ordinal = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_native_stream_ordinal(rt->device.backend, stream, &ordinal));
+  TKRT_RETURN_IF_ERROR(
+      tkrt_native_stream_ordinal(backend ? backend : rt->device.backend, stream, &ordinal));
   tkrt_device_t* device = NULL;
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_device(rt, NULL, ordinal, &device));
+  TKRT_RETURN_IF_ERROR(tkrt_runtime_device(rt, backend, ordinal, &device));
   tkrt_runtime_last_id = rt->id;
+  tkrt_runtime_last_backend = backend;
   tkrt_runtime_last_stream = stream;
   tkrt_runtime_last_device = device;
   *out_device = device;

@@ -105,25 +105,13 @@ tkrt_status_t tkrt_xla_device_get(int ordinal, tkrt_device_t** out_device) {
   return NULL;
 }
 
-/* The last stream the legacy target asked about and its device: the common case (one stream per
- * device) costs one comparison. Written by whoever asks; a stale pair is only a miss. */
-static _Thread_local void* tkrt_xla_last_stream;
-static _Thread_local tkrt_device_t* tkrt_xla_last_device;
-
+/* The runtime remembers the last stream per thread: the common case (one stream per device)
+ * costs a few comparisons. */
 tkrt_status_t tkrt_xla_stream_device(void* stream, tkrt_device_t** out_device) {
-  if (stream && stream == tkrt_xla_last_stream) {
-    *out_device = tkrt_xla_last_device;
-    return NULL;
-  }
   tkrt_runtime_t* rt = NULL;
   TKRT_RETURN_IF_ERROR(tkrt_xla_runtime_settled(&rt));
-  int ordinal = 0;
-  TKRT_RETURN_IF_ERROR(tkrt_native_stream_ordinal(tkrt_xla_backends(), (tkrt_stream_t)stream,
-                                                  &ordinal));
-  TKRT_RETURN_IF_ERROR(tkrt_runtime_device(rt, tkrt_xla_backends(), ordinal, out_device));
-  tkrt_xla_last_stream = stream;
-  tkrt_xla_last_device = *out_device;
-  return NULL;
+  return tkrt_runtime_device_for_stream(rt, tkrt_xla_backends(), (tkrt_stream_t)stream,
+                                        out_device);
 }
 
 /* ---------------------------------------------------------------- launching */

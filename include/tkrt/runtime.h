@@ -98,14 +98,16 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_device(tkrt_runtime_t* runtime
 /* The device if it is already open, else NULL (no lock, no opening: the launch path's lookup). */
 TKRT_API tkrt_device_t* tkrt_runtime_device_find(const tkrt_runtime_t* runtime, const char* backend,
                                                  int ordinal);
-/* The device a native stream belongs to (asked of the settings' backends; the answer for the
- * last stream is kept per thread, streams do not move). The kept answer is matched by the handle
+/* The device a native stream belongs to, asked of `backend` (a name or list; NULL: the settings'
+ * backend list), as tkrt_runtime_device opens it. The answer for the last stream is kept per
+ * thread (streams do not move), matched by the handle, the runtime and the `backend` pointer
  * alone, with no driver query (the XLA legacy target asks on every launch): while the runtime
  * lives, a native stream handle must not be reused on another device, so a stream destroyed and
  * a new one created on another device whose handle has the same address (a driver may hand it
  * out again) would be answered with the old device. Where streams are destroyed and made
  * again across devices, pass the ordinal to tkrt_runtime_device instead. */
 TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_runtime_device_for_stream(tkrt_runtime_t* runtime,
+                                                                    const char* backend,
                                                                     tkrt_stream_t stream,
                                                                     tkrt_device_t** out_device);
 

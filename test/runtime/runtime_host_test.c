@@ -617,6 +617,31 @@ static void alias_convention(uint32_t mode) {
 static void alias_by_size(void) { alias_convention(0); }
 static void alias_by_index(void) { alias_convention(TKRT_CALL_LAUNCH_ALIASES_BY_INDEX); }
 
+/* A native stream's device, from the settings' backends or a named list; asked again (the
+ * remembered answer) and under another list name (a new lookup, the same device). */
+static void device_for_stream(void) {
+  tkrt_runtime_t* rt = host_runtime();
+  tkrt_device_t* device = NULL;
+  ASSERT_OK(tkrt_runtime_device(rt, g_backend, 0, &device));
+  tkrt_stream_t stream = NULL;
+  ASSERT_OK(tkrt_stream_create(device, &stream));
+  tkrt_device_t* found = NULL;
+  EXPECT_OK(tkrt_runtime_device_for_stream(rt, g_backend, stream, &found));
+  EXPECT_TRUE(found == device);
+  found = NULL;
+  EXPECT_OK(tkrt_runtime_device_for_stream(rt, g_backend, stream, &found));
+  EXPECT_TRUE(found == device);
+  found = NULL;
+  EXPECT_OK(tkrt_runtime_device_for_stream(rt, NULL, stream, &found));
+  EXPECT_TRUE(found == device);
+  EXPECT_STATUS(tkrt_runtime_device_for_stream(rt, "no_such_backend", stream, &found),
+                TKRT_STATUS_INVALID_ARGUMENT, "no_such_backend");
+  EXPECT_STATUS(tkrt_runtime_device_for_stream(NULL, NULL, stream, &found),
+                TKRT_STATUS_INVALID_ARGUMENT, "NULL argument");
+  EXPECT_OK(tkrt_stream_destroy(device, stream));
+  tkrt_runtime_release(rt);
+}
+
 static void launch_errors(void) {
   tkrt_runtime_t* rt = host_runtime();
   tkrt_device_t* device = NULL;
@@ -766,7 +791,7 @@ int main(int argc, char** argv) {
       TKRT_TEST_CASE(per_launch_grid),
       TKRT_TEST_CASE(alias_by_size),
       TKRT_TEST_CASE(alias_by_index),
-      TKRT_TEST_CASE(launch_errors),
+      TKRT_TEST_CASE(launch_errors), TKRT_TEST_CASE(device_for_stream),
       TKRT_TEST_CASE(concurrent_launches),
   };
   exit_code = tkrt_test_main(argc - 1, argv + 1, cases, sizeof(cases) / sizeof(cases[0]));
