@@ -292,8 +292,12 @@ static tkrt_status_t tkrt_bound_make_call(const tkrt_triton_bound_t* b, const in
     if (!keyed) scalars[n++] = b->defaults[i];
   }
   for (size_t k = 0; key_values && k < b->key_count; ++k) {
+    /* A launch's value is its int64_t, or the bits of one above INT64_MAX (which only an
+     * unsigned i64 takes, so a negative value there is such bits). */
+    const tkrt_bound_slot_t* slot = &b->slots[b->key_params[k]];
     scalars[n++] = (tkrt_triton_scalar_t){b->kernel->params[b->key_params[k]].name, false,
-                                          key_values[k], 0.0};
+                                          key_values[k], 0.0,
+                                          slot->unsigned_read && key_values[k] < 0};
   }
   tkrt_triton_call_desc_t desc;
   tkrt_triton_call_desc_init(&desc);
