@@ -24,6 +24,8 @@ static tkrt_status_t tkrt_cache_parent_check(const char* folder) {
   if (snprintf(parent, sizeof(parent), "%s", folder) >= (int)sizeof(parent)) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "the cache entry's path is too long");
   }
+  size_t length = strlen(parent);
+  while (length > 1 && parent[length - 1] == '/') parent[--length] = '\0'; /* "cache/HASH/" */
   char* slash = strrchr(parent, '/');
   if (!slash) snprintf(parent, sizeof(parent), ".");
   else if (slash == parent) parent[1] = '\0';

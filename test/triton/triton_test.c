@@ -1156,6 +1156,10 @@ static void cache_entry_check(void) {
   chmod(cache, 0777);
   EXPECT_STATUS(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0),
                 TKRT_STATUS_PERMISSION_DENIED, "other users can write its cache folder");
+  char slashed[1200]; /* the same folder named with a trailing '/': the same cache folder above */
+  snprintf(slashed, sizeof(slashed), "%s/", entry);
+  EXPECT_STATUS(tkrt_triton_cache_entry_check(slashed, "add_kernel", "abc", 0),
+                TKRT_STATUS_PERMISSION_DENIED, "other users can write its cache folder");
   chmod(cache, 01777);
   EXPECT_OK(tkrt_triton_cache_entry_check(entry, "add_kernel", "abc", 0));
   chmod(cache, 0755);
