@@ -14,7 +14,6 @@ process with a deadline (a deadlock fails the case instead of hanging the run):
 Each runs on the native launch path and on the ctypes path (TKRT_PYTHON_LAUNCH=ctypes).
 usage: python3 embed_gpu_check.py WORKDIR        prints "EMBED: PASS" or "EMBED: FAIL (...)"
 """
-import logging
 import os
 import socket
 import sys
@@ -91,16 +90,7 @@ def case_log_threads(work):
   import torch
   import tkrt
   import tkrt.triton as tt
-  records = []
-
-  class Collect(logging.Handler):
-    def emit(self, record):
-      records.append(record)
-
-  logger = logging.getLogger("tkrt")
-  logger.addHandler(Collect())
-  logger.setLevel(logging.DEBUG)
-  logger.propagate = False
+  records = script_checks.tkrt_records()
   variants = compiled_variants(work)
   launch = tt.prepare(variants, tuner=tt.Tuner(store_dir="off", target_ms=2), key=["n"], n=N)
   x, y = inputs()

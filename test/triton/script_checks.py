@@ -10,6 +10,23 @@ failures = []
 checks = 0
 
 
+def tkrt_records():
+  """A list that collects every record of logger "tkrt" from now on, at every level (the logger's
+  level set to DEBUG, not passed on to the root logger's handlers)."""
+  import logging
+  records = []
+
+  class Collect(logging.Handler):
+    def emit(self, record):
+      records.append(record)
+
+  logger = logging.getLogger("tkrt")
+  logger.addHandler(Collect())
+  logger.setLevel(logging.DEBUG)
+  logger.propagate = False
+  return records
+
+
 def numpy_with_dlpack():
   """NumPy, when it is installed for this Python and has __dlpack__ (1.22 or newer: tkrt.triton
   reads arrays through DLPack); otherwise the script is skipped (exit 77, CTest's SKIP code)."""

@@ -178,16 +178,7 @@ def case_exchange_threads(work):
 def case_log_threads(work):
   """E2: logs routed to Python at the level TKRT_LOG gives, threads launching new key= values."""
   tkrt, tx, tt = modules()
-  records = []
-
-  class Collect(logging.Handler):
-    def emit(self, record):
-      records.append(record)
-
-  logger = logging.getLogger("tkrt")
-  logger.addHandler(Collect())
-  logger.setLevel(logging.DEBUG)
-  logger.propagate = False
+  records = script_checks.tkrt_records()
   level = os.environ.get("TKRT_LOG", "warn")
   variants = load_variants(tt, work)
   tuner = tt.Tuner(store_dir="off", target_ms=2)
