@@ -109,6 +109,10 @@ static void tkrt_kernel_compute_digest(tkrt_kernel_t* kernel) {
     tkrt_digest_u64(&ctx, 'p', d->profile_scratch_size);
     tkrt_digest_u64(&ctx, 'A', d->profile_scratch_align);
   }
+  /* Likewise the hidden pointers: only kernels of older Tritons, which declare fewer, add them. */
+  if (d->hidden_pointers) {
+    tkrt_digest_u64(&ctx, 'h', d->hidden_pointers);
+  }
   tkrt_sha256_final(&ctx, kernel->digest);
 }
 
@@ -157,6 +161,12 @@ void tkrt_config_digest(const tkrt_call_t* call, size_t index, uint8_t out[TKRT_
 }
 
 /* ---------------------------------------------------------------- kernels */
+
+uint32_t tkrt_hidden_pointer_count(uint32_t hidden_pointers) {
+  return hidden_pointers == TKRT_HIDDEN_POINTERS_NONE     ? 0
+         : hidden_pointers == TKRT_HIDDEN_POINTERS_GLOBAL ? 1
+                                                           : 2;
+}
 
 void tkrt_kernel_desc_init(tkrt_kernel_desc_t* desc) {
   memset(desc, 0, sizeof(*desc));
@@ -217,6 +227,23 @@ tkrt_status_t tkrt_kernel_create_with_record(const tkrt_kernel_desc_t* caller_de
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "kernel '%s': profile_scratch_align %u is not a power of two",
                             desc->name, desc->profile_scratch_align);
+  }
+  if (desc->hidden_pointers > TKRT_HIDDEN_POINTERS_NONE) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "kernel '%s': hidden_pointers %u is not a tkrt_hidden_pointers_t "
+                            "(0, 1 or 2)",
+                            desc->name, desc->hidden_pointers);
+  }
+  /* Scratch the kernel has no pointer for could not reach it: a contradiction, not a default. */
+  uint32_t hidden = tkrt_hidden_pointer_count(desc->hidden_pointers);
+  if ((hidden < 1 && desc->global_scratch_size) || (hidden < 2 && desc->profile_scratch_size)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "kernel '%s' needs %s scratch (%u bytes) but declares %u hidden "
+                            "scratch pointer%s",
+                            desc->name, hidden < 1 && desc->global_scratch_size ? "global" : "profile",
+                            hidden < 1 && desc->global_scratch_size ? desc->global_scratch_size
+                                                                    : desc->profile_scratch_size,
+                            hidden, hidden == 1 ? "" : "s");
   }
   for (size_t i = 0; i < desc->image_count; ++i) {
     if (!desc->images[i].data || desc->images[i].size == 0) {

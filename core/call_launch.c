@@ -749,7 +749,8 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
   void* stack_params[TKRT_STACK_PARAMS];
   uint64_t* values = stack_values;
   void** params = stack_params;
-  size_t total = config->param_count + 2;
+  uint32_t hidden = tkrt_hidden_pointer_count(config->kernel->desc.hidden_pointers);
+  size_t total = config->param_count + hidden;
   tkrt_status_t status = NULL;
   char label[160];
   /* TMA parameters' values (see below): on the stack for the usual few, else on the heap. */
@@ -958,11 +959,12 @@ tkrt_status_t tkrt_call_launch_config(const tkrt_call_t* call,
       goto done;
     }
   }
-  /* The two hidden pointers every Triton kernel may declare: global and profile scratch. */
-  values[config->param_count] = scratch;
-  values[config->param_count + 1] = profile;
-  params[config->param_count] = &values[config->param_count];
-  params[config->param_count + 1] = &values[config->param_count + 1];
+  /* The hidden pointers the kernel declares (its Triton's): global, then profile scratch. */
+  const tkrt_deviceptr_t scratch_pointers[2] = {scratch, profile};
+  for (uint32_t h = 0; h < hidden; ++h) {
+    values[config->param_count + h] = scratch_pointers[h];
+    params[config->param_count + h] = &values[config->param_count + h];
+  }
 
   launch.params = params;
   launch.param_count = (uint32_t)total;

@@ -228,6 +228,9 @@ typedef struct tkrt_hal_format_facts {
   const char* triton_arch_expected;
   void (*triton_arch_name)(const char* triton_arch, char* out, size_t capacity);
   bool (*triton_image_matches)(const tkrt_image_info_t* info, const char* triton_arch);
+  /* Whether Triton itself writes this target's output (so it carries Triton's release, which the
+   * loader checks and whose launch contract it follows); false for tkrt's own (host) targets. */
+  bool triton_output_versioned;
   /* jaxlib: the arch name images for `compute_capability` (major * 10 + minor, jaxlib's field)
    * are built for, e.g. "sm_90a"; "" when the backend has no such notion. NULL: none. */
   void (*arch_for_capability)(uint32_t compute_capability, char* out, size_t capacity);

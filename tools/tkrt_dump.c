@@ -99,6 +99,7 @@ static void dump_json(const tkrt_call_t* call) {
            k->global_scratch_size, k->global_scratch_align);
     printf("      \"profile_scratch_size\": %u,\n      \"profile_scratch_align\": %u,\n",
            k->profile_scratch_size, k->profile_scratch_align);
+    printf("      \"hidden_pointers\": %u,\n", k->hidden_pointers);
     printf("      \"ttir_size\": %zu,\n      \"images\": [", k->ttir ? strlen(k->ttir) : 0);
     for (size_t i = 0; i < k->image_count; ++i) {
       const tkrt_kernel_image_t* image = &k->images[i];

@@ -250,8 +250,11 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
    * escaped (\xNN) as dump does, so that a file cannot send the terminal escape sequences. */
   const tkrt_kernel_desc_t* d = tkrt_kernel_get_desc(tkrt_triton_kernel_get(k));
   printf("Triton kernel %s\n", tkrt_cli_escaped(tkrt_triton_kernel_name(k)));
-  printf("  parameters (%zu, then the hidden global- and profile-scratch pointers):\n",
-         tkrt_triton_kernel_param_count(k));
+  static const char* const kHidden[] = {"the hidden global- and profile-scratch pointers",
+                                        "the hidden global-scratch pointer",
+                                        "no hidden pointers"};
+  printf("  parameters (%zu, then %s):\n", tkrt_triton_kernel_param_count(k),
+         kHidden[d->hidden_pointers <= TKRT_HIDDEN_POINTERS_NONE ? d->hidden_pointers : 0]);
   for (size_t i = 0; i < tkrt_triton_kernel_param_count(k); ++i) {
     const tkrt_triton_param_t* p = tkrt_triton_kernel_param(k, i);
     printf("    %zu %s: %s", i, tkrt_cli_escaped(p->name), tkrt_cli_escaped(p->type));
@@ -268,10 +271,15 @@ static void print_kernel(const tkrt_triton_kernel_t* k) {
   for (size_t t = 0; t < tkrt_triton_kernel_target_count(k); ++t) {
     const tkrt_triton_target_t* target = tkrt_triton_kernel_target(k, t);
     printf("  target %s %s: warp size %u (block %u threads), shared %u bytes, num_stages %u, "
-           "triton %s\n",
+           "triton %s%s\n",
            tkrt_cli_escaped(target->backend), tkrt_cli_escaped(target->arch), target->warp_size,
            target->warp_size * d->num_warps, target->shared_mem_bytes, target->num_stages,
-           target->triton_version[0] ? tkrt_cli_escaped(target->triton_version) : "?");
+           target->triton_version[0]   ? tkrt_cli_escaped(target->triton_version)
+           : target->triton_release[0] ? target->triton_release
+                                       : "?",
+           target->triton_version[0] || !target->triton_release[0]
+               ? ""
+               : " (no triton_version field: recognised by its fields)");
     printf("    from %s", tkrt_cli_escaped(target->json_path));
     if (target->hash[0]) {
       char hash[17];

@@ -200,6 +200,8 @@ typedef struct tkrt_triton_output {
   char* backend;
   char* arch;
   char* triton_version;
+  char release[8];          /* "3.2".."3.9"; "" for host targets */
+  uint32_t hidden_pointers; /* tkrt_hidden_pointers_t of that release */
   char* hash;
   uint32_t warp_size, num_warps, num_ctas, num_stages, shared, tmem_size;
   uint32_t cluster_dims[3];
@@ -422,6 +424,18 @@ static tkrt_status_t tkrt_triton_desc_meta_read(const tkrt_json_value_t* root,
     }
     snprintf(field, sizeof(field), "tensordesc_meta[%zu].fp4_padded", i);
     if ((status = tkrt_triton_field_bool(e, json_path, field, &m->fp4_padded))) break;
+    /* Triton 3.9's im2col descriptors (convolutions) are encoded differently (pixel box corners,
+     * element strides from the host object): not a descriptor tkrt encodes. */
+    bool im2col = false;
+    snprintf(field, sizeof(field), "tensordesc_meta[%zu].is_im2col", i);
+    if ((status = tkrt_triton_field_bool(e, json_path, field, &im2col))) break;
+    if (im2col) {
+      status = TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                                "%s: field '%s' is true: an im2col tensor descriptor (Triton 3.9 and "
+                                "newer), which tkrt does not encode (it encodes tiled ones)",
+                                json_path, field);
+      break;
+    }
     snprintf(field, sizeof(field), "tensordesc_meta[%zu].block_size", i);
     const tkrt_json_value_t* block = tkrt_json_get(e, "block_size");
     int ok = block && block->type == TKRT_JSON_ARRAY && block->count >= 1 &&
@@ -474,6 +488,68 @@ static tkrt_status_t tkrt_triton_desc_meta_check(const tkrt_triton_output_t* o) 
                             "%s: field 'tensordesc_meta' has %zu entries but %s declares %zu "
                             "tensor descriptor parameters",
                             o->json_path, o->desc_meta_count, o->signature_path, descriptors);
+  }
+  return NULL;
+}
+
+/* Which Triton release wrote a CUDA or HIP output, and that release's launch contract: refused,
+ * naming the field and the version, when it is a release tkrt does not read or a build it cannot
+ * launch. Triton 3.3 and newer write triton_version; 3.2 writes none, but is the only release
+ * that has sanitize_overflow and no global_scratch_size. */
+static tkrt_status_t tkrt_triton_release_read(const tkrt_json_value_t* root,
+                                              const char* json_path, const char* version,
+                                              tkrt_triton_output_t* o) {
+  unsigned long major = 0, minor = 0;
+  if (*version) {
+    char* end = NULL;
+    int ok = version[0] >= '0' && version[0] <= '9';
+    if (ok) major = strtoul(version, &end, 10);
+    ok = ok && *end == '.' && end[1] >= '0' && end[1] <= '9';
+    if (ok) minor = strtoul(end + 1, &end, 10);
+    ok = ok && (*end == '.' || *end == '\0' || *end == '+');
+    if (!ok) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "%s: field 'triton_version' is \"%.40s\"; it must be Triton's "
+                              "version, MAJOR.MINOR.PATCH",
+                              json_path, version);
+    }
+  } else if (tkrt_json_get(root, "sanitize_overflow") &&
+             !tkrt_json_get(root, "global_scratch_size")) {
+    major = 3;
+    minor = 2;
+  } else {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "%s has no field 'triton_version' and is not Triton 3.2's metadata "
+                            "(which has 'sanitize_overflow' and no 'global_scratch_size'): it is "
+                            "from Triton 3.1 or older; tkrt reads the compile output of Triton "
+                            "%s to %s",
+                            json_path, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST);
+  }
+  if (major != 3 || minor < 2 || minor > 9) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "%s: field 'triton_version' is \"%.40s\": Triton %lu.%lu, which tkrt "
+                            "does not read (it reads the compile output of Triton %s to %s; a "
+                            "newer release may change the launch contract)",
+                            json_path, version, major, minor, TKRT_TRITON_OLDEST,
+                            TKRT_TRITON_NEWEST);
+  }
+  snprintf(o->release, sizeof(o->release), "%lu.%lu", major, minor);
+  o->hidden_pointers = minor < 3   ? TKRT_HIDDEN_POINTERS_NONE
+                       : minor < 5 ? TKRT_HIDDEN_POINTERS_GLOBAL
+                                   : TKRT_HIDDEN_POINTERS_GLOBAL_PROFILE;
+  /* Instrumented builds (Triton 3.5 and newer: sanitizers, which add parameters and need
+   * Triton's runtime state beside the kernel) are not a launch contract tkrt can honour. */
+  const tkrt_json_value_t* mode = tkrt_json_get(root, "instrumentation_mode");
+  if (mode && mode->type != TKRT_JSON_NULL &&
+      (mode->type != TKRT_JSON_STRING || mode->length != 0)) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                            "%s: field 'instrumentation_mode' is %s%.40s%s (Triton %s): an "
+                            "instrumented kernel needs Triton's runtime beside it; tkrt launches "
+                            "kernels compiled without instrumentation",
+                            json_path, mode->type == TKRT_JSON_STRING ? "\"" : "",
+                            mode->type == TKRT_JSON_STRING ? mode->string
+                                                           : tkrt_json_type_name(mode->type),
+                            mode->type == TKRT_JSON_STRING ? "\"" : "", o->release);
   }
   return NULL;
 }
@@ -566,6 +642,11 @@ static tkrt_status_t tkrt_triton_output_read(const char* json_path, uint32_t kin
     status = TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "%s: field 'global_scratch_align' is %u, not a power of two",
                               json_path, o->global_scratch_align);
+    goto done;
+  }
+  /* Triton's outputs carry their release; host targets are tkrt's own format. */
+  if (runs->formats.triton_output_versioned &&
+      (status = tkrt_triton_release_read(root, json_path, version ? version : "", o))) {
     goto done;
   }
   /* Profile scratch (kernels instrumented for proton): allocated per launch like global scratch. */
@@ -834,6 +915,15 @@ static tkrt_status_t tkrt_triton_check_same(const tkrt_triton_output_t* a,
   TKRT_TRITON_SAME_U32(cluster_dims[2]);
   TKRT_TRITON_SAME_U32(launch_flags);
 #undef TKRT_TRITON_SAME_U32
+  /* One launch passes one set of hidden pointers: targets of Triton releases that declare
+   * different ones cannot share it (host targets declare none of their own). */
+  if (*a->release && *b->release && a->hidden_pointers != b->hidden_pointers) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "inconsistent targets: %s is Triton %s's output (hidden scratch "
+                            "pointers: %u) but %s is Triton %s's (%u)",
+                            a->json_path, a->release, tkrt_hidden_pointer_count(a->hidden_pointers),
+                            b->json_path, b->release, tkrt_hidden_pointer_count(b->hidden_pointers));
+  }
   if (strcmp(a->backend, b->backend) == 0 && strcmp(a->arch, b->arch) == 0) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "%s and %s are both for %s %s: two builds for one target are variants "
@@ -874,6 +964,7 @@ static void tkrt_triton_kernel_destroy(tkrt_triton_kernel_t* k) {
     free((void*)t->triton_version);
     free((void*)t->hash);
     free((void*)t->native_code_left_out);
+    free((void*)t->triton_release);
   }
   free(k->targets);
   free(k);
@@ -905,6 +996,9 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     memcpy(desc.cluster_dims, first->cluster_dims, sizeof(desc.cluster_dims));
   }
   desc.launch_flags = first->launch_flags;
+  for (size_t i = 0; i < count; ++i) {
+    if (*outputs[i].release) desc.hidden_pointers = outputs[i].hidden_pointers;
+  }
   desc.global_scratch_align = 1;
   desc.profile_scratch_align = 1;
   size_t n = 0;
@@ -971,8 +1065,10 @@ static tkrt_status_t tkrt_triton_kernel_build(tkrt_triton_output_t* outputs, siz
     t->image_kinds = o->image_kinds;
     t->native_code_left_out = o->native_code_left_out;
     o->native_code_left_out = NULL;
+    t->triton_release = tkrt_triton_strdup(o->release);
+    t->hidden_pointers = o->hidden_pointers;
     k->target_count++;
-    if (!t->arch) {
+    if (!t->arch || !t->triton_release) {
       status = TKRT_OOM();
       goto fail;
     }

@@ -136,12 +136,19 @@ static tkrt_status_t tkrt_ttir_set_type(const tkrt_ttir_cursor_t* c, const char*
     return param->type ? NULL : TKRT_STATUS_MAKE(TKRT_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
   static const char kDesc[] = "!tt.tensordesc<tensor<";
+  static const char kDescBare[] = "!tt.tensordesc<";
   if (length >= 14 && memcmp(text, "!tt.tensordesc", 14) == 0) {
-    /* !tt.tensordesc<tensor<64x128xf16>> (an encoding after a ',' is allowed and ignored). */
+    /* Triton 3.4 to 3.7: !tt.tensordesc<tensor<64x128xf16>>; 3.8 and newer drop the inner
+     * tensor<>: !tt.tensordesc<64x128xf16>. An encoding after a ',' is allowed and ignored. */
     size_t i = sizeof(kDesc) - 1;
     uint32_t rank = 0;
     uint32_t block[TKRT_TMA_MAX_RANK] = {0};
     int ok = length > i && memcmp(text, kDesc, i) == 0;
+    if (!ok && length > sizeof(kDescBare) - 1 && memcmp(text, kDescBare, sizeof(kDescBare) - 1) == 0 &&
+        text[sizeof(kDescBare) - 1] >= '0' && text[sizeof(kDescBare) - 1] <= '9') {
+      i = sizeof(kDescBare) - 1;
+      ok = 1;
+    }
     while (ok && i < length && text[i] >= '0' && text[i] <= '9') {
       uint64_t value = 0;
       size_t digits = 0;
@@ -166,7 +173,8 @@ static tkrt_status_t tkrt_ttir_set_type(const tkrt_ttir_cursor_t* c, const char*
     if (!ok || rank == 0 || !type) {
       snprintf(message, sizeof(message),
                "'%s' has the tensor descriptor type '%.*s', which tkrt cannot read (expected "
-               "!tt.tensordesc<tensor<DIMSxTYPE>> with 1..%d dimensions)",
+               "!tt.tensordesc<tensor<DIMSxTYPE>> or !tt.tensordesc<DIMSxTYPE> with 1..%d "
+               "dimensions)",
                param->name, (int)(length > TKRT_TTIR_TEXT_MAX ? TKRT_TTIR_TEXT_MAX : length),
                text, TKRT_TMA_MAX_RANK);
       return tkrt_ttir_error(c, kernel, index, message);
@@ -228,8 +236,26 @@ typedef struct tkrt_ttir_loc {
   size_t start, length; /* the loc("name") of a parameter in the text; length 0: none */
 } tkrt_ttir_loc_t;
 
+/* Whether `hidden`, the descriptor's hidden parameter h (of 2 x rank), carries the descriptor's
+ * loc: the same name (Triton 3.4 to 3.7), or the name with ".shape.<d>" / ".stride.<d>" (3.8 and
+ * newer). */
+static int tkrt_ttir_desc_loc(const tkrt_ttir_cursor_t* c, const tkrt_ttir_loc_t* desc,
+                              const tkrt_ttir_loc_t* hidden, size_t h, uint32_t rank) {
+  if (desc->length == 0) return hidden->length == 0;
+  if (hidden->length < desc->length ||
+      memcmp(c->text + hidden->start, c->text + desc->start, desc->length) != 0) {
+    return 0;
+  }
+  if (hidden->length == desc->length) return 1;
+  char suffix[48];
+  snprintf(suffix, sizeof(suffix), ".%s.%zu", h < rank ? "shape" : "stride", h % rank);
+  return hidden->length - desc->length == strlen(suffix) &&
+         memcmp(c->text + hidden->start + desc->length, suffix, strlen(suffix)) == 0;
+}
+
 /* A tensor descriptor parameter of rank r is followed by r i32 parameters (its shape) and r i64
- * parameters (its strides) that Triton adds, with the descriptor's loc name. They are checked and
+ * parameters (its strides) that Triton adds, with the descriptor's loc name (3.8 and newer: that
+ * name with ".shape.<d>" / ".stride.<d>"). They are checked and
  * dropped from the list (the descriptor supplies them at launch). */
 static tkrt_status_t tkrt_ttir_fold_descriptors(const tkrt_ttir_cursor_t* c, const char* kernel,
                                                 tkrt_triton_param_t* params,
@@ -240,9 +266,7 @@ static tkrt_status_t tkrt_ttir_fold_descriptors(const tkrt_ttir_cursor_t* c, con
     for (size_t h = 0; h < hidden; ++h) {
       size_t j = i + 1 + h;
       const char* want = h < p->desc_rank ? "i32" : "i64";
-      int same_loc = j < *count && locs[j].length == locs[i].length &&
-                     (locs[i].length == 0 ||
-                      memcmp(c->text + locs[j].start, c->text + locs[i].start, locs[i].length) == 0);
+      int same_loc = j < *count && tkrt_ttir_desc_loc(c, &locs[i], &locs[j], h, p->desc_rank);
       if (j >= *count || strcmp(params[j].type, want) != 0 || !same_loc) {
         char message[3 * TKRT_TTIR_TEXT_MAX + 200];
         snprintf(message, sizeof(message),

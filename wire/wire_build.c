@@ -310,6 +310,7 @@ static tkrt_status_t wb_build_kernel(wb_ctx_t* ctx, tkrt_wp_kernel_t* k, size_t 
   desc.launch_flags = k->launch_flags;
   desc.profile_scratch_size = k->profile_scratch_size;
   desc.profile_scratch_align = k->profile_scratch_align;
+  desc.hidden_pointers = k->hidden_pointers;
   desc.images = images;
   desc.image_count = count;
   if ((status = wb_side_record(k, paths, count, &side))) goto cleanup;

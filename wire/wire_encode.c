@@ -172,6 +172,8 @@ static tkrt_status_t we_kernel(tkrt_wire_writer_t* w, const tkrt_kernel_t* kerne
     we_uint(w, TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_SIZE, k->profile_scratch_size);
     we_uint(w, TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_ALIGN, k->profile_scratch_align);
   }
+  /* A kernel of an older Triton declares fewer hidden pointers than jaxlib passes. */
+  if (k->hidden_pointers) we_uint(w, TKRT_F_KERNEL_TKRT_HIDDEN_POINTERS, k->hidden_pointers);
   tkrt_wire_end_message(w, start);
   return NULL;
 }

@@ -42,7 +42,8 @@ TKRT_SCHEMA(kKernelSchema, "TritonKernel", {1, "kernel_name"}, {2, "num_warps"},
             {7, "cluster_dim_0"}, {8, "cluster_dim_1"}, {9, "cluster_dim_2"}, {10, "num_ctas"},
             {11, "module_image"}, {12, "global_scratch_size"}, {13, "global_scratch_align"},
             {1000, "tkrt_images"}, {1001, "tkrt_launch_flags"},
-            {1002, "tkrt_profile_scratch_size"}, {1003, "tkrt_profile_scratch_align"});
+            {1002, "tkrt_profile_scratch_size"}, {1003, "tkrt_profile_scratch_align"},
+            {1004, "tkrt_hidden_pointers"});
 TKRT_SCHEMA(kModuleSchema, "ModuleImage", {1, "object_file"}, {2, "kernel_name"},
             {3, "shared_mem_bytes"});
 TKRT_SCHEMA(kImageSchema, "TkrtImage", {1, "backend"}, {2, "arch"}, {3, "kind"}, {4, "data"},
@@ -247,6 +248,7 @@ static tkrt_status_t wp_parse_kernel(wp_budget_t* budget, const tkrt_wire_reader
         case TKRT_F_KERNEL_TKRT_LAUNCH_FLAGS: kernel->launch_flags = v; break;
         case TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_SIZE: kernel->profile_scratch_size = v; break;
         case TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_ALIGN: kernel->profile_scratch_align = v; break;
+        case TKRT_F_KERNEL_TKRT_HIDDEN_POINTERS: kernel->hidden_pointers = v; break;
         default: break;
       }
     } else if (f.wire_type == TKRT_WIRE_LEN) {

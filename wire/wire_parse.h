@@ -42,6 +42,7 @@ typedef struct tkrt_wp_kernel {
   uint32_t num_warps, shared_mem_bytes, compute_capability, cluster_dims[3], num_ctas;
   uint32_t global_scratch_size, global_scratch_align, launch_flags;
   uint32_t profile_scratch_size, profile_scratch_align; /* tkrt's fields 1002, 1003 */
+  uint32_t hidden_pointers;                             /* tkrt's field 1004 */
   uint32_t present_bits; /* TKRT_WIRE_HAS_* (wire/wire_internal.h): optional fields seen */
   bool has_module;
   size_t module_offset;

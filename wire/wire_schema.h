@@ -45,6 +45,7 @@ enum {
   TKRT_F_KERNEL_TKRT_LAUNCH_FLAGS = 1001,            /* tkrt's */
   TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_SIZE = 1002,    /* tkrt's */
   TKRT_F_KERNEL_TKRT_PROFILE_SCRATCH_ALIGN = 1003,   /* tkrt's */
+  TKRT_F_KERNEL_TKRT_HIDDEN_POINTERS = 1004,         /* tkrt's */
   /* ModuleImage */
   TKRT_F_MODULE_OBJECT_FILE = 1,
   TKRT_F_MODULE_KERNEL_NAME = 2,

@@ -213,6 +213,7 @@ const tkrt_hal_backend_t tkrt_cuda_backend = {
     .formats.dlpack_device_types = kCudaDlpackTypes,
     .formats.dlpack_device_type_count = sizeof(kCudaDlpackTypes) / sizeof(kCudaDlpackTypes[0]),
     .formats.triton_target = "cuda",
+    .formats.triton_output_versioned = true,
     .formats.triton_arch_is_integer = true,
     .formats.triton_arch_expected = "the compute capability as an integer (e.g. 90)",
     .formats.triton_arch_name = tkrt_cuda_triton_arch_name,

@@ -101,6 +101,7 @@ const tkrt_hal_backend_t tkrt_hip_backend = {
     .formats.dlpack_device_types = kHipDlpackTypes,
     .formats.dlpack_device_type_count = sizeof(kHipDlpackTypes) / sizeof(kHipDlpackTypes[0]),
     .formats.triton_target = "hip",
+    .formats.triton_output_versioned = true,
     .tma_unsupported = "the HIP backend has no tensor-descriptor (TMA) support yet: HIP has no "
                        "equivalent of CUDA's tensor maps that tkrt can encode (this refuses "
                        "descriptors in TMA form; Triton's decomposed ones, empty "

@@ -75,7 +75,21 @@ typedef struct tkrt_kernel_desc {
    * second hidden pointer. 0: none (the pointer is null). Align 0: default (256). */
   uint32_t profile_scratch_size;
   uint32_t profile_scratch_align;
+  /* Which hidden scratch pointers the kernel declares after its parameters (a tkrt_hidden_pointers_t):
+   * the launch passes exactly those. */
+  uint32_t hidden_pointers;
 } tkrt_kernel_desc_t;
+
+/* The hidden pointers a Triton kernel declares after its own parameters, which changed between
+ * Triton releases. The default (0) is what jaxlib passes and Triton 3.5 and newer declare. */
+typedef enum tkrt_hidden_pointers {
+  TKRT_HIDDEN_POINTERS_GLOBAL_PROFILE = 0, /* global scratch, then profile scratch (3.5 and newer) */
+  TKRT_HIDDEN_POINTERS_GLOBAL = 1,         /* global scratch only (Triton 3.3 and 3.4) */
+  TKRT_HIDDEN_POINTERS_NONE = 2,           /* none (Triton 3.2) */
+} tkrt_hidden_pointers_t;
+
+/* How many pointers `hidden_pointers` stands for: 2, 1 or 0. */
+TKRT_API uint32_t tkrt_hidden_pointer_count(uint32_t hidden_pointers);
 
 TKRT_API void tkrt_kernel_desc_init(tkrt_kernel_desc_t* desc);
 /* Deep-copies the description (strings and image bytes). At least one image; a name; num_warps

@@ -18,6 +18,11 @@
 extern "C" {
 #endif
 
+/* The Triton releases whose compile output (CUDA and HIP targets) tkrt reads, oldest and newest:
+ * others are refused by name. docs/compatibility.md has what each release writes. */
+#define TKRT_TRITON_OLDEST "3.2"
+#define TKRT_TRITON_NEWEST "3.9"
+
 /* A Triton kernel loaded from one or more compile outputs of the same kernel for different
  * targets. Immutable and reference counted; thread-safe to share. */
 typedef struct tkrt_triton_kernel_s tkrt_triton_kernel_t;
@@ -58,6 +63,11 @@ typedef struct tkrt_triton_target {
   /* The `<stem>.so` beside the JSON that was left out because loading native code was not
    * allowed (tkrt_triton_load_options_t.allow_native_code); NULL when none was. */
   const char* native_code_left_out;
+  /* The Triton release the output was read as, "3.2" to "3.9": from triton_version (3.3 and
+   * newer) or, for 3.2, which writes none, from its fields. "" for host targets (tkrt's own). */
+  const char* triton_release;
+  /* The hidden scratch pointers that release's kernels declare (a tkrt_hidden_pointers_t). */
+  uint32_t hidden_pointers;
 } tkrt_triton_target_t;
 
 typedef struct tkrt_triton_load_options {

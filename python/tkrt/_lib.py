@@ -211,7 +211,8 @@ class Target(ctypes.Structure):  # tkrt_triton_target_t
               ("global_scratch_size", ctypes.c_uint32), ("global_scratch_align", ctypes.c_uint32),
               ("tmem_size", ctypes.c_uint32), ("triton_version", ctypes.c_char_p),
               ("hash", ctypes.c_char_p), ("image_kinds", ctypes.c_uint32),
-              ("native_code_left_out", ctypes.c_char_p)]
+              ("native_code_left_out", ctypes.c_char_p), ("triton_release", ctypes.c_char_p),
+              ("hidden_pointers", ctypes.c_uint32)]
 
 
 class RuntimeOptions(ctypes.Structure):  # tkrt_runtime_options_t (tkrt/runtime.h)

@@ -422,6 +422,7 @@ class Kernel:
                            "arch": t.arch.decode(), "num_stages": int(t.num_stages),
                            "shared": int(t.shared_mem_bytes), "hash": t.hash.decode(),
                            "triton_version": t.triton_version.decode(),
+                           "triton_release": t.triton_release.decode(),
                            "image_kinds": sorted(k for k, bit in kinds.items()
                                                  if t.image_kinds & (1 << bit)),
                            "native_code_left_out": left_out.decode() if left_out else None})

@@ -107,6 +107,8 @@ int main(void) {
   FIELD(tkrt_triton_target_t, hash);
   FIELD(tkrt_triton_target_t, image_kinds);
   FIELD(tkrt_triton_target_t, native_code_left_out);
+  FIELD(tkrt_triton_target_t, triton_release);
+  FIELD(tkrt_triton_target_t, hidden_pointers);
   STRUCT(tkrt_kernel_desc_t);
   FIELD(tkrt_kernel_desc_t, struct_size);
   FIELD(tkrt_kernel_desc_t, name);

@@ -160,7 +160,7 @@ case_info_escapes() {
   cp -r "$triton_add/cuda_sm90" "$work/k" && cp -r "$triton_add/hip_gfx942" "$work/h"
   python3 - "$work" <<'PY'
 import json, sys
-for sub, edit in (("k", lambda d: d.update(hash="\x1b[2J" + d["hash"], triton_version="3.6\x1b]0;t\x07")),
+for sub, edit in (("k", lambda d: d.update(hash="\x1b[2J" + d["hash"], triton_version="3.6.0\x1b]0;t\x07")),
                   ("h", lambda d: d["target"].update(arch="gfx942\x1b[2J"))):
     path = sys.argv[1] + "/" + sub + "/add_kernel.json"
     d = json.load(open(path))
@@ -170,7 +170,7 @@ PY
   local out
   out=$("$tkrt" info --image "$work/k" 2>&1)
   grep -qF '(hash \x1b[2J26d88513' <<<"$out" || fail "hash not escaped: $out"
-  grep -qF 'triton 3.6\x1b]0;t\x07' <<<"$out" || fail "triton_version not escaped: $out"
+  grep -qF 'triton 3.6.0\x1b]0;t\x07' <<<"$out" || fail "triton_version not escaped: $out"
   if grep -q $'\x1b' <<<"$out"; then fail "info --image wrote a raw escape byte: $out"; fi
   out=$("$tkrt" info --image "$work/h" 2>&1)
   grep -qF 'gfx942\x1b[2J' <<<"$out" || fail "HIP arch not escaped: $out"

@@ -406,6 +406,8 @@ static tkrt_status_t build_c_call(bool with_ptx, tkrt_call_t** out) {
    * align 1), which must digest as a decoded kernel's (align 0) does. */
   kd.profile_scratch_size = with_ptx ? 512 : 0;
   kd.profile_scratch_align = with_ptx ? 128 : 1;
+  /* Without profile scratch: a Triton 3.3/3.4 kernel, one hidden pointer (tkrt's field 1004). */
+  kd.hidden_pointers = with_ptx ? TKRT_HIDDEN_POINTERS_GLOBAL_PROFILE : TKRT_HIDDEN_POINTERS_GLOBAL;
   kd.ttir = "module {}";
   kd.images = with_ptx ? images : images + 1;
   kd.image_count = with_ptx ? 2 : 1;
@@ -492,6 +494,7 @@ static void test_c_built_call_round_trip(void) {
       EXPECT_EQ_U64(k->launch_flags, 1);
       EXPECT_EQ_U64(k->profile_scratch_size, with_ptx ? 512 : 0);
       EXPECT_EQ_U64(k->profile_scratch_align, with_ptx ? 128 : 0);
+      EXPECT_EQ_U64(k->hidden_pointers, with_ptx ? 0 : 1);
       EXPECT_EQ_U64(k->cluster_dims[0], 2);
       EXPECT_STREQ(k->ttir, "module {}");
       if (with_ptx) {
