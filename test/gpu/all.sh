@@ -19,8 +19,8 @@
 # the log, close and array lifetimes with PyTorch on CUDA; about 2 minutes: not in the default
 # set). "docs" is run_docs.sh (issue 32: the code blocks README.md and docs/ mark gpu=NAME, with
 # JAX; under a minute after run_triton.sh's build). "versions" is run_versions.sh (issue 34: every
-Triton release's CUDA output in test/data/triton-versions launched through the CLI and tkrt.triton
-against NumPy; about a minute after run_triton.sh's build). Needs only the repository: each script builds what
+# Triton release's CUDA output in test/data/triton-versions launched through the CLI and tkrt.triton
+# against NumPy; about a minute after run_triton.sh's build). Needs only the repository: each script builds what
 # it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
