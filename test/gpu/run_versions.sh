@@ -24,14 +24,15 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -
   > "$build/versions-configure.log" 2>&1 || { tail -n 40 "$build/versions-configure.log"; fail "configure"; }
 cmake --build "$build" -j "$jobs" --target tkrt tkrt_cli tkrt_python_native triton_add_host_1024 \
   > "$build/versions-build.log" 2>&1 || { tail -n 40 "$build/versions-build.log"; fail "build"; }
-# The host-side matrix first (as CI runs it), then the GPU launches.
-python3 "$root/test/triton/test_versions.py" "$build/tools/tkrt" \
-  "$build/test/triton/triton_add_host_1024.so" "$root/test/data/triton-versions" > "$build/versions-host.log" 2>&1 \
-  || { grep -E "FAIL|Triton 3" "$build/versions-host.log" | tail -n 30; fail "test_versions.py on the host backend"; }
-grep -E "^  Triton 3|checks passed" "$build/versions-host.log"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0" \
   TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" \
   TKRT_TUNE_DIR=off TKRT_CACHE_DIR="$work/cache"
+# The host-side matrix first (as CI runs it), then the GPU launches.
+python3 "$root/test/triton/test_versions.py" "$build/tools/tkrt" \
+  "$build/test/triton/triton_add_host_1024.so" "$root/test/data/triton-versions" > "$build/versions-host.log" 2>&1 \
+  || { grep -E "FAIL|Triton 3|Error" "$build/versions-host.log" | tail -n 30; tail -n 5 "$build/versions-host.log"
+       fail "test_versions.py on the host backend"; }
+grep -E "^  Triton 3|checks passed" "$build/versions-host.log"
 python3 "$here/versions_gpu_check.py" "$build/tools/tkrt" "$root/test/data/triton-versions" "$work/files"
