@@ -466,7 +466,26 @@ static tkrt_status_t tkrt_triton_desc_meta_read(const tkrt_json_value_t* root,
 /* The meta against the TTIR's descriptor parameters: one entry each, of the same rank and
  * element size. */
 static tkrt_status_t tkrt_triton_desc_meta_check(const tkrt_triton_output_t* o) {
-  if (o->desc_meta_count == 0) return NULL;
+  if (o->desc_meta_count == 0) {
+    /* No meta: descriptors are passed decomposed, in the form Triton 3.5 and 3.6 lower them to
+     * (base, shape, strides, padding flag, then the TTIR's shape and strides). 3.4 has no padding
+     * flag and 3.7 and newer add a round-to-tf32 flag: their decomposed form is another
+     * parameter list, which tkrt does not build (their own outputs declare it in the TTIR as
+     * plain parameters, which tkrt passes as given). */
+    bool decomposed_3_5 = !*o->release || strcmp(o->release, "3.5") == 0 ||
+                          strcmp(o->release, "3.6") == 0;
+    for (size_t i = 0; i < o->param_count && !decomposed_3_5; ++i) {
+      const tkrt_triton_param_t* p = &o->params[i];
+      if (p->kind != TKRT_PARAM_TMA) continue;
+      return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
+                              "%s: parameter '%s: %s' of %s is a tensor descriptor and field "
+                              "'tensordesc_meta' is empty (passed decomposed), but Triton %s "
+                              "decomposes descriptors into another parameter list than the one "
+                              "tkrt builds (Triton 3.5 and 3.6's)",
+                              o->json_path, p->name, p->type, o->signature_path, o->release);
+    }
+    return NULL;
+  }
   size_t descriptors = 0;
   for (size_t i = 0; i < o->param_count; ++i) {
     const tkrt_triton_param_t* p = &o->params[i];

@@ -158,6 +158,10 @@ def check_cache(version, cache_root):
   check(rc == 0 and entries[0] in text, f"{where}: --kernel add_kernel finds it: {text[:300]}")
   with open(os.path.join(entry, "add_kernel.json")) as f:
     digest = json.load(f)["hash"]
+  try:
+    check(tt.load(entry).name == "add_kernel", f"{where}: tkrt.triton.load reads the entry")
+  except tt.Error as e:
+    check(False, f"{where}: tkrt.triton.load: {e}")
   api = _lib.api()
   status = api.triton_cache_entry_check(entry.encode(), b"add_kernel", digest.encode(), 1)
   try:
@@ -202,6 +206,11 @@ def check_refusals(work, data_versions):
        "field 'instrumentation_mode' is \"gsan\" (Triton 3.9): an instrumented kernel"),
       (lambda d: d["tensordesc_meta"][1].update(is_im2col=True), "UNIMPLEMENTED",
        "field 'tensordesc_meta[1].is_im2col' is true: an im2col tensor descriptor"),
+      # Descriptors without meta are passed decomposed: 3.9's decomposed list has a flag more
+      # than the one tkrt builds (3.5/3.6's).
+      (lambda d: d.update(tensordesc_meta=[]), "UNIMPLEMENTED",
+       "is a tensor descriptor and field 'tensordesc_meta' is empty (passed decomposed), but "
+       "Triton 3.9 decomposes descriptors into another parameter list"),
   )
   for i, (edit, code, fragment) in enumerate(cases):
     folder = os.path.join(work, f"refuse{i}")
@@ -217,6 +226,21 @@ def check_refusals(work, data_versions):
       check(False, f"refusal {i}: loaded")
     except tt.Error as e:
       check(e.code == code and fragment in str(e), f"refusal {i}: {e.code}: {e}")
+  # 3.6's output with its descriptors decomposed (no meta) is what tkrt builds: it loads.
+  folder = os.path.join(work, "decomposed-3.6")
+  shutil.copytree(os.path.join(DATA, "3.6.0", "desc", "cuda_sm90"), folder)
+  path = os.path.join(folder, "desc_copy_kernel.json")
+  with open(path) as f:
+    meta = json.load(f)
+  meta["tensordesc_meta"] = []
+  with open(path, "w") as f:
+    json.dump(meta, f)
+  try:
+    k = tt.load(folder)
+    check([p.type for p in k.params] == ["tensordesc<fp32[32, 64]>"] * 2,
+          f"3.6 decomposed descriptors load: {[p.type for p in k.params]}")
+  except tt.Error as e:
+    check(False, f"3.6 decomposed descriptors: {e}")
   # Targets of releases with different hidden pointers cannot be one kernel.
   mixed = os.path.join(work, "mixed")
   shutil.copytree(os.path.join(DATA, "3.4.0", "add", "cuda_sm90"), os.path.join(mixed, "a"),
