@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tkrt/triton.h"
 #include "tools/tkrt_cli.h"
 
 static const char kInfoUsage[] =
@@ -11,17 +12,22 @@ static const char kInfoUsage[] =
     "\n"
     "Without options: every backend tkrt knows, in selection order (TKRT_BACKEND's backends\n"
     "first), whether it is available and why not, and for each device its name, arch, compute\n"
-    "capability, SMs, warp size, memory, limits and features.\n"
+    "capability, SMs, warp size, memory, limits and features; then the Triton releases whose\n"
+    "compile output tkrt reads and the jaxlib release its serialized calls are tested with.\n"
     "--image FILE   describe a kernel image instead: its kind (ptx, cubin, fatbin, hsaco, host),\n"
     "               its target (e.g. sm_90a, gfx942:sramecc+:xnack-) and its kernels; a file that\n"
     "               is none of these (text, a library without tkrt host kernels) is \"not a\n"
     "               kernel image\" (exit 3).\n"
-    "--json         the same as one JSON object: {\"version\", \"backends\": [{\"name\",\n"
+    "--json         the same as one JSON object: {\"version\", \"triton_releases\": [OLDEST,\n"
+    "               NEWEST], \"jaxlib_tested\", \"backends\": [{\"name\",\n"
     "               \"available\", \"reason\", \"device_count\", \"devices\": [{\"ordinal\", \"name\",\n"
     "               \"arch\", \"limits\": {...}, \"features\": [...]} or {\"ordinal\", \"error\"}]}]},\n"
     "               or with --image {\"path\", \"size\", \"kind\", \"arch\", \"target\", \"elf\",\n"
     "               \"kernel_count\", \"kernels\", ...}.\n"
     "`tkrt help triton` describes --image on Triton's compile output and --triton-cache.\n";
+
+/* The jaxlib release whose serialized calls the tests decode and run (test/data/jaxlib-*). */
+static const char kJaxlibTested[] = "0.11.2";
 
 static const struct {
   uint32_t bit;
@@ -194,10 +200,14 @@ static int info_backends(int json) {
   }
   if (status) return tkrt_cli_fail("info", status);
   if (json) {
-    printf("{\n  \"version\": \"%s\",\n  \"backends\": [", TKRT_VERSION_STRING);
+    printf("{\n  \"version\": \"%s\",\n  \"triton_releases\": [\"%s\", \"%s\"],\n"
+           "  \"jaxlib_tested\": \"%s\",\n  \"backends\": [",
+           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibTested);
   } else {
-    printf("tkrt %s: %zu backend%s, in selection order\n", TKRT_VERSION_STRING, count,
-           count == 1 ? "" : "s");
+    printf("tkrt %s: reads Triton %s to %s compile output; jaxlib calls tested with jaxlib %s "
+           "(docs/compatibility.md)\n",
+           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibTested);
+    printf("%zu backend%s, in selection order\n", count, count == 1 ? "" : "s");
   }
   for (size_t b = 0; b < count && b < 8; ++b) {
     if (json) {
