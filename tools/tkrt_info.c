@@ -13,21 +13,23 @@ static const char kInfoUsage[] =
     "Without options: every backend tkrt knows, in selection order (TKRT_BACKEND's backends\n"
     "first), whether it is available and why not, and for each device its name, arch, compute\n"
     "capability, SMs, warp size, memory, limits and features; then the Triton releases whose\n"
-    "compile output tkrt reads and the jaxlib release its serialized calls are tested with.\n"
+    "compile output tkrt reads and the jaxlib releases whose serialized calls it is tested with.\n"
     "--image FILE   describe a kernel image instead: its kind (ptx, cubin, fatbin, hsaco, host),\n"
     "               its target (e.g. sm_90a, gfx942:sramecc+:xnack-) and its kernels; a file that\n"
     "               is none of these (text, a library without tkrt host kernels) is \"not a\n"
     "               kernel image\" (exit 3).\n"
     "--json         the same as one JSON object: {\"version\", \"triton_releases\": [OLDEST,\n"
-    "               NEWEST], \"jaxlib_tested\", \"backends\": [{\"name\",\n"
+    "               NEWEST], \"jaxlib_tested\": [OLDEST, NEWEST], \"backends\": [{\"name\",\n"
     "               \"available\", \"reason\", \"device_count\", \"devices\": [{\"ordinal\", \"name\",\n"
     "               \"arch\", \"limits\": {...}, \"features\": [...]} or {\"ordinal\", \"error\"}]}]},\n"
     "               or with --image {\"path\", \"size\", \"kind\", \"arch\", \"target\", \"elf\",\n"
     "               \"kernel_count\", \"kernels\", ...}.\n"
     "`tkrt help triton` describes --image on Triton's compile output and --triton-cache.\n";
 
-/* The jaxlib release whose serialized calls the tests decode and run (test/data/jaxlib-*). */
-static const char kJaxlibTested[] = "0.11.2";
+/* The oldest and newest jaxlib releases whose serialized calls the tests decode and run
+ * (test/data/jaxlib-versions; docs/compatibility.md). */
+static const char kJaxlibOldest[] = "0.4.31";
+static const char kJaxlibNewest[] = "0.12.0.1";
 
 static const struct {
   uint32_t bit;
@@ -201,12 +203,14 @@ static int info_backends(int json) {
   if (status) return tkrt_cli_fail("info", status);
   if (json) {
     printf("{\n  \"version\": \"%s\",\n  \"triton_releases\": [\"%s\", \"%s\"],\n"
-           "  \"jaxlib_tested\": \"%s\",\n  \"backends\": [",
-           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibTested);
+           "  \"jaxlib_tested\": [\"%s\", \"%s\"],\n  \"backends\": [",
+           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibOldest,
+           kJaxlibNewest);
   } else {
-    printf("tkrt %s: reads Triton %s to %s compile output; jaxlib calls tested with jaxlib %s "
-           "(docs/compatibility.md)\n",
-           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibTested);
+    printf("tkrt %s: reads Triton %s to %s compile output; jaxlib calls tested from jaxlib %s to "
+           "%s (docs/compatibility.md)\n",
+           TKRT_VERSION_STRING, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST, kJaxlibOldest,
+           kJaxlibNewest);
     printf("%zu backend%s, in selection order\n", count, count == 1 ? "" : "s");
   }
   for (size_t b = 0; b < count && b < 8; ++b) {

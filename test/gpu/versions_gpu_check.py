@@ -167,7 +167,8 @@ def main():
       print(line, flush=True)
   print()
   print("\n".join(summary))
-  print("VERSIONS: PASS" if not failures else f"VERSIONS: FAIL ({len(failures)} failures)")
+  print("VERSIONS: Triton releases PASS" if not failures else
+        f"VERSIONS: FAIL ({len(failures)} failures)")
   sys.exit(1 if failures else 0)
 
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The compatibility table of docs/compatibility.md, made from test/data/triton-versions (each
-release's manifest.json and the files Triton wrote), so that it cannot drift from the data.
+"""The compatibility tables of docs/compatibility.md, made from the test data so that they cannot
+drift from it: Triton's releases from test/data/triton-versions (each release's manifest.json and
+the files Triton wrote), jaxlib's from test/data/jaxlib-versions (each release's embedded call
+schema, schema.txt).
 
-  table.py                     print the table
-  table.py --check DOC         exit 1 when DOC's table (between its markers) is not this one
-  table.py --write DOC         replace DOC's table with this one
+  table.py                     print the tables
+  table.py --check DOC         exit 1 when DOC's tables (between their markers) are not these
+  table.py --write DOC         replace DOC's tables with these
 """
 import argparse
 import json
@@ -14,8 +16,12 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+JAXLIB = os.path.join(HERE, "..", "jaxlib-versions")
+# Each table between its markers: (begin, end, maker).
 BEGIN = "<!-- triton-versions table: made by test/data/triton-versions/table.py; do not edit -->"
 END = "<!-- end of triton-versions table -->"
+JAXLIB_BEGIN = "<!-- jaxlib-versions table: made by test/data/triton-versions/table.py; do not edit -->"
+JAXLIB_END = "<!-- end of jaxlib-versions table -->"
 TARGETS = ("cuda_sm80", "cuda_sm90", "hip_gfx90a", "hip_gfx942")
 
 
@@ -104,33 +110,65 @@ def table():
   return "\n".join(lines) + "\n"
 
 
+def jaxlib_table():
+  """Per jaxlib release: the TritonKernel / Parameter fields its call schema has."""
+  releases = sorted((v for v in os.listdir(JAXLIB) if re.fullmatch(r"\d+\.\d+\.\d+(\.\d+)?", v)),
+                    key=lambda v: tuple(int(x) for x in v.split(".")))
+  columns = (("cluster_dim_0..2 (7-9)", "cluster_dim_0"), ("num_ctas (10)", "num_ctas"),
+             ("module_image (11)", "module_image"),
+             ("global_scratch_size/align (12, 13)", "global_scratch_size"),
+             ("Parameter.tensor_descriptor (9)", "tensor_descriptor"))
+  head = ["jaxlib"] + [c for c, _ in columns] + ["cases", "tkrt"]
+  lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+  for release in releases:
+    with open(os.path.join(JAXLIB, release, "schema.txt")) as f:
+      schema = f.read()
+    kernel = schema.split("message TritonKernel\n")[1].split("\nmessage ")[0]
+    cells = [release]
+    for _, field in columns:
+      text = schema if field == "tensor_descriptor" else kernel
+      has = re.search(r"^\s+\d+ " + field + ":", text, re.M) is not None
+      reserved = field == "cluster_dim_0" and re.search(r"^\s+reserved 7", kernel, re.M)
+      cells.append("yes" if has else ("reserved" if reserved else "-"))
+    cases = sorted(c for c in os.listdir(os.path.join(JAXLIB, release))
+                   if os.path.isdir(os.path.join(JAXLIB, release, c)))
+    cells += [", ".join(cases), "decoded, run"]
+    lines.append("| " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
+
+
+def replace(current, begin, end, text, doc):
+  if begin not in current or end not in current:
+    raise SystemExit(f"table.py: {doc} has no table markers ({begin!r} ... {end!r})")
+  start = current.index(begin) + len(begin) + 1
+  stop = current.index(end)
+  return current[:start] + text + current[stop:]
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   group = parser.add_mutually_exclusive_group()
   group.add_argument("--check", metavar="DOC")
   group.add_argument("--write", metavar="DOC")
   args = parser.parse_args()
-  text = table()
+  text, jax = table(), jaxlib_table()
   doc = args.check or args.write
   if not doc:
-    sys.stdout.write(text)
+    sys.stdout.write(text + "\n" + jax)
     return 0
   with open(doc) as f:
     current = f.read()
-  if BEGIN not in current or END not in current:
-    print(f"table.py: {doc} has no table markers ({BEGIN!r} ... {END!r})")
-    return 1
-  start = current.index(BEGIN) + len(BEGIN) + 1
-  stop = current.index(END)
+  made = replace(replace(current, BEGIN, END, text, doc), JAXLIB_BEGIN, JAXLIB_END, jax, doc)
   if args.check:
-    if current[start:stop] != text:
-      print(f"table.py: {doc}'s table is not the one the data makes; run "
+    if made != current:
+      print(f"table.py: {doc}'s tables are not the ones the data makes; run "
             f"test/data/triton-versions/table.py --write {doc}")
       return 1
-    print(f"table.py: {doc}'s table matches the data ({len(versions())} releases)")
+    print(f"table.py: {doc}'s tables match the data ({len(versions())} Triton releases, "
+          f"{jax.count(chr(10)) - 2} jaxlib releases)")
     return 0
   with open(doc, "w") as f:
-    f.write(current[:start] + text + current[stop:])
+    f.write(made)
   return 0
 
 
