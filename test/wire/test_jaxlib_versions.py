@@ -127,6 +127,11 @@ def main():
       before = len(failures)
       with open(os.path.join(DATA, version, "schema.txt")) as f:
         check_schema(version, f.read())
+      with open(os.path.join(DATA, version, "targets.json")) as f:
+        targets = json.load(f)
+      check(targets["legacy"] == ["triton_kernel_call"] and
+            targets["ffi"] == (["triton_kernel_call_ffi"] if parts(version) >= (0, 10, 0) else []),
+            f"{version}: XLA targets {targets} (the FFI one from 0.10)")
       check_decode(version)
       check_run(version, work)
       counts[version] = len(failures) - before

@@ -5,6 +5,9 @@ own classes: TritonKernel, TritonKernelCall, TritonAutotunedKernelCall, create_*
 to_proto), on the CPU: jaxlib's serializer needs no GPU. Writes OUT/<jaxlib version>/:
 
   schema.txt            the call proto as this jaxlib's plugin embeds it (extract_schema.py)
+  targets.json          the custom-call targets the plugin registers for XLA's FFI
+                        (registrations(), 0.10 and newer); the legacy "triton_kernel_call" is
+                        the plugin's get_custom_call() in every release
   <case>/call.pb        to_proto's bytes; call.pb.z: zlib-compressed, as a frontend passes them
   <case>/case.json      inputs, outputs, aliases, as `tkrt run` reads them (see test/data/README.md)
   <case>/in*.bin, out*.bin   inputs from NumPy's seeded generator; outputs computed by NumPy
@@ -84,6 +87,11 @@ def main():
     ptx = f.read()
   with open(os.path.join(root, "schema.txt"), "w") as f:
     f.write(extract_schema.describe(extract_schema.extract(gt.__file__)) + "\n")
+  with open(os.path.join(root, "targets.json"), "w") as f:
+    ffi = sorted(gt.registrations()) if hasattr(gt, "registrations") else []
+    json.dump({"legacy": ["triton_kernel_call"] if hasattr(gt, "get_custom_call") else [],
+               "ffi": ffi}, f)
+    f.write("\n")
   rng = np.random.default_rng(PARTS[1] * 100 + PARTS[2])
   x = rng.standard_normal(N, dtype=np.float32)
   y = rng.standard_normal(N, dtype=np.float32)

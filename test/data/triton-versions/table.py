@@ -118,7 +118,7 @@ def jaxlib_table():
              ("module_image (11)", "module_image"),
              ("global_scratch_size/align (12, 13)", "global_scratch_size"),
              ("Parameter.tensor_descriptor (9)", "tensor_descriptor"))
-  head = ["jaxlib"] + [c for c, _ in columns] + ["cases", "tkrt"]
+  head = ["jaxlib"] + [c for c, _ in columns] + ["XLA targets", "cases", "tkrt"]
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for release in releases:
     with open(os.path.join(JAXLIB, release, "schema.txt")) as f:
@@ -130,6 +130,9 @@ def jaxlib_table():
       has = re.search(r"^\s+\d+ " + field + ":", text, re.M) is not None
       reserved = field == "cluster_dim_0" and re.search(r"^\s+reserved 7", kernel, re.M)
       cells.append("yes" if has else ("reserved" if reserved else "-"))
+    with open(os.path.join(JAXLIB, release, "targets.json")) as f:
+      targets = json.load(f)
+    cells.append(", ".join(targets["legacy"] + [t + " (FFI)" for t in targets["ffi"]]))
     cases = sorted(c for c in os.listdir(os.path.join(JAXLIB, release))
                    if os.path.isdir(os.path.join(JAXLIB, release, c)))
     cells += [", ".join(cases), "decoded, run"]
