@@ -591,6 +591,74 @@ static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t
   return NULL;
 }
 
+tkrt_status_t tkrt_triton_constants_normalise(const char* text, char** out) {
+  tkrt_grid_name_t names[TKRT_GRID_NAMES_MAX];
+  size_t count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(text, names, &count));
+  size_t capacity = 1;
+  for (size_t i = 0; i < count; ++i) capacity += names[i].length + 24;
+  char* normal = malloc(capacity);
+  if (!normal) return TKRT_OOM();
+  size_t used = 0;
+  normal[0] = '\0';
+  for (size_t i = 0; i < count; ++i) {
+    used += (size_t)snprintf(normal + used, capacity - used, "%s%.*s=%lld", i ? "," : "",
+                             (int)names[i].length, names[i].name, (long long)names[i].value);
+  }
+  *out = normal;
+  return NULL;
+}
+
+/* Binds a variant's constants, then those its kernel was compiled with that the variant does not
+ * give (tkrt_triton_kernel_constants); a variant giving one of those another value is refused. */
+static tkrt_status_t tkrt_triton_bind_constants(const tkrt_triton_variant_t* variant,
+                                                tkrt_grid_name_t* names, size_t* count) {
+  size_t first = *count;
+  TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(variant->constants, names, count));
+  const char* compiled = variant->kernel ? variant->kernel->constants : NULL;
+  if (!compiled || !*compiled) return NULL;
+  tkrt_grid_name_t known[TKRT_GRID_NAMES_MAX];
+  size_t known_count = 0;
+  TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(compiled, known, &known_count));
+  for (size_t k = 0; k < known_count; ++k) {
+    bool given = false;
+    for (size_t i = first; i < *count; ++i) {
+      if (names[i].length != known[k].length ||
+          memcmp(names[i].name, known[k].name, known[k].length) != 0) {
+        continue;
+      }
+      given = true;
+      if (names[i].value != known[k].value) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "constants \"%s\": kernel '%s' was compiled with %.*s=%lld, not "
+                                "%lld (a constexpr is folded into the compiled code: another value "
+                                "would only change the grid)",
+                                variant->constants, variant->kernel->name, (int)known[k].length,
+                                known[k].name, (long long)known[k].value,
+                                (long long)names[i].value);
+      }
+    }
+    if (given) continue;
+    for (size_t i = 0; i < *count; ++i) {
+      if (names[i].length == known[k].length &&
+          memcmp(names[i].name, known[k].name, known[k].length) == 0) {
+        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                                "kernel '%s' was compiled with %.*s=%lld, which is also one of its "
+                                "parameters' or the grid's names",
+                                variant->kernel->name, (int)known[k].length, known[k].name,
+                                (long long)known[k].value);
+      }
+    }
+    if (*count == TKRT_GRID_NAMES_MAX) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "kernel '%s': more than %d names for the grid", variant->kernel->name,
+                              TKRT_GRID_NAMES_MAX);
+    }
+    names[(*count)++] = known[k];
+  }
+  return NULL;
+}
+
 tkrt_status_t tkrt_triton_grid_eval(const char* expression, const char* bindings,
                                     uint32_t out_grid[3]) {
   if (!out_grid) {
@@ -666,7 +734,7 @@ tkrt_status_t tkrt_triton_grid_compile_variant(const tkrt_triton_variant_t* vari
   }
   names[count++] = (tkrt_grid_name_t){"num_warps", 9, k->num_warps, 0, 0};
   names[count++] = (tkrt_grid_name_t){"num_stages", 10, k->num_stages, 0, 0};
-  tkrt_status_t status = tkrt_grid_parse_bindings(variant->constants, names, &count);
+  tkrt_status_t status = tkrt_triton_bind_constants(variant, names, &count);
   if (!status) status = tkrt_grid_compile(variant->grid, names, count, out_program);
   free(names);
   return status;
@@ -1211,13 +1279,21 @@ tkrt_status_t tkrt_triton_call_create_internal(const tkrt_triton_call_desc_t* ca
       size_t name_count = scalar_names;
       names[name_count++] = (tkrt_grid_name_t){"num_warps", 9, variant->kernel->num_warps, 0, 0};
       names[name_count++] = (tkrt_grid_name_t){"num_stages", 10, variant->kernel->num_stages, 0, 0};
-      status = tkrt_grid_parse_bindings(variant->constants, names, &name_count);
+      status = tkrt_triton_bind_constants(variant, names, &name_count);
       if (!status) status = tkrt_grid_evaluate(variant->grid, names, name_count, config->grid);
       if (status) {
         status = tkrt_status_annotate(status, "variant %zu of '%s'", v, kernel_name);
         goto done;
       }
     } else {
+      /* No expression to bind them to, but a constant the kernel knows another value of is still
+       * a mistake to name. */
+      size_t name_count = scalar_names;
+      status = tkrt_triton_bind_constants(variant, names, &name_count);
+      if (status) {
+        status = tkrt_status_annotate(status, "variant %zu of '%s'", v, kernel_name);
+        goto done;
+      }
       memcpy(config->grid, variant->grid_dims, sizeof(config->grid));
     }
     if (variant->description) {

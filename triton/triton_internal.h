@@ -47,7 +47,12 @@ struct tkrt_triton_kernel_s {
   tkrt_triton_desc_meta_t* desc_meta;
   size_t desc_meta_count;
   const char* desc_meta_path; /* the JSON it came from (a target's json_path) */
+  char* constants; /* the compiled constexprs given at load, "NAME=INT,..."; "" when none */
 };
+
+/* `text` ("NAME=INT,...", true/false as 1/0) checked and normalised into a malloc'ed string;
+ * INVALID_ARGUMENT naming the item that is not NAME=INTEGER or a name bound twice. */
+tkrt_status_t tkrt_triton_constants_normalise(const char* text, char** out);
 
 /* Parses the parameter list of `tt.func public @<kernel_name>(...)` in TTIR text (NULL name: the
  * first public tt.func). `what` names the file in errors. */

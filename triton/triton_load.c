@@ -986,6 +986,7 @@ static void tkrt_triton_kernel_destroy(tkrt_triton_kernel_t* k) {
     free((void*)t->triton_release);
   }
   free(k->targets);
+  free(k->constants);
   free(k);
 }
 
@@ -1206,6 +1207,14 @@ tkrt_status_t tkrt_triton_kernel_load(const char* const* paths, size_t path_coun
   }
   tkrt_triton_kernel_t* kernel = NULL;
   if (!status) status = tkrt_triton_kernel_build(outputs, kept, &kernel);
+  if (!status) {
+    status = tkrt_triton_constants_normalise(options.constants, &kernel->constants);
+    if (status) {
+      status = tkrt_status_annotate(status, "tkrt_triton_load_options_t.constants");
+      tkrt_triton_kernel_release(kernel);
+      kernel = NULL;
+    }
+  }
   for (size_t i = 0; outputs && i < jsons.count; ++i) tkrt_triton_output_clear(&outputs[i]);
   free(outputs);
   tkrt_triton_names_free(&jsons);
@@ -1224,6 +1233,10 @@ void tkrt_triton_kernel_release(tkrt_triton_kernel_t* kernel) {
 
 tkrt_kernel_t* tkrt_triton_kernel_get(const tkrt_triton_kernel_t* kernel) {
   return kernel ? kernel->kernel : NULL;
+}
+
+const char* tkrt_triton_kernel_constants(const tkrt_triton_kernel_t* kernel) {
+  return kernel && kernel->constants ? kernel->constants : "";
 }
 
 const char* tkrt_triton_kernel_name(const tkrt_triton_kernel_t* kernel) {

@@ -82,6 +82,13 @@ typedef struct tkrt_triton_load_options {
    * PERMISSION_DENIED naming the file. Set it only for folders you trust as you trust your own
    * code: Triton's cache and folders others can write are data, not code. See docs/security.md. */
   bool allow_native_code;
+  /* The constexpr values the output was compiled with, "BLOCK=1024,EVEN=1", where the caller knows
+   * them (Triton's output files do not record them; its CompiledKernel does: src.constants). Kept
+   * with the kernel (tkrt_triton_kernel_constants): a variant's grid may name them without giving
+   * them, and a variant whose `constants` gives one of them another value is refused
+   * (INVALID_ARGUMENT naming both values: the code was compiled for this one, and another value
+   * would only change the grid, not the code). NULL or "": none known. Integers and true/false. */
+  const char* constants;
 } tkrt_triton_load_options_t;
 
 TKRT_API void tkrt_triton_load_options_init(tkrt_triton_load_options_t* options);
@@ -119,6 +126,9 @@ TKRT_API const tkrt_triton_param_t* tkrt_triton_kernel_param(const tkrt_triton_k
 TKRT_API size_t tkrt_triton_kernel_target_count(const tkrt_triton_kernel_t* kernel);
 TKRT_API const tkrt_triton_target_t* tkrt_triton_kernel_target(const tkrt_triton_kernel_t* kernel,
                                                                size_t index);
+/* The constexprs the kernel was compiled with, as given at load (tkrt_triton_load_options_t.constants,
+ * normalised to "NAME=INT,..."); "" when none were given. */
+TKRT_API const char* tkrt_triton_kernel_constants(const tkrt_triton_kernel_t* kernel);
 /* The index of the parameter named `name`, or -1. */
 TKRT_API long tkrt_triton_kernel_find_param(const tkrt_triton_kernel_t* kernel, const char* name);
 
@@ -182,7 +192,8 @@ typedef struct tkrt_triton_variant {
   const char* grid;
   uint32_t grid_dims[3];
   /* The constexpr values this variant was compiled with, for the grid expression: "BM=64,BN=128".
-   * They are folded into the image; tkrt only uses them to evaluate the grid. May be NULL. */
+   * They are folded into the image; tkrt only uses them to evaluate the grid. May be NULL. Those
+   * the kernel knows (tkrt_triton_kernel_constants) need not be given, and may not differ. */
   const char* constants;
   const char* description; /* autotune label; NULL: made from the constants and num_warps */
 } tkrt_triton_variant_t;

@@ -190,7 +190,7 @@ class TuneReport(ctypes.Structure):  # tkrt_tune_report_t
 
 class LoadOptions(ctypes.Structure):  # tkrt_triton_load_options_t (tkrt/triton.h)
   _fields_ = [("struct_size", ctypes.c_size_t), ("image_kinds", ctypes.c_uint32),
-              ("allow_native_code", ctypes.c_bool)]
+              ("allow_native_code", ctypes.c_bool), ("constants", ctypes.c_char_p)]
 
 
 TMA_MAX_RANK = 5  # TKRT_TMA_MAX_RANK (tkrt/tma.h)
@@ -308,6 +308,7 @@ SIGNATURES = {
     "tkrt_triton_kernel_get": (_c_p, [_c_p]),
     "tkrt_kernel_get_desc": (ctypes.POINTER(KernelDesc), [_c_p]),
     "tkrt_triton_kernel_name": (ctypes.c_char_p, [_c_p]),
+    "tkrt_triton_kernel_constants": (ctypes.c_char_p, [_c_p]),
     "tkrt_triton_kernel_param_count": (ctypes.c_size_t, [_c_p]),
     "tkrt_triton_kernel_param": (ctypes.POINTER(Param), [_c_p, ctypes.c_size_t]),
     "tkrt_triton_kernel_target_count": (ctypes.c_size_t, [_c_p]),

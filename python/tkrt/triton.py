@@ -427,6 +427,9 @@ class Kernel:
                                                  if t.image_kinds & (1 << bit)),
                            "native_code_left_out": left_out.decode() if left_out else None})
     self.num_warps = int(api.kernel_get_desc(api.triton_kernel_get(self._handle)).contents.num_warps)
+    # The constexprs it was compiled with, where known (loaded from a CompiledKernel): a grid may
+    # name them without constants=, which may not give them other values.
+    self.constants: Dict[str, int] = _constants_dict(api.triton_kernel_constants(self._handle).decode())
     self.num_stages = self.targets[0]["num_stages"] if self.targets else 1
 
   # `loaded` is bound when the class is made: at exit the module's globals may be gone first.
@@ -450,7 +453,8 @@ class Kernel:
               unsigned: Iterable[str] = (),
               **scalars: Union[int, float, bool]) -> "PreparedLaunch":
     """A launch of this kernel: `grid` (see Variant), the constexprs it was compiled with
-    (`constants`, for the grid), scalar values by name (a launch given the arrays only takes
+    (`constants`, for the grid; not needed for those the kernel knows, `self.constants`, which it
+    does when loaded from a CompiledKernel: another value for one of them is an Error), scalar values by name (a launch given the arrays only takes
     them; one given every argument takes its own), the device (see device(); default: the default
     device), the pointer parameters it updates in place, the element count each array must at
     least hold (`min_elements`), Triton's argument list with its folded arguments
@@ -561,6 +565,7 @@ def _grid_fields(variant: Variant, scalars: Dict[str, Any]) -> Tuple[Optional[by
   grid = variant.grid
   if callable(grid):
     meta = dict(scalars)
+    meta.update(variant.kernel.constants)
     meta.update(_constants_dict(variant.constants))
     meta.update(num_warps=variant.kernel.num_warps, num_stages=variant.kernel.num_stages)
     grid = grid(meta)
@@ -1391,6 +1396,31 @@ def _compiled_json(compiled: Any, cache_dir: Optional[str]) -> Optional[str]:
   return None
 
 
+def _compiled_constants(compiled: Any) -> str:
+  """The integer constexprs a CompiledKernel was compiled with, "NAME=INT,...", from its source
+  (compiled.src.constants: keyed by parameter name in Triton 3.2, by index path (i,) from 3.3,
+  by index before 3.2). Only integers and bools (1/0): what a grid can compute with; other
+  constexprs (dtypes, None, strings, floats) are folded too, but no grid names them. "" when the
+  object has no source (a kernel Triton loaded from its cache without one)."""
+  src = getattr(compiled, "src", None)
+  constants = getattr(src, "constants", None)
+  names = getattr(getattr(src, "fn", None), "arg_names", None)
+  if not isinstance(constants, dict) or not names:
+    return ""
+  parts = []
+  for key, value in constants.items():
+    if isinstance(key, tuple):
+      key = key[0] if len(key) == 1 else None  # a path into a tuple argument: not a grid name
+    if isinstance(key, int) and not isinstance(key, bool):
+      key = names[key] if 0 <= key < len(names) else None
+    if not isinstance(key, str) or not _IDENTIFIER.fullmatch(key):
+      continue
+    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and
+                                   _INT64[0] <= int(value) <= _INT64[1]):
+      parts.append(f"{key}={int(value)}")
+  return ",".join(parts)
+
+
 def _jsonable(value):
   if hasattr(value, "_asdict"):
     return {k: _jsonable(v) for k, v in value._asdict().items()}
@@ -1459,7 +1489,9 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   ~/.triton/cache), when trusted (this user's, writable by no one else: docs/security.md), else
   written out from its asm. Several arguments: one kernel with an image per target.
   `image_kinds`: take only these (names as tkrt_image_kind_name gives them: cubin, ptx, hsaco,
-  host). `allow_native_code`: take a
+  host). A CompiledKernel also gives the integer constexprs it was compiled with (its
+  src.constants; `Kernel.constants`), which grids may then name without `constants=`.
+  `allow_native_code`: take a
   host image `<name>.so` beside a JSON (native code, run in this process by the host backend);
   off by default, when it is left out (named in `targets[i]["native_code_left_out"]`) and a
   host-only output is refused: give it only for folders you trust as your own code."""
@@ -1468,6 +1500,7 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
   if not paths:
     raise TypeError("tkrt.triton.load: give at least one path or compiled kernel")
   resolved = []
+  constants = ""  # the first CompiledKernel's constexprs (every target was compiled with them)
   written = []  # folders written out from a CompiledKernel's asm, removed once loaded
   try:
     if cache_dir is not None:
@@ -1479,6 +1512,7 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
           raise TypeError(f"tkrt.triton.load: {p!r} is a bytes path; give a str or os.PathLike")
         resolved.append(os.path.expanduser(_no_nul(path, "the path")))
       elif hasattr(p, "asm") and hasattr(p, "metadata"):
+        constants = constants or _compiled_constants(p)
         found = _compiled_json(p, cache_dir)
         if not found:
           written.append(_write_compiled(p))
@@ -1486,14 +1520,14 @@ def load(*paths: Any, image_kinds: Optional[Iterable[str]] = None,
         resolved.append(found)
       else:
         raise TypeError(f"tkrt.triton.load: {p!r} is neither a path nor a compiled Triton kernel")
-    return _load_resolved(resolved, image_kinds, allow_native_code)
+    return _load_resolved(resolved, image_kinds, allow_native_code, constants)
   finally:
     for folder in written:
       shutil.rmtree(folder, ignore_errors=True)
 
 
 def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
-                   allow_native_code: bool) -> Kernel:
+                   allow_native_code: bool, constants: str = "") -> Kernel:
   api = _lib.api()
   options = _lib.versioned(_lib.LoadOptions, api.triton_load_options_init)
   if image_kinds:
@@ -1506,6 +1540,7 @@ def _load_resolved(resolved: List[str], image_kinds: Optional[Iterable[str]],
       bits |= 1 << known[kind]
     options.image_kinds = bits
   options.allow_native_code = bool(allow_native_code)
+  options.constants = constants.encode() if constants else None
   c_paths = (ctypes.c_char_p * len(resolved))(*[r.encode() for r in resolved])
   handle = ctypes.c_void_p()
   _lib.check(api.triton_kernel_load(c_paths, len(resolved), ctypes.addressof(options),

@@ -328,7 +328,26 @@ def gpu_alias_and_sizes():
     return ok, "gpu is cuda:0: %s; %s" % (same, refused)
 
 
+def compiled_constants():
+    """Triton's own CompiledKernel (`add_kernel[grid](..., BLOCK=1024)`) gives its constexprs:
+    prepare(grid) needs no constants=, and BLOCK=2048 is refused naming both values."""
+    k = tt.load(add)
+    o = torch.full_like(x, float("nan"))
+    k.prepare("cdiv(n, BLOCK)", device=dev, n=n)(x, y, o)
+    torch.cuda.synchronize()
+    same = np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits)
+    try:
+        k.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 2048}, device=dev, n=n)
+        refused = "not refused"
+    except tt.Error as e:
+        refused = str(e) if "compiled with BLOCK=1024, not 2048" in str(e) else "wrong message: %s" % e
+    return (k.constants.get("BLOCK") == 1024 and same and "not 2048" in refused,
+            "constants %s, bit-identical %s, BLOCK=2048: %s" % (k.constants, same, refused[-120:]))
+
+
 python_check("tkrt.triton: add on PyTorch tensors, bit-identical to Triton's launcher", torch_add)
+python_check("tkrt.triton: Triton's CompiledKernel gives its constexprs (no constants=; another "
+             "value refused)", compiled_constants)
 python_check("tkrt.triton: a CompiledKernel's cache entry found by its hash as Triton names it",
              cache_entry_by_hash)
 python_check("tkrt.triton: device 'gpu' and min_elements on PyTorch tensors", gpu_alias_and_sizes)

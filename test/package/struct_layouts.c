@@ -84,6 +84,7 @@ int main(void) {
   FIELD(tkrt_triton_load_options_t, struct_size);
   FIELD(tkrt_triton_load_options_t, image_kinds);
   FIELD(tkrt_triton_load_options_t, allow_native_code);
+  FIELD(tkrt_triton_load_options_t, constants);
   STRUCT(tkrt_triton_param_t);
   FIELD(tkrt_triton_param_t, name);
   FIELD(tkrt_triton_param_t, type);

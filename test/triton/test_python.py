@@ -549,6 +549,36 @@ print("log later: fine")
     check(from_asm.params == real.params and from_asm.targets[0]["arch"] == real.targets[0]["arch"],
           f"CompiledKernel outside any cache: written out from its asm ({from_asm!r})")
     check(not os.path.exists(from_asm.source), "the folder written out from the asm is removed once loaded")
+    # Its source's constexprs (src.constants: keyed (index,) from Triton 3.3, by name in 3.2):
+    # a grid names them without constants=, a callable grid sees them, and another value is
+    # refused by the C library, naming both (it would compute a grid of another BLOCK over code
+    # compiled for 1024). Non-integer constexprs and tuple paths are not grid names: left out.
+    Src = collections.namedtuple("Src", "fn constants")
+    Fn = collections.namedtuple("Fn", "arg_names")
+    WithSrc = collections.namedtuple("WithSrc", "name hash asm metadata metadata_group src")
+    group = {"add_kernel.json": os.path.join(entry, "add_kernel.json")}
+    arg_names = ["x_ptr", "y_ptr", "out_ptr", "n", "BLOCK"]
+    for label, constants in (("3.3+ index keys", {(4,): 1024, (0, 1): 7, (9,): 3}),
+                             ("3.2 name keys", {"BLOCK": 1024, "DTYPE": "fp16", "NONE": None})):
+      compiled = WithSrc("add_kernel", meta["hash"], {}, {}, group,
+                         Src(Fn(arg_names), constants))
+      known = tt.load(compiled, allow_native_code=True)
+      check(known.constants == {"BLOCK": 1024}, f"{label}: Kernel.constants {known.constants}")
+      out.fill(0)
+      known.prepare("cdiv(n, BLOCK)", device="host", n=N)(x, y, out)
+      dev.synchronize()
+      check(same_bits(out, x + y), f"{label}: prepare(grid) without constants=: out == x + y")
+      out.fill(0)
+      known.prepare(lambda meta: ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],),
+                    device="host", n=N)(x, y, out)
+      dev.synchronize()
+      check(same_bits(out, x + y), f"{label}: a Triton-style grid callable sees BLOCK")
+      expect_raises(tt.Error, "constants \"BLOCK=2048\": kernel 'add_kernel' was compiled with "
+                    "BLOCK=1024, not 2048",
+                    lambda: known.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 2048},
+                                          device="host", n=N),
+                    f"{label}: constants= with another BLOCK is refused")
+    check(tt.load(by_group).constants == {}, "a CompiledKernel without src: no constants known")
     # A cache's entries are read as the C loader reads files: a symbolic link is not followed
     # and a FIFO does not block; neither is taken for the kernel's entry.
     for kind in ("symlink", "fifo"):

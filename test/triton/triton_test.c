@@ -748,6 +748,81 @@ static void host_call_single(void) {
   tkrt_device_release(device);
 }
 
+/* The constexprs a kernel was compiled with (tkrt_triton_load_options_t.constants, what a Triton
+ * CompiledKernel's src.constants gives): the grid names them without a variant giving them, a
+ * variant that gives one another value is refused, and what is not NAME=INTEGER is refused at
+ * load. */
+static void compiled_constants(void) {
+  tkrt_device_t* device = open_host();
+  if (!device) TKRT_TEST_SKIP("no host backend");
+  char dir[1024];
+  make_add_dir("compiled_constants", g_host[2], NULL, dir, sizeof(dir));
+  const char* path = dir;
+  tkrt_triton_load_options_t options;
+  tkrt_triton_load_options_init(&options);
+  options.allow_native_code = true;
+  options.constants = " BLOCK = 1024, EVEN=true";
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, &options, &k));
+  EXPECT_STREQ(tkrt_triton_kernel_constants(k), "BLOCK=1024,EVEN=1");
+
+  tkrt_triton_scalar_t n = {"n", false, 5000, 0};
+  tkrt_triton_variant_t variant = {k, "cdiv(n, BLOCK)", {0, 0, 0}, NULL, NULL};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = &variant;
+  desc.variant_count = 1;
+  desc.scalars = &n;
+  desc.scalar_count = 1;
+  tkrt_call_t* call = NULL;
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call)); /* BLOCK from the kernel */
+  EXPECT_EQ_U64(tkrt_call_get_desc(call)->configs[0].grid[0], 5);
+  EXPECT_EQ_U64(run_add(device, call, 5000, NULL, 0), 0);
+  tkrt_call_release(call);
+  call = NULL;
+  variant.constants = "BLOCK=1024"; /* the same value: fine */
+  ASSERT_OK(tkrt_triton_call_create(&desc, &call));
+  tkrt_call_release(call);
+  call = NULL;
+  /* Another value would compute half the grid over code compiled for 1024: refused, naming both,
+   * for a grid expression, for a bound launch and for a fixed grid alike. */
+  variant.constants = "BLOCK=2048";
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "variant 0 of 'add_kernel': constants \"BLOCK=2048\": kernel 'add_kernel' was "
+                "compiled with BLOCK=1024, not 2048");
+  EXPECT_TRUE(call == NULL);
+  tkrt_triton_bound_t* bound = NULL;
+  tkrt_triton_bound_options_t bound_options;
+  tkrt_triton_bound_options_init(&bound_options);
+  bound_options.device = device;
+  EXPECT_STATUS(tkrt_triton_bound_create(&desc, &bound_options, &bound),
+                TKRT_STATUS_INVALID_ARGUMENT, "was compiled with BLOCK=1024, not 2048");
+  EXPECT_TRUE(bound == NULL);
+  variant.grid = NULL;
+  variant.grid_dims[0] = 5;
+  variant.grid_dims[1] = variant.grid_dims[2] = 1;
+  EXPECT_STATUS(tkrt_triton_call_create(&desc, &call), TKRT_STATUS_INVALID_ARGUMENT,
+                "was compiled with BLOCK=1024, not 2048");
+  tkrt_triton_kernel_release(k);
+  k = NULL;
+
+  /* Not NAME=INTEGER at load: refused, nothing loaded. */
+  options.constants = "BLOCK=1024,DTYPE=fp16";
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "tkrt_triton_load_options_t.constants: constants \"BLOCK=1024,DTYPE=fp16\": the "
+                "value of 'DTYPE' is not an integer");
+  EXPECT_TRUE(k == NULL);
+  options.constants = "BLOCK=1,BLOCK=2";
+  EXPECT_STATUS(tkrt_triton_kernel_load(&path, 1, &options, &k), TKRT_STATUS_INVALID_ARGUMENT,
+                "'BLOCK' is bound twice");
+  /* None given: "" and no rule. */
+  options.constants = NULL;
+  ASSERT_OK(tkrt_triton_kernel_load(&path, 1, &options, &k));
+  EXPECT_STREQ(tkrt_triton_kernel_constants(k), "");
+  tkrt_triton_kernel_release(k);
+  tkrt_device_release(device);
+}
+
 static void host_call_autotuned(void) {
   tkrt_device_t* device = open_host();
   if (!device) TKRT_TEST_SKIP("no host backend");
@@ -2631,6 +2706,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
     TKRT_TEST_CASE(shared_multi_target), TKRT_TEST_CASE(bad_files),
     TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
+    TKRT_TEST_CASE(compiled_constants),
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(cache_entry_check),
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
