@@ -676,6 +676,7 @@ fail:
 typedef struct tkrt_bound_grid_user {
   const tkrt_triton_bound_t* bound;
   const int64_t* values;
+  const uint32_t* grids; /* the caller's, 3 per variant (tkrt_triton_bound_launch_with); or NULL */
 } tkrt_bound_grid_user_t;
 
 static tkrt_status_t tkrt_bound_grid(void* user, size_t config, uint32_t out_grid[3]) {
@@ -683,6 +684,10 @@ static tkrt_status_t tkrt_bound_grid(void* user, size_t config, uint32_t out_gri
   if (config >= u->bound->variant_count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INTERNAL, "'%s': config %zu of %zu", u->bound->name,
                             config, u->bound->variant_count);
+  }
+  if (u->grids) {
+    memcpy(out_grid, &u->grids[3 * config], 3 * sizeof(*out_grid));
+    return NULL;
   }
   tkrt_status_t status = tkrt_triton_grid_run(u->bound->programs[config], u->values,
                                               u->bound->param_count, out_grid);
@@ -1065,7 +1070,8 @@ static tkrt_status_t tkrt_bound_min_check(const tkrt_triton_bound_t* b, size_t m
 
 static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
                                        const tkrt_triton_arg_t* args, size_t arg_count,
-                                       tkrt_launch_decision_t* decision, uint32_t flags) {
+                                       const uint32_t* grids, tkrt_launch_decision_t* decision,
+                                       uint32_t flags) {
   if (arg_count != b->param_count) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                             "'%s' takes %zu arguments (its parameters); %zu were given", b->name,
@@ -1154,7 +1160,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
     for (size_t a = 0; a < b->alias_count; ++a) {
       buffers[b->buffer_count + a] = buffers[b->alias_buffers[a]];
     }
-    tkrt_bound_grid_user_t grid_user = {b, values};
+    tkrt_bound_grid_user_t grid_user = {b, values, grids};
     /* The runtime's launch: its tuner decides autotuned calls. */
     tkrt_call_launch_args_t launch;
     tkrt_call_launch_args_init(&launch);
@@ -1183,6 +1189,7 @@ static tkrt_status_t tkrt_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream
 /* Counts the launch in for the time it runs (see tkrt_triton_bound_close). */
 static tkrt_status_t tkrt_bound_launch_counted(const tkrt_triton_bound_t* cb, tkrt_stream_t stream,
                                                const tkrt_triton_arg_t* args, size_t arg_count,
+                                               const uint32_t* grids,
                                                tkrt_launch_decision_t* decision, uint32_t flags,
                                                const char* what) {
   if (!cb || (arg_count && !args)) {
@@ -1200,7 +1207,7 @@ static tkrt_status_t tkrt_bound_launch_counted(const tkrt_triton_bound_t* cb, tk
     if (!atomic_load_explicit(&b->launched, memory_order_relaxed)) {
       atomic_store_explicit(&b->launched, true, memory_order_relaxed);
     }
-    status = tkrt_bound_launch(b, stream, args, arg_count, decision, flags);
+    status = tkrt_bound_launch(b, stream, args, arg_count, grids, decision, flags);
   }
   if (atomic_fetch_sub(&b->inflight, 1) == 1 && atomic_load(&b->closed)) {
     pthread_mutex_lock(&b->close_lock);
@@ -1213,13 +1220,45 @@ static tkrt_status_t tkrt_bound_launch_counted(const tkrt_triton_bound_t* cb, tk
 tkrt_status_t tkrt_triton_bound_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
                                        const tkrt_triton_arg_t* args, size_t arg_count,
                                        tkrt_launch_decision_t* decision) {
-  return tkrt_bound_launch_counted(b, stream, args, arg_count, decision, 0,
+  return tkrt_bound_launch_counted(b, stream, args, arg_count, NULL, decision, 0,
                                    "tkrt_triton_bound_launch");
 }
 
 tkrt_status_t tkrt_triton_bound_try_launch(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
                                            const tkrt_triton_arg_t* args, size_t arg_count,
                                            tkrt_launch_decision_t* decision) {
-  return tkrt_bound_launch_counted(b, stream, args, arg_count, decision, TKRT_CALL_LAUNCH_NO_WAIT,
-                                   "tkrt_triton_bound_try_launch");
+  return tkrt_bound_launch_counted(b, stream, args, arg_count, NULL, decision,
+                                   TKRT_CALL_LAUNCH_NO_WAIT, "tkrt_triton_bound_try_launch");
+}
+
+void tkrt_triton_bound_launch_options_init(tkrt_triton_bound_launch_options_t* options) {
+  memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+tkrt_status_t tkrt_triton_bound_launch_with(const tkrt_triton_bound_t* b, tkrt_stream_t stream,
+                                            const tkrt_triton_arg_t* args, size_t arg_count,
+                                            const tkrt_triton_bound_launch_options_t* caller,
+                                            tkrt_launch_decision_t* decision) {
+  tkrt_triton_bound_launch_options_t options;
+  tkrt_triton_bound_launch_options_init(&options);
+  if (caller) {
+    TKRT_RETURN_IF_ERROR(tkrt_versioned_read(&options, sizeof(options), caller,
+                                             "tkrt_triton_bound_launch_with"));
+  }
+  if (b && options.grids) {
+    if (options.grid_count != 3 * b->variant_count) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "'%s': %zu grid values given; its %zu variant%s take %zu (3 each)",
+                              b->name, options.grid_count, b->variant_count,
+                              b->variant_count == 1 ? "" : "s", 3 * b->variant_count);
+    }
+  } else if (options.grid_count) {
+    return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                            "tkrt_triton_bound_launch_with: grid_count %zu without grids",
+                            options.grid_count);
+  }
+  return tkrt_bound_launch_counted(b, stream, args, arg_count, options.grids, decision,
+                                   options.no_wait ? TKRT_CALL_LAUNCH_NO_WAIT : 0,
+                                   "tkrt_triton_bound_launch_with");
 }

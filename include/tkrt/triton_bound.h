@@ -144,6 +144,29 @@ TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_try_launch(const tkrt_tri
                                                                   size_t arg_count,
                                                                   tkrt_launch_decision_t* decision);
 
+/* Options of tkrt_triton_bound_launch_with. */
+typedef struct tkrt_triton_bound_launch_options {
+  size_t struct_size;
+  /* Never wait: as tkrt_triton_bound_try_launch. */
+  bool no_wait;
+  /* This launch's grid of every variant, in place of the grid each variant's program would
+   * compute: grids[3 * v + d] is dimension d of variant v (each 0..2^32-1; a 0 makes the launch a
+   * no-op, as a grid of 0 does), for callers that compute grids themselves, as Triton's grid
+   * callables of the launch's arguments. grid_count must be 3 x the variants. NULL: the programs. */
+  const uint32_t* grids;
+  size_t grid_count;
+} tkrt_triton_bound_launch_options_t;
+
+TKRT_API void tkrt_triton_bound_launch_options_init(tkrt_triton_bound_launch_options_t* options);
+
+/* tkrt_triton_bound_launch (or, with no_wait, tkrt_triton_bound_try_launch) with `options`
+ * (NULL: none): the same checks, and a grid_count that is not 3 x the variants is
+ * INVALID_ARGUMENT before anything is enqueued. */
+TKRT_MUST_USE TKRT_API tkrt_status_t tkrt_triton_bound_launch_with(
+    const tkrt_triton_bound_t* bound, tkrt_stream_t stream, const tkrt_triton_arg_t* args,
+    size_t arg_count, const tkrt_triton_bound_launch_options_t* options,
+    tkrt_launch_decision_t* decision);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,7 +24,8 @@ __all__ = [
     "core_library_path", "load_library", "load_core_library", "address", "check_one_copy",
     "Api", "api", "api_if_loaded", "raise_status", "check", "versioned", "SIGNATURES", "lock",
     "DeviceOptions", "DeviceInfo", "BackendDescription", "TunerOptions", "TuneReport",
-    "LoadOptions", "Param", "Target", "RuntimeOptions", "BoundOptions", "TritonArg", "KernelDesc",
+    "LoadOptions", "Param", "Target", "RuntimeOptions", "BoundOptions", "BoundLaunchOptions",
+    "TritonArg", "KernelDesc",
     "Scalar", "Variant", "CallDesc", "TMA_MAX_RANK", "UNKNOWN_SIZE", "ARG_DEFAULT", "ARG_POINTER",
     "ARG_INT", "ARG_FLOAT", "ARG_DESCRIPTOR", "ARG_UINT", "c_integer",
 ]
@@ -228,6 +229,11 @@ class BoundOptions(ctypes.Structure):  # tkrt_triton_bound_options_t (tkrt/trito
               ("min_element_count", ctypes.c_size_t)]
 
 
+class BoundLaunchOptions(ctypes.Structure):  # tkrt_triton_bound_launch_options_t
+  _fields_ = [("struct_size", ctypes.c_size_t), ("no_wait", ctypes.c_bool),
+              ("grids", ctypes.POINTER(ctypes.c_uint32)), ("grid_count", ctypes.c_size_t)]
+
+
 class TritonArg(ctypes.Structure):  # tkrt_triton_arg_t (tkrt/triton_bound.h)
   _fields_ = [("kind", ctypes.c_uint32), ("rank", ctypes.c_uint32), ("ptr", ctypes.c_uint64),
               ("size", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double),
@@ -350,6 +356,17 @@ class Api:
     self.bound_try_launch.restype = ctypes.c_void_p
     self.bound_try_launch.argtypes = launch_types
     self.would_wait = self.status_would_wait()  # the status the try answers where it would wait
+    # The same two with options (a caller's grids, Triton's grid callables): may wait (CDLL),
+    # and with no_wait set, through PyDLL.
+    with_types = [_c_p, _c_p, _c_p, ctypes.c_size_t, _c_p, _c_p]
+    self.bound_launch_with = lib.tkrt_triton_bound_launch_with
+    self.bound_try_launch_with = pylib.tkrt_triton_bound_launch_with
+    for fn in (self.bound_launch_with, self.bound_try_launch_with):
+      fn.restype = ctypes.c_void_p
+      fn.argtypes = with_types
+    self.bound_launch_options_init = lib.tkrt_triton_bound_launch_options_init
+    self.bound_launch_options_init.restype = None
+    self.bound_launch_options_init.argtypes = [_c_p]
     self.library_name = lib._name
     self.default_runtime = None  # tkrt_runtime_default(), on first use (_runtime())
 

@@ -799,8 +799,10 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                         f"'{next(iter(keywords))}' (a launch takes the arguments and stream=)")
       self._launch_ctypes(args, stream)
 
-  def _launch_ctypes(self, args: Sequence[Any], stream: Any) -> None:
-    """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch. PyTorch
+  def _launch_ctypes(self, args: Sequence[Any], stream: Any, grids: Any = None) -> None:
+    """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch (with
+    `grids`, a tkrt_triton_bound_launch_options_t carrying this launch's grids: one
+    tkrt_triton_bound_launch_with). PyTorch
     tensors whose class, dtype and device are what the launch takes go the short way
     (_torch_fast: data_ptr() into a reused argument array); anything else, and anything off,
     the general reader (_convert), which explains what is wrong."""
@@ -822,17 +824,26 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
       if bound is None:  # closed by another thread while the arguments were read
         _closed(self)
       api = _lib.api()
+      if grids is not None:
+        wait = lambda: api.bound_launch_with(bound, handle or None, c_args, self._param_count,
+                                             ctypes.addressof(grids[1]), None)
+      else:
+        wait = lambda: api.bound_launch(bound, handle or None, c_args, self._param_count, None)
       if self._synchronous or keep:
         # Arrays no stream order protects (the host backend's; DLPack capsules on a GPU): the
         # launch is waited for before the arrays may go, with the GIL released (CDLL).
-        status = api.bound_launch(bound, handle or None, c_args, self._param_count, None)
+        status = wait()
         if not status:
           status = api.stream_synchronize(self.device._handle, handle or None)
         flush_logs()
       else:
-        status = api.bound_try_launch(bound, handle or None, c_args, self._param_count, None)
+        if grids is not None:
+          status = api.bound_try_launch_with(bound, handle or None, c_args, self._param_count,
+                                             ctypes.addressof(grids[0]), None)
+        else:
+          status = api.bound_try_launch(bound, handle or None, c_args, self._param_count, None)
         if status == api.would_wait:  # a decision, a new key value, scratch: GIL released
-          status = api.bound_launch(bound, handle or None, c_args, self._param_count, None)
+          status = wait()
           flush_logs()
       del keep  # the capsules lived until the launch had run (synchronous) or was queued
     finally:
@@ -1095,6 +1106,65 @@ if _native is not None:
   _native._vectorcall_subclass(PreparedLaunch)
 
 
+class _GridCallableLaunch(PreparedLaunch):  # type: ignore[misc, valid-type]
+  """A PreparedLaunch whose grids are Triton-style callables: a launch given every argument
+  calls each variant's grid with the meta-parameters of that launch (its arguments by name, the
+  constexprs, num_warps, num_stages), as `kernel[grid](...)` does, and hands the grids to the C
+  library (tkrt_triton_bound_launch_with, on the ctypes path); a launch given the arrays only
+  takes the grid prepare() computed from its scalars."""
+
+  _grid_calls: Tuple[Tuple[Any, Dict[str, Any], Tuple[int, int, int]], ...] = ()
+
+  def __call__(self, *args: Any, **keywords: Any) -> None:
+    stream = keywords.pop("stream", None)
+    if keywords:
+      raise TypeError(f"launching {self.kernel.name}: unexpected keyword argument "
+                      f"'{next(iter(keywords))}' (a launch takes the arguments and stream=)")
+    if len(args) != len(self._names):
+      if _native is not None:
+        return super().__call__(*args, stream=stream)
+      return self._launch_ctypes(args, stream)
+    values = []
+    for fn, base, dims in self._grid_calls:
+      if fn is not None:
+        meta = dict(base)
+        meta.update(zip(self._names, args))
+        dims = _grid_dims(fn(meta), self.kernel.name)
+      values.extend(dims)
+    grids = (ctypes.c_uint32 * len(values))(*values)
+    # Two option structs: the one that never waits (tried with the GIL) and the one that may.
+    options = []
+    for no_wait in (True, False):
+      o = _lib.versioned(_lib.BoundLaunchOptions, _lib.api().bound_launch_options_init)
+      o.no_wait = no_wait
+      o.grids = grids
+      o.grid_count = len(values)
+      options.append(o)
+    self._launch_ctypes(args, stream, (options[0], options[1], grids))
+
+
+def _grid_dims(grid: Any, kernel_name: str) -> Tuple[int, int, int]:
+  """A grid callable's result as three dimensions: an int or a tuple of 1 to 3 ints, each in
+  0..2^32-1 (a ValueError naming the kernel otherwise)."""
+  if isinstance(grid, numbers.Integral):
+    grid = (grid,)
+  try:
+    if isinstance(grid, (str, bytes)):
+      raise TypeError
+    grid = tuple(grid)
+  except TypeError:
+    raise TypeError(f"launching {kernel_name}: the grid callable returned {grid!r}, not a tuple "
+                    f"of 1 to 3 integers") from None
+  if not 1 <= len(grid) <= 3 or not all(isinstance(g, numbers.Integral) for g in grid):
+    raise ValueError(f"launching {kernel_name}: the grid callable returned {grid!r}, not a "
+                     f"tuple of 1 to 3 integers")
+  dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+  if not all(0 <= g < 2**32 for g in dims):
+    raise ValueError(f"launching {kernel_name}: grid {grid!r}: each dimension must be in "
+                     f"0..2^32-1")
+  return dims
+
+
 def _operator_index(value: Any) -> int:
   if isinstance(value, bool):
     raise TypeError("bool")
@@ -1184,7 +1254,10 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   key_names = _key_names(kernel, key)
   signature, fixed = _signature(kernel, signature, fixed)
   unsigned = (unsigned,) if isinstance(unsigned, str) else tuple(unsigned)
-  cache_key = (tuple((id(v.kernel), g, v.constants, v.description) for v, g in zip(variants, grids)),
+  # A grid callable is part of the key (its result at prepare is not: it is called again at each
+  # launch given every argument); the cached launch keeps the variants, and so the callables, alive.
+  cache_key = (tuple((id(v.kernel), g, id(v.grid) if callable(v.grid) else None, v.constants,
+                      v.description) for v, g in zip(variants, grids)),
                dev.backend, dev.ordinal, tuple((k, type(v), v) for k, v in scalars.items()),
                tuple(inout), id(tuner) if len(variants) > 1 else None, name, minimum, key_names,
                signature, tuple((k, type(v), v) for k, v in fixed.items()), unsigned)
@@ -1254,8 +1327,18 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
   _lib.check(api.triton_bound_create(ctypes.addressof(desc), ctypes.addressof(options),
                                  ctypes.byref(bound)),
          f"preparing {kernel.name} on {dev.backend}:{dev.ordinal}")
+  # Triton-style grid callables are called again at each launch given every argument: every
+  # variant's grid must then be one, or fixed integers (an expression would need evaluating here).
+  callables = [callable(v.grid) for v in variants]
+  if any(callables):
+    for v, is_callable, (grid, dims) in zip(variants, callables, grids):
+      if not is_callable and grid:
+        api.triton_bound_destroy(bound)
+        raise ValueError(f"tkrt.triton.prepare: variant grids mix callables with the expression "
+                         f"{grid.decode()!r}: give every variant a callable (or fixed integers)")
   try:
-    prepared = PreparedLaunch(bound.value, runtime, kernel, dev, scalars, chosen_tuner,
+    launch_class = _GridCallableLaunch if any(callables) else PreparedLaunch
+    prepared = launch_class(bound.value, runtime, kernel, dev, scalars, chosen_tuner,
                               sized=len(variants) > 1 and bool(inout), variant_count=len(variants),
                               sized_arrays=bool(minimum), signature=signature, fixed=fixed,
                               key=key_names,
@@ -1264,6 +1347,13 @@ def prepare(variants: Union[Variant, Sequence[Variant]], *, device: Any = None,
     api.triton_bound_destroy(bound)
     raise
   prepared._variants = variants  # keeps the kernels, whose ids are in the key, alive
+  if any(callables):
+    prepared._grid_calls = tuple(
+        (v.grid if is_callable else None,
+         dict(v.kernel.constants, **_constants_dict(v.constants), num_warps=v.kernel.num_warps,
+              num_stages=v.kernel.num_stages),
+         dims)
+        for v, is_callable, (_, dims) in zip(variants, callables, grids))
   with _lock:
     kept = _prepared.setdefault(cache_key, prepared)
   if kept is not prepared:  # another thread prepared the same meanwhile; ours never launched

@@ -142,6 +142,11 @@ int main(void) {
   FIELD(tkrt_runtime_options_t, device);
   FIELD(tkrt_runtime_options_t, tuner);
   FIELD(tkrt_runtime_options_t, read_environment);
+  STRUCT(tkrt_triton_bound_launch_options_t);
+  FIELD(tkrt_triton_bound_launch_options_t, struct_size);
+  FIELD(tkrt_triton_bound_launch_options_t, no_wait);
+  FIELD(tkrt_triton_bound_launch_options_t, grids);
+  FIELD(tkrt_triton_bound_launch_options_t, grid_count);
   STRUCT(tkrt_triton_bound_options_t);
   FIELD(tkrt_triton_bound_options_t, struct_size);
   FIELD(tkrt_triton_bound_options_t, runtime);

@@ -578,6 +578,33 @@ print("log later: fine")
                     lambda: known.prepare("cdiv(n, BLOCK)", constants={"BLOCK": 2048},
                                           device="host", n=N),
                     f"{label}: constants= with another BLOCK is refused")
+    # A Triton-style grid callable is called again at each launch given every argument, with
+    # that launch's meta-parameters (its arguments, arrays too, the constexprs, num_warps):
+    # prepared for n = 1024 (one program), a launch with n = N covers all N. The arrays-only form
+    # keeps prepare's grid. A callable that returns no grid is refused before anything runs.
+    calls = []
+    def grid(meta):
+      calls.append(sorted(meta))
+      return ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],)
+    known = tt.load(WithSrc("add_kernel", meta["hash"], {}, {}, group,
+                            Src(Fn(arg_names), {(4,): 1024})), allow_native_code=True)
+    per_launch = known.prepare(grid, device="host", n=1024)
+    out.fill(0)
+    per_launch(x, y, out, N)
+    check(same_bits(out, x + y), "a grid callable follows the launch's n (all N elements)")
+    check(calls and {"x_ptr", "y_ptr", "out_ptr", "n", "BLOCK", "num_warps"} <= set(calls[-1]),
+          f"its meta holds the arguments, the constexprs and num_warps ({calls[-1] if calls else None})")
+    out.fill(0)
+    per_launch(x, y, out)
+    check(same_bits(out[:1024], (x + y)[:1024]) and not out[1024:].any(),
+          "the arrays-only form keeps prepare's grid (one program of 1024)")
+    bad = known.prepare(lambda meta: (1,) if meta["n"] == 1024 else "many", device="host", n=1024)
+    expect_raises(TypeError, "the grid callable returned 'many'", lambda: bad(x, y, out, N),
+                  "a grid callable that returns no grid")
+    expect_raises(ValueError, "variant grids mix callables with the expression",
+                  lambda: tt.prepare([known.variant(grid), known.variant("cdiv(n, BLOCK)")],
+                                     device="host", n=N),
+                  "callables and expressions are not mixed")
     check(tt.load(by_group).constants == {}, "a CompiledKernel without src: no constants known")
     # A cache's entries are read as the C loader reads files: a symbolic link is not followed
     # and a FIFO does not block; neither is taken for the kernel's entry.

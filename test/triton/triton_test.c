@@ -1800,6 +1800,36 @@ static void bound_host(void) {
     wrong += i < 2048 ? memcmp(&out[i], &want, 4) != 0 : memcmp(&out[i], &untouched, 4) != 0;
   }
   EXPECT_EQ_U64(wrong, 0);
+
+  /* The caller's grid for this launch (tkrt_triton_bound_launch_with: Triton's grid callables):
+   * 2 programs of 256 although n = 4096 makes the program say 16. Then a wrong count of grid
+   * values is refused before anything is enqueued. */
+  EXPECT_OK(tkrt_memset_async(device, a.dout, 0xFF, (size_t)a.n * 4, NULL));
+  bound_args(&a, args, 4096);
+  const uint32_t grids[3] = {2, 1, 1};
+  tkrt_triton_bound_launch_options_t launch_options;
+  tkrt_triton_bound_launch_options_init(&launch_options);
+  launch_options.grids = grids;
+  launch_options.grid_count = 3;
+  EXPECT_OK(tkrt_triton_bound_launch_with(bound, NULL, args, 4, &launch_options, NULL));
+  EXPECT_OK(tkrt_memcpy_dtoh_async(device, out, a.dout, (size_t)a.n * 4, NULL));
+  EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+  wrong = 0;
+  for (int i = 0; i < a.n; ++i) {
+    float want = a.x[i] + a.y[i];
+    uint32_t untouched = 0xFFFFFFFFu;
+    wrong += i < 512 ? memcmp(&out[i], &want, 4) != 0 : memcmp(&out[i], &untouched, 4) != 0;
+  }
+  EXPECT_EQ_U64(wrong, 0);
+  launch_options.grid_count = 6;
+  EXPECT_STATUS(tkrt_triton_bound_launch_with(bound, NULL, args, 4, &launch_options, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT,
+                "'add_kernel': 6 grid values given; its 1 variant take 3 (3 each)");
+  launch_options.grids = NULL;
+  EXPECT_STATUS(tkrt_triton_bound_launch_with(bound, NULL, args, 4, &launch_options, NULL),
+                TKRT_STATUS_INVALID_ARGUMENT, "grid_count 6 without grids");
+  /* No options: as tkrt_triton_bound_launch (the program's grid). */
+  EXPECT_EQ_U64(bound_add(bound, &a, 4096, NULL), 0);
   free(out);
   tkrt_triton_bound_destroy(bound);
   bound = NULL;
