@@ -345,7 +345,28 @@ def compiled_constants():
             "constants %s, bit-identical %s, BLOCK=2048: %s" % (k.constants, same, refused[-120:]))
 
 
+def grid_callable_per_launch():
+    """A Triton-style grid callable (triton.cdiv of the meta-parameters), prepared for one program
+    of 1024 and called again at a launch given every argument: covers all n, bit-identical to
+    Triton's own launch; the arrays-only launch (native path) keeps prepare's grid."""
+    launch = tt.load(add).prepare(lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),),
+                                  device=dev, n=1024)
+    o = torch.full_like(x, float("nan"))
+    launch(x, y, o, n)
+    torch.cuda.synchronize()
+    full = np.array_equal(o.cpu().numpy().view(np.uint32), triton_bits)
+    o2 = torch.zeros_like(x)
+    launch(x, y, o2)
+    torch.cuda.synchronize()
+    first = o2.cpu().numpy()
+    kept = (np.array_equal(first[:1024].view(np.uint32), triton_bits[:1024])
+            and not first[1024:].any())
+    return full and kept, "per-launch grid %s, arrays-only keeps one program %s" % (full, kept)
+
+
 python_check("tkrt.triton: add on PyTorch tensors, bit-identical to Triton's launcher", torch_add)
+python_check("tkrt.triton: a Triton-style grid callable follows each launch's arguments",
+             grid_callable_per_launch)
 python_check("tkrt.triton: Triton's CompiledKernel gives its constexprs (no constants=; another "
              "value refused)", compiled_constants)
 python_check("tkrt.triton: a CompiledKernel's cache entry found by its hash as Triton names it",
