@@ -799,6 +799,16 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
                         f"'{next(iter(keywords))}' (a launch takes the arguments and stream=)")
       self._launch_ctypes(args, stream)
 
+  def launch_grid(self, grid: Any, *args: Any, stream: Any = None) -> None:
+    """Launches with every argument and this grid (an int or 1 to 3 ints) for every variant, in
+    place of the grids prepare() was given: for a caller that computes the grid itself, as
+    Triton's launcher is handed one (tkrt_triton_bound_launch_with; the ctypes path)."""
+    dims = _grid_dims(grid, self.kernel.name)
+    if len(args) != len(self._names):
+      raise TypeError(f"{self._where}: launch_grid takes all {len(self._names)} arguments "
+                      f"({', '.join(self._names)}); got {len(args)}")
+    self._launch_ctypes(args, stream, _grid_options(dims * self.variant_count))
+
   def _launch_ctypes(self, args: Sequence[Any], stream: Any, grids: Any = None) -> None:
     """The ctypes path: the arguments read here, then one tkrt_triton_bound_launch (with
     `grids`, a tkrt_triton_bound_launch_options_t carrying this launch's grids: one
@@ -1131,16 +1141,21 @@ class _GridCallableLaunch(PreparedLaunch):  # type: ignore[misc, valid-type]
         meta.update(zip(self._names, args))
         dims = _grid_dims(fn(meta), self.kernel.name)
       values.extend(dims)
-    grids = (ctypes.c_uint32 * len(values))(*values)
-    # Two option structs: the one that never waits (tried with the GIL) and the one that may.
-    options = []
-    for no_wait in (True, False):
-      o = _lib.versioned(_lib.BoundLaunchOptions, _lib.api().bound_launch_options_init)
-      o.no_wait = no_wait
-      o.grids = grids
-      o.grid_count = len(values)
-      options.append(o)
-    self._launch_ctypes(args, stream, (options[0], options[1], grids))
+    self._launch_ctypes(args, stream, _grid_options(values))
+
+
+def _grid_options(values: Sequence[int]):
+  """(options that never wait, options that may, the grids they point at): the
+  tkrt_triton_bound_launch_options_t pair of a launch with these grids (3 per variant)."""
+  grids = (ctypes.c_uint32 * len(values))(*values)
+  options = []
+  for no_wait in (True, False):
+    o = _lib.versioned(_lib.BoundLaunchOptions, _lib.api().bound_launch_options_init)
+    o.no_wait = no_wait
+    o.grids = grids
+    o.grid_count = len(values)
+    options.append(o)
+  return options[0], options[1], grids
 
 
 def _grid_dims(grid: Any, kernel_name: str) -> Tuple[int, int, int]:

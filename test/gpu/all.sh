@@ -6,7 +6,7 @@
 # its launch benchmark). Each gets what is left of TKRT_GPU_BUDGET_S seconds (default 560) and
 # writes its log under $OUT/<name>/; a script that does not fit is reported as NOT RUN. Prints one
 # line per script and exits 1 when one failed or did not run.
-#   test/gpu/all.sh [run|vectors|xla|triton|exchange|perf|torch|kernels|embed|docs|versions ...]
+#   test/gpu/all.sh [run|vectors|xla|triton|exchange|perf|torch|kernels|embed|docs|versions|launcher ...]
 #   (default: run vectors xla triton)
 # "exchange" is run_exchange.sh (issue 26, the tuner's decision exchange: 4 ranks sharing one GPU
 # under jax.distributed and under a torch TCPStore; under 4 minutes: give it a call of its own).
@@ -20,7 +20,8 @@
 # set). "docs" is run_docs.sh (issue 32: the code blocks README.md and docs/ mark gpu=NAME, with
 # JAX; under a minute after run_triton.sh's build). "versions" is run_versions.sh (issue 34: every
 # Triton release's CUDA output in test/data/triton-versions launched through the CLI and tkrt.triton
-# against NumPy; about a minute after run_triton.sh's build). Needs only the repository: each script builds what
+# against NumPy; about a minute after run_triton.sh's build). "launcher" is run_launcher.sh (issue
+# 33: tkrt as Triton's launcher, with no C compiler on PATH, against Triton's own). Needs only the repository: each script builds what
 # it runs, and the data comes from test/data (nothing to stage or carry).
 set -uo pipefail
 
@@ -45,7 +46,8 @@ for name in "$@"; do
     embed) command=(bash "$root/test/gpu/run_embed.sh") ;;
     docs) command=(bash "$root/test/gpu/run_docs.sh") ;;
     versions) command=(bash "$root/test/gpu/run_versions.sh") ;;
-    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf, torch, kernels, embed, docs, versions)"; exit 2 ;;
+    launcher) command=(bash "$root/test/gpu/run_launcher.sh") ;;
+    *) echo "all.sh: unknown check '$name' (run, vectors, xla, triton, exchange, perf, torch, kernels, embed, docs, versions, launcher)"; exit 2 ;;
   esac
   left=$((budget - (SECONDS - started)))
   if [ "$left" -lt 30 ]; then
@@ -61,7 +63,7 @@ for name in "$@"; do
   [ "$rc" = 0 ] || { verdict="FAIL (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"; failures=$((failures + 1)); }
   lines+=("$(printf '%-8s %s in %d s' "$name" "$verdict" $((SECONDS - begin)))")
   # The log's verdict lines, so the summary says what failed without opening the files.
-  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:|KERNELS:|EMBED:|DOCS:|VERSIONS:|  add3: |  wide17: |  descriptor " "$out/$name"/*.txt \
+  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:|KERNELS:|EMBED:|DOCS:|VERSIONS:|LAUNCHER:|  add3: |  wide17: |  descriptor " "$out/$name"/*.txt \
     "$out/$name"/*.log 2>/dev/null | sort -u | tail -n 25 | sed "s/^/  [$name] /"
 done
 echo
