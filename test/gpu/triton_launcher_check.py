@@ -76,7 +76,7 @@ def main():
   triton.knobs.runtime.launch_enter_hook = triton.knobs.runtime.launch_exit_hook = None
 
   out3 = torch.zeros_like(x)
-  compiled[(triton.cdiv(n, 1024), 1, 1)](x, y, out3, n)  # the CompiledKernel's own launcher
+  compiled[(triton.cdiv(n, 1024), 1, 1)](x, y, out3, n, 1024)  # every argument, BLOCK too
   results["compiled_getitem"] = out3.cpu().numpy()
 
   out4 = torch.empty_like(x)
