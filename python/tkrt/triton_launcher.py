@@ -43,7 +43,11 @@ def installed() -> bool:
 
 
 def _triton_modules():
-  import triton
+  try:
+    import triton
+  except ImportError as e:
+    raise RuntimeError(f"tkrt.triton_launcher: Triton is not installed in this Python ({e}); "
+                       f"there is no launcher to replace") from None
   from triton.backends.driver import GPUDriver
   from triton.backends.nvidia import driver as nvidia
   from triton.compiler import compiler

@@ -104,7 +104,8 @@ def main():
       failures.append(name)
   s = launcher.stats()
   print(f"stats: {s}; hooks {hooks}")
-  if s["tkrt_kernels"] < 3 or s["tkrt_launches"] < 6 or s["fallback_kernels"]:
+  # add, scale, matmul; add twice by kernel[grid], once by compiled[grid], scale and matmul once.
+  if s["tkrt_kernels"] != 3 or s["tkrt_launches"] != 5 or s["fallback_kernels"]:
     failures.append(f"stats {s}: expected every kernel and launch through tkrt, no fallback")
   if hooks != ["enter", "exit", "enter", "exit"]:
     failures.append(f"launch hooks called {hooks}")
