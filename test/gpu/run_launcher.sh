@@ -34,4 +34,9 @@ env -u CC PATH="$work/empty-bin" TRITON_CACHE_DIR="$work/cache-tkrt" \
   PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0" \
   TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" \
   TKRT_TUNE_DIR=off TKRT_CACHE_DIR="$work/tkrt-cache" \
-  "$python" "$here/triton_launcher_check.py" tkrt "$work/baseline.npz"
+  "$python" "$here/triton_launcher_check.py" tkrt "$work/baseline.npz" || fail "tkrt as the launcher (above)"
+# The launch benchmark: kernel[grid] with Triton's launcher and with tkrt installed, interleaved.
+env PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0" \
+  TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" \
+  TKRT_TUNE_DIR=off TRITON_CACHE_DIR="$work/cache-bench" \
+  "$python" "$root/bench/triton_launcher.py" ${OUT:+--json "$OUT/triton_launcher.json"}
