@@ -63,7 +63,7 @@ for name in "$@"; do
   [ "$rc" = 0 ] || { verdict="FAIL (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"; failures=$((failures + 1)); }
   lines+=("$(printf '%-8s %s in %d s' "$name" "$verdict" $((SECONDS - begin)))")
   # The log's verdict lines, so the summary says what failed without opening the files.
-  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:|KERNELS:|EMBED:|DOCS:|VERSIONS:|LAUNCHER:|  add3: |  wide17: |  descriptor " "$out/$name"/*.txt \
+  grep -hE "FAIL|RESULT|VECTORS:|run_triton:|triton_launch:|PERF:|EXCHANGE:|TORCH:|torch_custom_op:|KERNELS:|EMBED:|DOCS:|VERSIONS:|LAUNCHER:|triton_launcher:|  add3: |  wide17: |  descriptor " "$out/$name"/*.txt \
     "$out/$name"/*.log 2>/dev/null | sort -u | tail -n 25 | sed "s/^/  [$name] /"
 done
 echo
