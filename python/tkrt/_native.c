@@ -109,7 +109,7 @@ static PyObject* g_classify;      /* tkrt.triton._classify_array_type(type) -> t
 static PyObject* s_dlpack, *s_dlpack_device, *s_max_version, *s_version_1_0, *s_data_ptr,
     *s_numel, *s_size, *s_get_device, *s_dtype,
     *s_data, *s_ptr, *s_device_id, *s_block_until_ready, *s_explain, *s_stream_of, *s_base,
-    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_nan, *s_stream, *s_cuda_stream, *s_kwnames_max_version;
+    *s_shape, *s_strides, *s_block_shape, *s_padding, *s_zero, *s_nan, *s_stream, *s_grid, *s_cuda_stream, *s_kwnames_max_version;
 
 /* How arrays of one Python type are read; classified once per type (g_classify). */
 enum { READ_NONE = 0, READ_EXCHANGE = 1, READ_TORCH = 2, READ_CUPY = 3, READ_DLPACK = 4,
@@ -226,6 +226,7 @@ typedef struct {
   tkrt_device_t* device; /* for the synchronous launches' stream synchronize */
   int need_size;      /* sizes are read (tuning with in-place buffers, min_elements) */
   PyObject* context;  /* "launching <kernel>" */
+  size_t variant_count; /* the bound call's configs: a grid= launch gives each the same grid */
 } launcher_t;
 
 /* What one array read gives. */
@@ -714,18 +715,58 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   launcher_t* self = (launcher_t*)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* stream = NULL;
+  PyObject* grid_obj = NULL;
   if (kwnames) {
     Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nk; k++) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+      if (name == s_grid || PyUnicode_CompareWithASCIIString(name, "grid") == 0) {
+        grid_obj = args[nargs + k];
+        continue;
+      }
       if (name != s_stream && PyUnicode_CompareWithASCIIString(name, "stream") != 0) {
         PyErr_Format(PyExc_TypeError, "%U: unexpected keyword argument '%U' (a launch takes "
-                     "the arguments and stream=)", self->context, name);
+                     "the arguments, stream= and grid=)", self->context, name);
         return NULL;
       }
       stream = args[nargs + k];
     }
   }
+  /* grid=: this launch's grid for every variant (Triton's launcher hands one over), in place of
+   * the grids the bound call computes: an int or a tuple of 1 to 3 ints, each 0..2^32-1. */
+  uint32_t grid[3] = {1, 1, 1};
+  int have_grid = grid_obj != NULL && grid_obj != Py_None;
+  if (have_grid) {
+    PyObject* seq = PyLong_Check(grid_obj) ? PyTuple_Pack(1, grid_obj)
+                                            : PySequence_Fast(grid_obj, "");
+    if (!seq) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%U: grid= must be an int or a tuple of 1 to 3 ints; got "
+                   "%R", self->context, grid_obj);
+      return NULL;
+    }
+    Py_ssize_t dims = PySequence_Fast_GET_SIZE(seq);
+    int ok = dims >= 1 && dims <= 3;
+    for (Py_ssize_t d = 0; ok && d < dims; d++) {
+      PyObject* item = PySequence_Fast_GET_ITEM(seq, d);
+      unsigned long long v = PyLong_Check(item) ? PyLong_AsUnsignedLongLong(item) : (1ull << 40);
+      if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        v = 1ull << 40;
+      }
+      ok = v < (1ull << 32);
+      grid[d] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    if (!ok) {
+      PyErr_Format(PyExc_ValueError, "%U: grid= %R: 1 to 3 ints, each in 0..2^32-1",
+                   self->context, grid_obj);
+      return NULL;
+    }
+  }
+  uint32_t grids_stack[3 * 8];
+  uint32_t* grids = NULL;
+  tkrt_triton_bound_launch_options_t wait_options, try_options;
   if (!self->bound) return explain(self, args, nargs, -1); /* closed: Python says so */
   int full;
   if (nargs == self->plan_count) full = 1;
@@ -835,19 +876,39 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
     const tkrt_triton_bound_t* bound = self->bound;
     tkrt_stream_t st = (tkrt_stream_t)(uintptr_t)s;
     tkrt_status_t status;
+    if (have_grid) {
+      grids = self->variant_count <= 8 ? grids_stack
+                                       : PyMem_Malloc(3 * self->variant_count * sizeof(*grids));
+      /* Out of memory: grids stays NULL with a grid_count, which the C library refuses (never a
+       * launch with other grids than asked). */
+      for (size_t v = 0; grids && v < self->variant_count; v++) {
+        memcpy(&grids[3 * v], grid, sizeof(grid));
+      }
+      tkrt_triton_bound_launch_options_init(&wait_options);
+      wait_options.grids = grids;
+      wait_options.grid_count = 3 * self->variant_count;
+      try_options = wait_options;
+      try_options.no_wait = true;
+    }
     /* tkrt_log_flush delivers what a launch that released the GIL logged before it returns; it
      * is called with the GIL released (it waits for a drain thread that may need the GIL). */
     if (self->process_memory || synchronous) {
       Py_BEGIN_ALLOW_THREADS
-      status = tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
+      status = have_grid ? tkrt_triton_bound_launch_with(bound, st, c_args, (size_t)n,
+                                                         &wait_options, NULL)
+                         : tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
       if (!status) status = tkrt_stream_synchronize(self->device, st);
       tkrt_log_flush();
       Py_END_ALLOW_THREADS
     } else {
-      status = tkrt_triton_bound_try_launch(bound, st, c_args, (size_t)n, NULL);
+      status = have_grid ? tkrt_triton_bound_launch_with(bound, st, c_args, (size_t)n,
+                                                         &try_options, NULL)
+                         : tkrt_triton_bound_try_launch(bound, st, c_args, (size_t)n, NULL);
       if (tkrt_status_is_would_wait(status)) {
         Py_BEGIN_ALLOW_THREADS
-        status = tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
+        status = have_grid ? tkrt_triton_bound_launch_with(bound, st, c_args, (size_t)n,
+                                                           &wait_options, NULL)
+                           : tkrt_triton_bound_launch(bound, st, c_args, (size_t)n, NULL);
         tkrt_log_flush(); /* what the wait logged (loads, the tuner) */
         Py_END_ALLOW_THREADS
       }
@@ -860,6 +921,7 @@ static PyObject* launcher_call(PyObject* callable, PyObject* const* args, size_t
   }
   for (Py_ssize_t i = 0; i < kept_count; i++) Py_DECREF(kept[i]); /* after the launch ran */
   if (kept != keep) PyMem_Free(kept);
+  if (grids && grids != grids_stack) PyMem_Free(grids);
   if (c_args != stack) PyMem_Free(c_args);
   if (failed == 1) {
     PyErr_Clear();
@@ -950,6 +1012,7 @@ static PyObject* launcher_setup(PyObject* op, PyObject* a) {
   self->device = (tkrt_device_t*)(uintptr_t)device;
   Py_XSETREF(self->context, Py_NewRef(context));
   self->bound = (const tkrt_triton_bound_t*)(uintptr_t)bound;
+  self->variant_count = tkrt_call_get_desc(tkrt_triton_bound_call(self->bound))->config_count;
   Py_RETURN_NONE;
 }
 
@@ -1127,6 +1190,7 @@ PyMODINIT_FUNC PyInit__native(void) {
   INTERN(s_zero, "zero");
   INTERN(s_nan, "nan");
   INTERN(s_stream, "stream");
+  INTERN(s_grid, "grid");
   INTERN(s_cuda_stream, "cuda_stream");
   if (!(s_version_1_0 = Py_BuildValue("(ii)", 1, 0))) return NULL;
   if (!(s_kwnames_max_version = PyTuple_Pack(1, s_max_version))) return NULL;

@@ -803,10 +803,12 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     """Launches with every argument and this grid (an int or 1 to 3 ints) for every variant, in
     place of the grids prepare() was given: for a caller that computes the grid itself, as
     Triton's launcher is handed one (tkrt_triton_bound_launch_with; the ctypes path)."""
-    dims = _grid_dims(grid, self.kernel.name)
+    dims = _grid_dims(grid, self.kernel.name, "launch_grid was given")
     if len(args) != len(self._names):
       raise TypeError(f"{self._where}: launch_grid takes all {len(self._names)} arguments "
                       f"({', '.join(self._names)}); got {len(args)}")
+    if _native is not None:  # the extension takes the grid itself (grid=)
+      return _LaunchBase.__call__(self, *args, stream=stream, grid=dims)
     self._launch_ctypes(args, stream, _grid_options(dims * self.variant_count))
 
   def _launch_ctypes(self, args: Sequence[Any], stream: Any, grids: Any = None) -> None:
@@ -1141,6 +1143,8 @@ class _GridCallableLaunch(PreparedLaunch):  # type: ignore[misc, valid-type]
         meta.update(zip(self._names, args))
         dims = _grid_dims(fn(meta), self.kernel.name)
       values.extend(dims)
+    if _native is not None and len(self._grid_calls) == 1:  # one grid: the extension takes it
+      return super().__call__(*args, stream=stream, grid=values)
     self._launch_ctypes(args, stream, _grid_options(values))
 
 
@@ -1158,9 +1162,10 @@ def _grid_options(values: Sequence[int]):
   return options[0], options[1], grids
 
 
-def _grid_dims(grid: Any, kernel_name: str) -> Tuple[int, int, int]:
-  """A grid callable's result as three dimensions: an int or a tuple of 1 to 3 ints, each in
-  0..2^32-1 (a ValueError naming the kernel otherwise)."""
+def _grid_dims(grid: Any, kernel_name: str,
+               what: str = "the grid callable returned") -> Tuple[int, int, int]:
+  """A grid callable's result (or launch_grid's grid) as three dimensions: an int or a tuple of
+  1 to 3 ints, each in 0..2^32-1 (a TypeError or ValueError naming the kernel otherwise)."""
   if isinstance(grid, numbers.Integral):
     grid = (grid,)
   try:
@@ -1168,11 +1173,11 @@ def _grid_dims(grid: Any, kernel_name: str) -> Tuple[int, int, int]:
       raise TypeError
     grid = tuple(grid)
   except TypeError:
-    raise TypeError(f"launching {kernel_name}: the grid callable returned {grid!r}, not a tuple "
-                    f"of 1 to 3 integers") from None
+    raise TypeError(f"launching {kernel_name}: {what} {grid!r}, not a tuple of 1 to 3 "
+                    f"integers") from None
   if not 1 <= len(grid) <= 3 or not all(isinstance(g, numbers.Integral) for g in grid):
-    raise ValueError(f"launching {kernel_name}: the grid callable returned {grid!r}, not a "
-                     f"tuple of 1 to 3 integers")
+    raise ValueError(f"launching {kernel_name}: {what} {grid!r}, not a tuple of 1 to 3 "
+                     f"integers")
   dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
   if not all(0 <= g < 2**32 for g in dims):
     raise ValueError(f"launching {kernel_name}: grid {grid!r}: each dimension must be in "

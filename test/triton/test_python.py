@@ -598,6 +598,18 @@ print("log later: fine")
     per_launch(x, y, out)
     check(same_bits(out[:1024], (x + y)[:1024]) and not out[1024:].any(),
           "the arrays-only form keeps prepare's grid (one program of 1024)")
+    # launch_grid: the caller's grid for this launch (what Triton's launcher hands over).
+    plain = known.prepare("cdiv(n, BLOCK)", device="host", n=N)
+    out.fill(0)
+    plain.launch_grid((1,), x, y, out, N)
+    check(same_bits(out[:1024], (x + y)[:1024]) and not out[1024:].any(),
+          f"launch_grid((1,), ...) runs one program whatever n says ({tt.launch_path} path)")
+    expect_raises(TypeError, "launch_grid takes all 4 arguments", lambda: plain.launch_grid(1, x, y, out),
+                  "launch_grid without every argument")
+    expect_raises(ValueError, "grid", lambda: plain.launch_grid((1, 2, 3, 4), x, y, out, N),
+                  "launch_grid with 4 dimensions")
+    expect_raises(ValueError, "grid", lambda: plain.launch_grid((2**32,), x, y, out, N),
+                  "launch_grid with a dimension of 2^32")
     bad = known.prepare(lambda meta: (1,) if meta["n"] == 1024 else "many", device="host", n=1024)
     expect_raises(TypeError, "the grid callable returned 'many'", lambda: bad(x, y, out, N),
                   "a grid callable that returns no grid")
