@@ -119,14 +119,21 @@ class _Launch:
       name = names[index] if isinstance(index, int) and 0 <= index < len(names) else index
       if isinstance(name, str):
         fixed[name] = value
-    self.prepared = self.kernel.prepare(lambda meta: (1,), device=tt.device(f"cuda:{device}"),
+    # The grid given here is a placeholder: every launch hands over Triton's.
+    self.prepared = self.kernel.prepare((1,), device=tt.device(f"cuda:{device}"),
                                         signature=names, fixed=fixed)
+    # The native path takes grid= itself (no Python between Triton and the enqueue); the ctypes
+    # path goes through launch_grid.
+    self.native = tt.launch_path == "native"
 
   def __call__(self, grid_0, grid_1, grid_2, stream, function, packed_metadata, launch_metadata,
                enter_hook, exit_hook, *args):
     if enter_hook is not None:
       enter_hook(launch_metadata)
-    self.prepared.launch_grid((grid_0, grid_1, grid_2), *args, stream=stream)
+    if self.native:
+      self.prepared(*args, stream=stream, grid=(grid_0, grid_1, grid_2))
+    else:
+      self.prepared.launch_grid((grid_0, grid_1, grid_2), *args, stream=stream)
     next(_launches)
     if exit_hook is not None:
       exit_hook(launch_metadata)
