@@ -6,7 +6,7 @@ prepared launch of the same compiled kernel (the native path) as the floor of wh
 Medians of ROUNDS rounds of LAUNCHES launches each, microseconds per launch (host time of
 enqueueing, synchronized after each round). GPU, Triton 3.6, PyTorch.
 
-  python bench/triton_launcher.py [--rounds 15] [--launches 2000] [--json FILE]
+  python bench/triton_launcher.py [--rounds 15] [--launches 2000] [--json FILE] [--profile N]
 
 Prints a table and "triton_launcher: installed/triton = R (target <= 0.9x: met|missed)".
 """
@@ -44,6 +44,8 @@ def main():
   parser.add_argument("--rounds", type=int, default=15)
   parser.add_argument("--launches", type=int, default=2000)
   parser.add_argument("--json")
+  parser.add_argument("--profile", type=int, default=0, metavar="LAUNCHES",
+                      help="then profile that many installed launches (cProfile, by own time)")
   args = parser.parse_args()
   n = 4096
   x = torch.randn(n, device="cuda")
@@ -81,6 +83,17 @@ def main():
   ratio = medians["kernel[grid] (tkrt installed)"] / base
   print(f"triton_launcher: installed/triton = {ratio:.2f}x (target <= 0.9x: "
         f"{'met' if ratio <= 0.9 else 'missed'})")
+  if args.profile:
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    fn = cases["kernel[grid] (tkrt installed)"]
+    profiler.enable()
+    for _ in range(args.profile):
+      fn()
+    profiler.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(14)
   if args.json:
     with open(args.json, "w") as f:
       json.dump({"medians_us": medians, "samples_us": samples, "ratio": ratio}, f, indent=1)

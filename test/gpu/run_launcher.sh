@@ -39,4 +39,4 @@ env -u CC PATH="$work/empty-bin" TRITON_CACHE_DIR="$work/cache-tkrt" \
 env PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0" \
   TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" \
   TKRT_TUNE_DIR=off TRITON_CACHE_DIR="$work/cache-bench" \
-  "$python" "$root/bench/triton_launcher.py" ${OUT:+--json "$OUT/triton_launcher.json"}
+  "$python" "$root/bench/triton_launcher.py" --profile 20000 ${OUT:+--json "$OUT/triton_launcher.json"}
