@@ -8,28 +8,13 @@
 # run_triton.sh; incremental after it). Prints a line per release and target and "VERSIONS: PASS"
 # or "VERSIONS: FAIL (...)". Writes a copy of everything to $OUT/versions.log when OUT is set.
 set -uo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="$root/build/gpu-triton"
-jobs="${TKRT_GPU_JOBS:-$(nproc 2>/dev/null || echo 8)}"
-if [[ -n "${OUT:-}" ]]; then
-  mkdir -p "$OUT"
-  exec > >(tee "$OUT/versions.log") 2>&1
-fi
-fail() { echo "VERSIONS: FAIL ($1)"; exit 1; }
-
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTKRT_BACKEND_HIP=OFF -DTKRT_BUILD_XLA=ON \
-  -DTKRT_WARNINGS_AS_ERRORS=ON -DPython3_EXECUTABLE="$(command -v python3)" ${TKRT_GPU_CMAKE_ARGS:-} \
-  > "$build/versions-configure.log" 2>&1 || { tail -n 40 "$build/versions-configure.log"; fail "configure"; }
-cmake --build "$build" -j "$jobs" --target tkrt tkrt_cli tkrt_python_native triton_add_host_1024 \
-  > "$build/versions-build.log" 2>&1 || { tail -n 40 "$build/versions-build.log"; fail "build"; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_begin versions VERSIONS
+gpu_build tkrt tkrt_cli tkrt_python_native triton_add_host_1024
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" TKRT_LIBRARY="$build/libtkrt.so.0" \
-  TKRT_NATIVE_MODULE="$(ls "$build"/python/tkrt/_native*.so 2>/dev/null | head -n 1)" \
-  TKRT_TUNE_DIR=off TKRT_CACHE_DIR="$work/cache"
+gpu_python_env
+export TKRT_TUNE_DIR=off TKRT_CACHE_DIR="$work/cache"
 # The host-side matrix first (as CI runs it), then the GPU launches.
 python3 "$root/test/triton/test_versions.py" "$build/tools/tkrt" \
   "$build/test/triton/triton_add_host_1024.so" "$root/test/data/triton-versions" > "$build/versions-host.log" 2>&1 \
