@@ -1944,6 +1944,91 @@ static void bound_min_elements(void) {
   tkrt_runtime_release(rt);
 }
 
+/* A tuning key on an unsigned i64 scalar (two variants: a key is for autotuned calls): a value of
+ * 2^63 and above (TKRT_TRITON_ARG_UINT, the bits above INT64_MAX) makes its own keyed call, tuned
+ * and stored, and arrives in the kernel as those bits; the same value without `unsigned` is
+ * refused as out of range, naming it. */
+static void bound_uint64_key(void) {
+  const char* image = getenv("TKRT_TEST_KEY_PROBE_HOST");
+  if (!image || !*image) {
+    fprintf(stderr, "TKRT_TEST_KEY_PROBE_HOST (the key_probe_host image) is not set\n");
+    ++tkrt_test_failed_;
+    return;
+  }
+  char store[1024];
+  make_dir("uint64_key_store", store, sizeof(store));
+  tkrt_runtime_t* rt = NULL;
+  tkrt_device_t* device = host_runtime_device(store, &rt);
+  if (!rt) return;
+  if (!device) {
+    tkrt_runtime_release(rt);
+    TKRT_TEST_SKIP("no host backend");
+  }
+  char dir[1024];
+  make_dir("key_probe", dir, sizeof(dir));
+  write_text(dir, "key_probe_kernel.json",
+             "{\"name\": \"key_probe_kernel\", \"target\": {\"backend\": \"host\", \"arch\": "
+             "\"any\", \"warp_size\": 1}, \"num_warps\": 1, \"num_ctas\": 1, \"num_stages\": 1, "
+             "\"shared\": 0}");
+  write_text(dir, "key_probe_kernel.ttir",
+             "module {\n  tt.func public @key_probe_kernel(%out_ptr: !tt.ptr<i64> "
+             "{tt.divisibility = 16 : i32}, %k: i64) attributes {noinline = false} {\n"
+             "    tt.return\n  }\n}\n");
+  copy_file(image, dir, "key_probe_kernel.so");
+  tkrt_triton_kernel_t* k = NULL;
+  ASSERT_OK(load1(dir, &k));
+  tkrt_triton_variant_t variants[2] = {{k, "1", {0, 0, 0}, NULL, "first"},
+                                       {k, "1", {0, 0, 0}, NULL, "second"}};
+  tkrt_triton_call_desc_t desc;
+  tkrt_triton_call_desc_init(&desc);
+  desc.variants = variants;
+  desc.variant_count = 2;
+  const char* unsigned_k[1] = {"k"};
+  desc.unsigned_scalars = unsigned_k;
+  desc.unsigned_scalar_count = 1;
+  const char* key[1] = {"k"};
+  tkrt_triton_bound_options_t options;
+  tkrt_triton_bound_options_init(&options);
+  options.runtime = rt;
+  options.device = device;
+  options.tuning_key = key;
+  options.tuning_key_count = 1;
+  tkrt_triton_bound_t* bound = NULL;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  tkrt_deviceptr_t out = 0;
+  ASSERT_OK(tkrt_memory_alloc(device, 64, &out));
+  const uint64_t values[3] = {(UINT64_C(1) << 63) + 5, UINT64_MAX, 42};
+  for (int i = 0; i < 3; ++i) {
+    tkrt_triton_arg_t args[2];
+    memset(args, 0, sizeof(args));
+    args[0] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = out, .size = 64};
+    args[1].kind = values[i] > (uint64_t)INT64_MAX ? TKRT_TRITON_ARG_UINT : TKRT_TRITON_ARG_INT;
+    memcpy(&args[1].i, &values[i], 8);
+    EXPECT_OK(tkrt_triton_bound_launch(bound, NULL, args, 2, NULL));
+    uint64_t got = 0;
+    EXPECT_OK(tkrt_memcpy_dtoh_async(device, &got, out, 8, NULL));
+    EXPECT_OK(tkrt_stream_synchronize(device, NULL));
+    EXPECT_EQ_U64(got, values[i]);
+  }
+  EXPECT_EQ_U64(count_files(store), 3); /* a decision per key value */
+  tkrt_triton_bound_destroy(bound);
+  bound = NULL;
+  /* Without `unsigned`, 2^63 + 5 is outside the signed 64-bit range the kernel takes. */
+  desc.unsigned_scalar_count = 0;
+  ASSERT_OK(tkrt_triton_bound_create(&desc, &options, &bound));
+  tkrt_triton_arg_t args[2];
+  memset(args, 0, sizeof(args));
+  args[0] = (tkrt_triton_arg_t){.kind = TKRT_TRITON_ARG_POINTER, .ptr = out, .size = 64};
+  args[1].kind = TKRT_TRITON_ARG_UINT;
+  memcpy(&args[1].i, &values[0], 8);
+  EXPECT_STATUS(tkrt_triton_bound_launch(bound, NULL, args, 2, NULL), TKRT_STATUS_OUT_OF_RANGE,
+                "9223372036854775813 is out of range");
+  tkrt_triton_bound_destroy(bound);
+  tkrt_status_free(tkrt_memory_free(device, out));
+  tkrt_triton_kernel_release(k);
+  tkrt_runtime_release(rt);
+}
+
 static void bound_tuning_key(void) {
   char store[1024];
   make_dir("tune_store", store, sizeof(store));
@@ -2736,7 +2821,7 @@ static const tkrt_test_case_t kCases[] = {
     TKRT_TEST_CASE(ttir_signatures),     TKRT_TEST_CASE(shared_every_target),
     TKRT_TEST_CASE(shared_multi_target), TKRT_TEST_CASE(bad_files),
     TKRT_TEST_CASE(triton_cache),        TKRT_TEST_CASE(grid_expressions),
-    TKRT_TEST_CASE(compiled_constants),
+    TKRT_TEST_CASE(compiled_constants),  TKRT_TEST_CASE(bound_uint64_key),
     TKRT_TEST_CASE(host_call_single),    TKRT_TEST_CASE(host_call_autotuned),
     TKRT_TEST_CASE(host_image_only_on_gpu_dir), TKRT_TEST_CASE(cache_entry_check),
     TKRT_TEST_CASE(native_code_consent), TKRT_TEST_CASE(host_signature_checked),
