@@ -72,7 +72,7 @@ def row(version):
   params = ttir_signature(os.path.join(folder, "add_kernel.ttir"), "add_kernel")
   cells.append("%argN" if params and params[0][0] == "arg0" else "source names")
   folder, cluster = meta(version, "cluster", "cuda_sm90")
-  cells.append("cluster_dims" if cluster and "cluster_dims" in cluster else "num_ctas")
+  cells.append("-" if not cluster else "cluster_dims" if "cluster_dims" in cluster else "num_ctas")
   folder, scratch = meta(version, "scratch", "cuda_sm90")
   cells.append(f"{scratch['global_scratch_size']} B" if scratch and scratch.get("global_scratch_size")
                else "-")
