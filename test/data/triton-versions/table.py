@@ -65,7 +65,10 @@ def row(version):
     done = sum(1 for e in manifest["kernels"] if "name" in e["targets"].get(target, {}))
     cells.append(str(done) if done else "-")
   folder, add = meta(version, "add", "cuda_sm90")
-  cells.append("yes" if "triton_version" in add else "no (recognised by its fields)")
+  oldest, newest = supported()
+  read = oldest <= tuple(int(x) for x in rel.split(".")) <= newest
+  cells.append("yes" if "triton_version" in add else
+               "no (recognised by its fields)" if read else "no")
   # Hidden pointers: the PTX's .entry parameters beyond the kernel's own 4.
   hidden = entry_params(os.path.join(folder, "add_kernel.ptx"), "add_kernel") - 4
   cells.append({0: "none", 1: "global", 2: "global, profile"}.get(hidden, str(hidden)))
@@ -86,9 +89,7 @@ def row(version):
     cells.append(f"{per} params ({flags} flag{'s' if flags != 1 else ''})")
   else:
     cells.append("-")
-  oldest, newest = supported()
-  key = tuple(int(x) for x in rel.split("."))
-  cells.append("read" if oldest <= key <= newest else "refused")
+  cells.append("read" if read else "refused")
   return cells
 
 
