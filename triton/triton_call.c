@@ -33,6 +33,15 @@ typedef struct tkrt_grid_name {
   size_t index;
 } tkrt_grid_name_t;
 
+/* The index of the name `name` (`length` bytes) among names[from..count), or count. */
+static size_t tkrt_grid_name_find(const tkrt_grid_name_t* names, size_t from, size_t count,
+                                  const char* name, size_t length) {
+  for (size_t i = from; i < count; ++i) {
+    if (names[i].length == length && memcmp(names[i].name, name, length) == 0) return i;
+  }
+  return count;
+}
+
 enum {
   TKRT_GRID_OP_PUSH = 1, /* value */
   TKRT_GRID_OP_VAR,      /* values[index] */
@@ -301,16 +310,15 @@ static tkrt_grid_operand_t tkrt_grid_primary(tkrt_grid_parser_t* p, int depth) {
     if (p->error) return zero;
     return tkrt_grid_binary(p, code, a, mark, b, rhs_start, rhs_end);
   }
-  for (size_t i = 0; i < p->name_count; ++i) {
-    if (p->names[i].length == length && memcmp(p->names[i].name, name, length) == 0) {
-      if (!p->names[i].is_var) {
-        tkrt_grid_operand_t r = {1, p->names[i].value};
-        return r;
-      }
-      tkrt_grid_emit(p, p->op_count, TKRT_GRID_OP_VAR, (int64_t)p->names[i].index, 0, 0);
-      tkrt_grid_operand_t r = {0, 0};
+  size_t found = tkrt_grid_name_find(p->names, 0, p->name_count, name, length);
+  if (found < p->name_count) {
+    if (!p->names[found].is_var) {
+      tkrt_grid_operand_t r = {1, p->names[found].value};
       return r;
     }
+    tkrt_grid_emit(p, p->op_count, TKRT_GRID_OP_VAR, (int64_t)p->names[found].index, 0, 0);
+    tkrt_grid_operand_t r = {0, 0};
+    return r;
   }
   char detail[400];
   size_t used = (size_t)snprintf(detail, sizeof(detail), "'%.*s' (known: ",
@@ -569,13 +577,11 @@ static tkrt_status_t tkrt_grid_parse_bindings(const char* text, tkrt_grid_name_t
                               "expressions compute with integers only)",
                               text, (int)length, name);
     }
-    for (size_t i = 0; i < *count; ++i) {
-      if (names[i].length == length && memcmp(names[i].name, name, length) == 0) {
-        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "constants \"%s\": '%.*s' is bound twice (or is also a scalar "
-                                "argument)",
-                                text, (int)length, name);
-      }
+    if (tkrt_grid_name_find(names, 0, *count, name, length) < *count) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "constants \"%s\": '%.*s' is bound twice (or is also a scalar "
+                              "argument)",
+                              text, (int)length, name);
     }
     if (*count == TKRT_GRID_NAMES_MAX) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "constants \"%s\": more than %d names",
@@ -621,33 +627,25 @@ static tkrt_status_t tkrt_triton_bind_constants(const tkrt_triton_variant_t* var
   size_t known_count = 0;
   TKRT_RETURN_IF_ERROR(tkrt_grid_parse_bindings(compiled, known, &known_count));
   for (size_t k = 0; k < known_count; ++k) {
-    bool given = false;
-    for (size_t i = first; i < *count; ++i) {
-      if (names[i].length != known[k].length ||
-          memcmp(names[i].name, known[k].name, known[k].length) != 0) {
-        continue;
-      }
-      given = true;
-      if (names[i].value != known[k].value) {
+    size_t given = tkrt_grid_name_find(names, first, *count, known[k].name, known[k].length);
+    if (given < *count) {
+      if (names[given].value != known[k].value) {
         return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                                 "constants \"%s\": kernel '%s' was compiled with %.*s=%lld, not "
                                 "%lld (a constexpr is folded into the compiled code: another value "
                                 "would only change the grid)",
                                 variant->constants, variant->kernel->name, (int)known[k].length,
                                 known[k].name, (long long)known[k].value,
-                                (long long)names[i].value);
+                                (long long)names[given].value);
       }
+      continue;
     }
-    if (given) continue;
-    for (size_t i = 0; i < *count; ++i) {
-      if (names[i].length == known[k].length &&
-          memcmp(names[i].name, known[k].name, known[k].length) == 0) {
-        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
-                                "kernel '%s' was compiled with %.*s=%lld, which is also one of its "
-                                "parameters' or the grid's names",
-                                variant->kernel->name, (int)known[k].length, known[k].name,
-                                (long long)known[k].value);
-      }
+    if (tkrt_grid_name_find(names, 0, first, known[k].name, known[k].length) < first) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
+                              "kernel '%s' was compiled with %.*s=%lld, which is also one of its "
+                              "parameters' or the grid's names",
+                              variant->kernel->name, (int)known[k].length, known[k].name,
+                              (long long)known[k].value);
     }
     if (*count == TKRT_GRID_NAMES_MAX) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
@@ -684,11 +682,9 @@ tkrt_status_t tkrt_triton_grid_compile(const char* expression, const char* const
   size_t count = 0;
   for (size_t v = 0; v < var_count; ++v) {
     const char* name = var_names[v] ? var_names[v] : "";
-    for (size_t i = 0; i < count; ++i) {
-      if (names[i].length == strlen(name) && memcmp(names[i].name, name, names[i].length) == 0) {
-        return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "grid variable '%s' is named twice",
-                                name);
-      }
+    if (tkrt_grid_name_find(names, 0, count, name, strlen(name)) < count) {
+      return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT, "grid variable '%s' is named twice",
+                              name);
     }
     names[count++] = (tkrt_grid_name_t){name, strlen(name), 0, 1, v};
   }

@@ -515,18 +515,23 @@ static tkrt_status_t tkrt_triton_desc_meta_check(const tkrt_triton_output_t* o) 
  * naming the field and the version, when it is a release tkrt does not read or a build it cannot
  * launch. Triton 3.3 and newer write triton_version; 3.2 writes none, but is the only release
  * that has sanitize_overflow and no global_scratch_size. */
+/* MAJOR.MINOR at the start of `version` ("3.6.0", "3.6", "3.6.0+git..."); false otherwise. */
+static bool tkrt_triton_release_parse(const char* version, unsigned long* major,
+                                      unsigned long* minor) {
+  char* end = NULL;
+  if (version[0] < '0' || version[0] > '9') return false;
+  *major = strtoul(version, &end, 10);
+  if (*end != '.' || end[1] < '0' || end[1] > '9') return false;
+  *minor = strtoul(end + 1, &end, 10);
+  return *end == '.' || *end == '\0' || *end == '+';
+}
+
 static tkrt_status_t tkrt_triton_release_read(const tkrt_json_value_t* root,
                                               const char* json_path, const char* version,
                                               tkrt_triton_output_t* o) {
   unsigned long major = 0, minor = 0;
   if (*version) {
-    char* end = NULL;
-    int ok = version[0] >= '0' && version[0] <= '9';
-    if (ok) major = strtoul(version, &end, 10);
-    ok = ok && *end == '.' && end[1] >= '0' && end[1] <= '9';
-    if (ok) minor = strtoul(end + 1, &end, 10);
-    ok = ok && (*end == '.' || *end == '\0' || *end == '+');
-    if (!ok) {
+    if (!tkrt_triton_release_parse(version, &major, &minor)) {
       return TKRT_STATUS_MAKE(TKRT_STATUS_INVALID_ARGUMENT,
                               "%s: field 'triton_version' is \"%.40s\"; it must be Triton's "
                               "version, MAJOR.MINOR.PATCH",
@@ -544,7 +549,12 @@ static tkrt_status_t tkrt_triton_release_read(const tkrt_json_value_t* root,
                             "%s to %s",
                             json_path, TKRT_TRITON_OLDEST, TKRT_TRITON_NEWEST);
   }
-  if (major != 3 || minor < 2 || minor > 9) {
+  /* The range the header states (TKRT_TRITON_OLDEST / NEWEST), read with the same parser. */
+  unsigned long oldest[2] = {0, 0}, newest[2] = {0, 0};
+  tkrt_triton_release_parse(TKRT_TRITON_OLDEST, &oldest[0], &oldest[1]);
+  tkrt_triton_release_parse(TKRT_TRITON_NEWEST, &newest[0], &newest[1]);
+  if (major < oldest[0] || (major == oldest[0] && minor < oldest[1]) || major > newest[0] ||
+      (major == newest[0] && minor > newest[1])) {
     return TKRT_STATUS_MAKE(TKRT_STATUS_UNIMPLEMENTED,
                             "%s: field 'triton_version' is \"%.40s\": Triton %lu.%lu, which tkrt "
                             "does not read (it reads the compile output of Triton %s to %s; a "
