@@ -577,11 +577,7 @@ def _grid_fields(variant: Variant, scalars: Dict[str, Any]) -> Tuple[Optional[by
   if not 1 <= len(grid) <= 3:
     raise ValueError(f"tkrt.triton: a grid has 1 to 3 dimensions; got {grid!r}")
   if all(isinstance(g, numbers.Integral) for g in grid):
-    dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
-    for g in dims:
-      if not 0 <= g < 2**32:
-        raise ValueError(f"tkrt.triton: grid {grid!r}: each dimension must be in 0..2^32-1")
-    return None, dims
+    return None, _grid_dims(grid, "tkrt.triton")
   return ", ".join(str(g) for g in grid).encode(), (0, 0, 0)
 
 
@@ -803,7 +799,7 @@ class PreparedLaunch(_LaunchBase):  # type: ignore[misc, valid-type]
     """Launches with every argument and this grid (an int or 1 to 3 ints) for every variant, in
     place of the grids prepare() was given: for a caller that computes the grid itself, as
     Triton's launcher is handed one (tkrt_triton_bound_launch_with; the ctypes path)."""
-    dims = _grid_dims(grid, self.kernel.name, "launch_grid was given")
+    dims = _grid_dims(grid, f"launching {self.kernel.name}", "launch_grid was given")
     if len(args) != len(self._names):
       raise TypeError(f"{self._where}: launch_grid takes all {len(self._names)} arguments "
                       f"({', '.join(self._names)}); got {len(args)}")
@@ -1141,7 +1137,7 @@ class _GridCallableLaunch(PreparedLaunch):  # type: ignore[misc, valid-type]
       if fn is not None:
         meta = dict(base)
         meta.update(zip(self._names, args))
-        dims = _grid_dims(fn(meta), self.kernel.name)
+        dims = _grid_dims(fn(meta), f"launching {self.kernel.name}")
       values.extend(dims)
     if _native is not None and len(self._grid_calls) == 1:  # one grid: the extension takes it
       return super().__call__(*args, stream=stream, grid=values)
@@ -1162,10 +1158,11 @@ def _grid_options(values: Sequence[int]):
   return options[0], options[1], grids
 
 
-def _grid_dims(grid: Any, kernel_name: str,
+def _grid_dims(grid: Any, where: str,
                what: str = "the grid callable returned") -> Tuple[int, int, int]:
-  """A grid callable's result (or launch_grid's grid) as three dimensions: an int or a tuple of
-  1 to 3 ints, each in 0..2^32-1 (a TypeError or ValueError naming the kernel otherwise)."""
+  """A grid of integers (a grid callable's result, launch_grid's grid, a prepared integer grid)
+  as three dimensions: an int or a tuple of 1 to 3 ints, each in 0..2^32-1 (a TypeError or
+  ValueError starting with `where` otherwise)."""
   if isinstance(grid, numbers.Integral):
     grid = (grid,)
   try:
@@ -1173,15 +1170,12 @@ def _grid_dims(grid: Any, kernel_name: str,
       raise TypeError
     grid = tuple(grid)
   except TypeError:
-    raise TypeError(f"launching {kernel_name}: {what} {grid!r}, not a tuple of 1 to 3 "
-                    f"integers") from None
+    raise TypeError(f"{where}: {what} {grid!r}, not a tuple of 1 to 3 integers") from None
   if not 1 <= len(grid) <= 3 or not all(isinstance(g, numbers.Integral) for g in grid):
-    raise ValueError(f"launching {kernel_name}: {what} {grid!r}, not a tuple of 1 to 3 "
-                     f"integers")
+    raise ValueError(f"{where}: {what} {grid!r}, not a tuple of 1 to 3 integers")
   dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
   if not all(0 <= g < 2**32 for g in dims):
-    raise ValueError(f"launching {kernel_name}: grid {grid!r}: each dimension must be in "
-                     f"0..2^32-1")
+    raise ValueError(f"{where}: grid {grid!r}: each dimension must be in 0..2^32-1")
   return dims
 
 
